@@ -1,0 +1,133 @@
+"""The adapter contract: observe, validate, execute, schema, and optional hooks.
+
+``execute`` is a template: validate first, hand errors back as data, apply only valid
+actions, and time the whole step. Subclasses implement ``_check`` and ``_apply``.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from asil.protocol import (
+    Action,
+    ActionError,
+    ActionFailed,
+    ActionResult,
+    ActionSchema,
+    InvalidAction,
+    Observation,
+)
+from asil.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """Whether an adapter's real application is installed and usable here."""
+
+    ready: bool
+    detail: str
+
+
+class Adapter(ABC):
+    """One application exposed through the ASIL protocol.
+
+    Adapters are synchronous and know nothing of agents. ``name``, ``pattern`` and
+    ``extensions`` are filled in by ``@register_adapter``.
+    """
+
+    name: ClassVar[str] = ""
+    pattern: ClassVar[str] = ""  # file | script | service
+    extensions: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, workspace: Workspace, document: str | None = None, **options: Any):
+        self.workspace = workspace
+        self.document = document
+        self.step = 0
+
+    # ---- required
+    @abstractmethod
+    def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
+        """The current state as an Observation, windowed for large state."""
+
+    @classmethod
+    @abstractmethod
+    def action_schema(cls) -> ActionSchema:
+        """The app's action vocabulary (same for every document)."""
+
+    @abstractmethod
+    def _check(self, action: Action) -> None:
+        """Raise InvalidAction if the action cannot be applied to the current state."""
+
+    @abstractmethod
+    def _apply(self, action: Action) -> list[str]:
+        """Apply a checked action; return the ids of changed elements. Raise ActionFailed on failure."""
+
+    # ---- contract
+    def schema(self) -> ActionSchema:
+        return self.action_schema()
+
+    def validate_action(self, action: Action) -> ActionError | None:
+        """None if the action is valid here, else the error an agent should see."""
+        if action.is_control:
+            return None
+        try:
+            self._check(action)
+        except InvalidAction as exc:
+            return exc.to_error()
+        return None
+
+    def execute(self, action: Action, observe: bool = True) -> ActionResult:
+        """Validate and apply one action; never raises for bad input or failed actions."""
+        started = time.perf_counter()
+        self.step += 1
+        changed: list[str] = []
+        status, error = "ok", self.validate_action(action)
+        if error is not None:
+            status = "invalid"
+        elif not action.is_control:
+            try:
+                changed = self._apply(action)
+            except InvalidAction as exc:
+                status, error = "invalid", exc.to_error()
+            except ActionFailed as exc:
+                status, error = "error", exc.to_error()
+        observation = self.observe() if observe else None
+        return ActionResult(
+            ok=status == "ok", status=status, error=error, changed=changed, observation=observation,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    # ---- optional hooks
+    @classmethod
+    def readiness(cls) -> Readiness:
+        return Readiness(True, "no external program needed")
+
+    @classmethod
+    def create_sample(cls, workspace: Workspace) -> str | None:
+        """Make a small document for the conformance check; return its relative path."""
+        return None
+
+    def save(self) -> None:
+        """Persist pending changes atomically (file-backed adapters)."""
+
+    def render(self, path: Path) -> Path:
+        raise NotImplementedError(f"The {self.name} adapter does not render its state.")
+
+    def gui_launch_spec(self) -> dict[str, Any] | None:
+        return None
+
+    def sync_from_gui(self) -> None:
+        return None
+
+    def close(self) -> None:
+        """Release the document and any program session. Does not save."""
+
+    def __enter__(self) -> Adapter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,1 @@
+"""LibreOffice Calc adapter (file-backed, .ods), computed by a warm headless LibreOffice."""

@@ -1,0 +1,506 @@
+"""The Calc adapter: an .ods file, opened in a warm headless LibreOffice, seen as cells."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from asil.adapters.base import Adapter, Readiness
+from asil.adapters.calc import actions as act
+from asil.adapters.calc.refs import (
+    MAX_COLS,
+    MAX_ROWS,
+    CellRange,
+    cell_id,
+    check_sheet_name,
+    column_index,
+    column_letters,
+    parse_range,
+    quote_sheet,
+    split_sheet,
+)
+from asil.adapters.registry import register_adapter
+from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
+from asil.protocol import (
+    Action,
+    ActionSchema,
+    AppState,
+    AppUnavailable,
+    DocumentError,
+    Element,
+    InvalidAction,
+    Metadata,
+    Navigation,
+    Observation,
+    Paging,
+    parse_action,
+)
+from asil.workspace import Workspace, commit_file
+
+ENGINE = "asil_calc"
+ODS_MIMETYPE = b"application/vnd.oasis.opendocument.spreadsheet"
+NULL_DATE = dt.datetime(1899, 12, 30)
+Step = dict[str, Any]
+
+
+@register_adapter("calc", pattern="file", extensions=(".ods",))
+class CalcAdapter(Adapter):
+    """A spreadsheet: sheets are views, cells are elements with ids like ``Sheet1!B3``."""
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
+                 rows: int = 20, cols: int = 10, **options: Any):
+        super().__init__(workspace, document)
+        if document is None:
+            raise DocumentError("The calc adapter needs an .ods document to open.")
+        self.path = workspace.resolve(document)
+        check_ods(self.path, document)
+        self.office = office or shared_office()
+        self.rows, self.cols = rows, cols
+        self.row0 = self.col0 = 0
+        self._doc = ""
+        self._generation = -1
+        self._open()
+        self.view = self._info()["sheets"][0]["name"]
+
+    # ------------------------------------------------------------ plumbing
+    def _open(self) -> None:
+        self._doc = self.office.call(ENGINE, "open", url=self.path.as_uri())
+        self._generation = self.office.generation
+        self._cached_info: dict[str, Any] | None = None
+
+    def _call(self, op: str, **args: Any) -> Any:
+        self.office.ensure()
+        if self.office.generation != self._generation:
+            self._open()  # LibreOffice was restarted: back to the last saved file
+            raise OfficeRestarted("LibreOffice had stopped and was restarted; unsaved changes were lost.",
+                                  hint="The document was reopened from its last saved state; repeat the action.")
+        try:
+            return self.office.call(ENGINE, op, doc=self._doc, **args)
+        except OfficeRestarted:
+            self._open()
+            raise
+
+    def _info(self) -> dict[str, Any]:
+        if self._cached_info is None:
+            self._cached_info = self._call("info")
+        return self._cached_info
+
+    def sheet_names(self) -> list[str]:
+        return [s["name"] for s in self._info()["sheets"]]
+
+    @property
+    def dirty(self) -> bool:
+        return bool(self._info()["dirty"])
+
+    # ------------------------------------------------------------ observe
+    def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
+        names = self.sheet_names()
+        if view is not None:
+            if view not in names:
+                raise InvalidAction(f"There is no sheet named {view!r}.", hint=f"Sheets: {', '.join(names)}.")
+            self.view, self.row0, self.col0 = view, 0, 0
+        if self.view not in names:
+            self.view, self.row0, self.col0 = names[0], 0, 0
+        if offset is not None:
+            self.row0 = max(0, min(offset, MAX_ROWS - 1))
+        rows = max(1, min(limit or self.rows, 100))
+        data = self._call("observe", sheet=self.view, row=self.row0, col=self.col0, rows=rows, cols=self.cols)
+        self._cached_info = {"sheets": data["sheets"], "dirty": data["dirty"]}
+        return self._observation(data, rows)
+
+    def _observation(self, data: dict[str, Any], rows: int) -> Observation:
+        sheet = next(s for s in data["sheets"] if s["name"] == self.view)
+        elements = [cell_element(self.view, cell) for cell in data["cells"]]
+        window = str(CellRange(self.view, self.col0, self.row0,
+                               min(self.col0 + self.cols, MAX_COLS) - 1, min(self.row0 + rows, MAX_ROWS) - 1))
+        used = str(CellRange(self.view, 0, 0, sheet["cols"] - 1, sheet["rows"] - 1)) if sheet["rows"] else "empty"
+        return Observation(
+            metadata=Metadata(app="calc", source="file", step=self.step),
+            app_state=AppState(view=self.view, active_document=self.path.name, document_path=self.document,
+                               dirty=data["dirty"], details={"used_range": used, "window": window}),
+            elements=elements,
+            environment={"engine": "LibreOffice (headless)", "formula_syntax": "Excel A1, English names"},
+            navigation=Navigation(
+                views=[s["name"] for s in data["sheets"]],
+                paging=Paging(offset=self.row0, limit=rows, total=sheet["rows"]),
+                meta={"columns": {"offset": self.col0, "limit": self.cols, "total": sheet["cols"]}},
+            ),
+            summary=_summary(self.view, data["sheets"], used, window, elements, sheet, self.row0 + rows),
+        )
+
+    # ------------------------------------------------------------ actions
+    @classmethod
+    def action_schema(cls) -> ActionSchema:
+        return act.build_schema()
+
+    def _check(self, action: Action) -> None:
+        self._plan(action, list(self.sheet_names()))
+
+    def _apply(self, action: Action) -> list[str]:
+        steps, changed = self._plan(action, list(self.sheet_names()))
+        if action.action_type == "navigate":
+            self._navigate(action)
+            return []
+        if steps == [{"op": "save"}]:
+            self.save()
+            return []
+        self._cached_info = None
+        if action.action_type == "batch":
+            self._call("batch", steps=steps, snapshot_url=self.workspace.private("batch-snapshot.ods").as_uri())
+        else:
+            step = dict(steps[0])
+            self._call(step.pop("op"), **step)
+        self._follow_renames(steps)
+        return changed
+
+    def _follow_renames(self, steps: list[Step]) -> None:
+        for step in steps:
+            if step["op"] == "rename_sheet" and step["sheet"] == self.view:
+                self.view = step["new_name"]
+
+    def _navigate(self, action: Action) -> None:
+        params = act.parse_params(act.Navigate, action.params, "navigate")
+        target = action.target or self.view
+        if target in self.sheet_names():
+            self.view, self.row0, self.col0 = target, 0, 0
+        else:
+            where = parse_range(target, self.view)
+            self.view, self.row0, self.col0 = where.sheet, where.row, where.col
+        self.rows = params.rows or self.rows
+        self.cols = params.cols or self.cols
+
+    def _plan(self, action: Action, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        """Check an action against the state and turn it into engine steps and changed ids."""
+        kind = action.action_type
+        if kind == "set_value":
+            return self._plan_set_value(action, sheets)
+        if kind == "invoke_function":
+            return self._plan_function(action.target, action.params, sheets)
+        if kind == "navigate":
+            self._check_navigate(action, sheets)
+            return [], []
+        if kind == "batch":
+            return self._plan_batch(action, sheets)
+        raise InvalidAction(f"The calc adapter does not support {kind} actions.",
+                            hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
+                            code="unsupported_action")
+
+    def _plan_set_value(self, action: Action, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        where = self._range(action.target, sheets)
+        if not where.is_cell:
+            raise InvalidAction(f"set_value targets one cell, but {action.target!r} is a range.",
+                                hint="Use invoke_function set_range to fill a range.")
+        params = act.parse_params(act.SetValue, action.params, "set_value")
+        given = params.model_fields_set
+        if len(given) != 1:
+            raise InvalidAction("set_value needs exactly one of 'value' or 'formula'.",
+                                hint='e.g. {"value": 12.5} or {"formula": "=SUM(B2:B9)"}.', code="bad_params")
+        value = params.value if "value" in given else params.formula
+        if "formula" in given and not (isinstance(value, str) and value.startswith("=") and len(value) > 1):
+            raise InvalidAction(f"The formula {value!r} must start with '='.", hint="e.g. =SUM(B2:B9).",
+                                code="bad_params")
+        step = {"op": "set_range", "sheet": where.sheet, "col": where.col, "row": where.row, "values": [[value]]}
+        return [step], [str(where)]
+
+    def _plan_function(self, name: str | None, params: dict[str, Any], sheets: list[str]) -> tuple[list[Step], list[str]]:
+        if name not in act.FUNCTIONS:
+            raise InvalidAction(f"Unknown calc function {name!r}.",
+                                hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
+        model = act.FUNCTIONS[name][0]
+        parsed = act.parse_params(model, params, name)
+        planner = getattr(self, f"_fn_{name}")
+        result: tuple[list[Step], list[str]] = planner(parsed, sheets)
+        return result
+
+    def _plan_batch(self, action: Action, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        params = act.parse_params(act.Batch, action.params, "batch")
+        steps: list[Step] = []
+        changed: list[str] = []
+        for index, raw in enumerate(params.actions, start=1):
+            try:
+                sub = parse_action(raw)
+                if sub.action_type in ("batch", "navigate", "done", "infeasible") or sub.target == "save":
+                    raise InvalidAction(f"A batch cannot contain {sub.target if sub.target == 'save' else sub.action_type}.",
+                                        hint="Put only set_value and invoke_function actions in a batch.")
+                sub_steps, sub_changed = self._plan(sub, sheets)
+            except InvalidAction as exc:
+                raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+            steps += sub_steps
+            changed += [c for c in sub_changed if c not in changed]
+        return steps, changed
+
+    def _check_navigate(self, action: Action, sheets: list[str]) -> None:
+        act.parse_params(act.Navigate, action.params, "navigate")
+        if action.target and action.target not in sheets:
+            self._range(action.target, sheets)
+
+    # ------------------------------------------------------------ function planners
+    def _range(self, text: str | None, sheets: list[str]) -> CellRange:
+        where = parse_range(text or "", self.view)
+        if where.sheet not in sheets:
+            raise InvalidAction(f"There is no sheet named {where.sheet!r}.", hint=f"Sheets: {', '.join(sheets)}.",
+                                code="no_sheet")
+        if where.size > act.MAX_RANGE_CELLS:
+            raise InvalidAction(f"The range {text!r} has {where.size} cells; at most {act.MAX_RANGE_CELLS} at once.",
+                                hint="Split the work into smaller ranges.")
+        return where
+
+    def _sheet(self, name: str | None, sheets: list[str]) -> str:
+        name = name or self.view
+        if name not in sheets:
+            raise InvalidAction(f"There is no sheet named {name!r}.", hint=f"Sheets: {', '.join(sheets)}.",
+                                code="no_sheet")
+        return name
+
+    def _fn_set_range(self, p: act.SetRange, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        where = self._range(p.range, sheets)
+        height, width = len(p.values), max(len(r) for r in p.values)
+        if width == 0:
+            raise InvalidAction("set_range needs at least one value.", hint="values is a list of rows, e.g. [[1, 2]].")
+        if not where.is_cell and (where.row2 - where.row + 1, where.col2 - where.col + 1) != (height, width):
+            raise InvalidAction(
+                f"values has {height} rows x {width} columns but {p.range!r} is "
+                f"{where.row2 - where.row + 1} x {where.col2 - where.col + 1}.",
+                hint="Give only the top-left cell, or a range of the same shape.", code="bad_params")
+        if where.row + height > MAX_ROWS or where.col + width > MAX_COLS:
+            raise InvalidAction("The values run past the last row or column of the sheet.", hint="Start higher or left.")
+        full = CellRange(where.sheet, where.col, where.row, where.col + width - 1, where.row + height - 1)
+        step = {"op": "set_range", "sheet": where.sheet, "col": where.col, "row": where.row, "values": p.values}
+        return [step], _ids(full)
+
+    def _fn_clear_range(self, p: act.ClearRange, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        where = self._range(p.range, sheets)
+        return [{"op": "clear_range", **where.engine_args(), "formats": p.formats}], _ids(where)
+
+    def _fn_insert_rows(self, p: act.RowSpan, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        return self._rows("insert_rows", p, sheets)
+
+    def _fn_delete_rows(self, p: act.RowSpan, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        return self._rows("delete_rows", p, sheets)
+
+    def _rows(self, op: str, p: act.RowSpan, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        sheet = self._sheet(p.sheet, sheets)
+        if p.row + p.count - 1 > MAX_ROWS:
+            raise InvalidAction(f"Rows {p.row}..{p.row + p.count - 1} run past the last row {MAX_ROWS}.",
+                                hint="Use a smaller row number or count.")
+        return [{"op": op, "sheet": sheet, "index": p.row - 1, "count": p.count}], [quote_sheet(sheet)]
+
+    def _fn_insert_columns(self, p: act.ColumnSpan, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        return self._columns("insert_columns", p, sheets)
+
+    def _fn_delete_columns(self, p: act.ColumnSpan, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        return self._columns("delete_columns", p, sheets)
+
+    def _columns(self, op: str, p: act.ColumnSpan, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        sheet = self._sheet(p.sheet, sheets)
+        index = column_index(p.column)
+        if index + p.count > MAX_COLS:
+            raise InvalidAction("The columns run past the last column AMJ.", hint="Use a smaller column or count.")
+        return [{"op": op, "sheet": sheet, "index": index, "count": p.count}], [quote_sheet(sheet)]
+
+    def _fn_add_sheet(self, p: act.AddSheet, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        check_sheet_name(p.name)
+        _require_free(p.name, sheets)
+        position = len(sheets) if p.position is None else min(p.position - 1, len(sheets))
+        sheets.insert(position, p.name)
+        return [{"op": "add_sheet", "name": p.name, "position": position}], [quote_sheet(p.name)]
+
+    def _fn_rename_sheet(self, p: act.RenameSheet, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        sheet = self._sheet(p.sheet, sheets)
+        check_sheet_name(p.new_name)
+        _require_free(p.new_name, [s for s in sheets if s != sheet])
+        sheets[sheets.index(sheet)] = p.new_name
+        return [{"op": "rename_sheet", "sheet": sheet, "new_name": p.new_name}], [quote_sheet(p.new_name)]
+
+    def _fn_delete_sheet(self, p: act.DeleteSheet, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        sheet = self._sheet(p.sheet, sheets)
+        if len(sheets) == 1:
+            raise InvalidAction("The last sheet of a spreadsheet cannot be deleted.",
+                                hint="Add another sheet first, or clear this one.")
+        sheets.remove(sheet)
+        return [{"op": "delete_sheet", "sheet": sheet}], [quote_sheet(sheet)]
+
+    def _fn_sort_range(self, p: act.SortRange, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        where = self._range(p.range, sheets)
+        keys = []
+        for key in p.keys:
+            column = column_index(key.column)
+            if not where.col <= column <= where.col2:
+                raise InvalidAction(f"Sort column {key.column!r} is outside the range {p.range!r}.",
+                                    hint=f"Pick a column between {column_letters(where.col)} and "
+                                    f"{column_letters(where.col2)}.", code="bad_params")
+            keys.append({"column": column, "descending": key.descending})
+        step = {"op": "sort_range", **where.engine_args(), "keys": keys, "has_header": p.has_header}
+        return [step], _ids(where)
+
+    def _fn_format_range(self, p: act.FormatRange, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        where = self._range(p.range, sheets)
+        style = {k: getattr(p, k) for k in ("bold", "number_format", "background") if k in p.model_fields_set}
+        if not style or ("bold" in style and style["bold"] is None) or ("number_format" in style and not style["number_format"]):
+            raise InvalidAction("format_range needs bold (true/false), number_format (text) and/or background.",
+                                hint='e.g. {"range": "Sheet1!B2:B9", "bold": true, "number_format": "0.00"}.',
+                                code="bad_params")
+        return [{"op": "format_range", **where.engine_args(), "style": style}], _ids(where)
+
+    def _fn_save(self, p: act.NoParams, sheets: list[str]) -> tuple[list[Step], list[str]]:
+        return [{"op": "save"}], []
+
+    # ------------------------------------------------------------ persistence and life
+    def save(self) -> None:
+        """Write the document atomically if it has unsaved changes."""
+        if not self.dirty:
+            return
+        tmp = self.path.with_name(f".{self.path.name}.asil-saving")
+        try:
+            self._call("save", url=tmp.as_uri())
+            commit_file(tmp, self.path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        self._cached_info = None
+
+    def export(self, relative: str, filter_name: str, sheet: str | None = None) -> Path:
+        """Export a copy (e.g. filter 'Text - txt - csv (StarCalc)' for CSV) into the workspace."""
+        target = self.workspace.resolve(relative)
+        tmp = target.with_name(f".{target.name}.asil-export")
+        try:
+            self._call("export", url=tmp.as_uri(), filter_name=filter_name, sheet=sheet)
+            commit_file(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return target
+
+    def cells(self, sheet: str, positions: list[tuple[int, int]]) -> list[dict[str, Any]]:
+        """Raw engine details for cells (value, type, formula, style), for checkpoints."""
+        if sheet not in self.sheet_names():
+            return []
+        result: list[dict[str, Any]] = self._call("cells", sheet=sheet, positions=[list(p) for p in positions])
+        return result
+
+    def close(self) -> None:
+        if self._doc and self.office.alive and self.office.generation == self._generation:
+            try:
+                self.office.call(ENGINE, "close", doc=self._doc)
+            except Exception:  # closing a document that LibreOffice already dropped is fine
+                pass
+        self._doc = ""
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        if soffice_path() is None:
+            return Readiness(False, "LibreOffice (soffice) is not installed")
+        try:
+            import_uno()
+        except AppUnavailable as exc:
+            return Readiness(False, exc.message)
+        if not Path("/usr/lib/libreoffice/program/pythonscript.py").exists():
+            return Readiness(False, "libreoffice-script-provider-python is not installed")
+        return Readiness(True, "LibreOffice headless with Python scripting")
+
+    @classmethod
+    def create_sample(cls, workspace: Workspace) -> str:
+        create_spreadsheet(workspace.resolve("sample.ods"), [
+            {"name": "Sheet1", "rows": [["Item", "Qty"], ["Pens", 3], ["Paper", 5]]},
+        ])
+        return "sample.ods"
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def create_spreadsheet(path: Path, sheets: list[dict[str, Any]], office: Office | None = None) -> None:
+    """Build an .ods with LibreOffice from ``[{"name", "rows", "bold_rows"}]`` (atomic)."""
+    office = office or shared_office()
+    tmp = path.with_name(f".{path.name}.asil-create")
+    try:
+        office.call(ENGINE, "create", url=tmp.as_uri(), sheets=sheets)
+        commit_file(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def check_ods(path: Path, shown: str) -> None:
+    """Refuse missing, non-zip and non-spreadsheet files before LibreOffice sees them."""
+    valid = "Give an OpenDocument spreadsheet (.ods) saved by LibreOffice or another ODF program."
+    if path.suffix.lower() != ".ods":
+        raise DocumentError(f"{shown!r} is not an .ods file.", hint=valid)
+    if not path.is_file():
+        raise DocumentError(f"{shown!r} does not exist in the workspace.", hint=valid)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            mimetype = archive.read("mimetype").strip()
+            archive.getinfo("content.xml")
+    except (zipfile.BadZipFile, KeyError, OSError):
+        raise DocumentError(f"{shown!r} is corrupted or not an OpenDocument file.", hint=valid) from None
+    if mimetype != ODS_MIMETYPE:
+        raise DocumentError(f"{shown!r} is an OpenDocument file but not a spreadsheet ({mimetype.decode(errors='replace')}).",
+                            hint=valid)
+
+
+def _require_free(name: str, sheets: list[str]) -> None:
+    if name.casefold() in (s.casefold() for s in sheets):
+        raise InvalidAction(f"A sheet named {name!r} already exists.", hint="Pick another name.", code="sheet_exists")
+
+
+def _ids(where: CellRange) -> list[str]:
+    return where.cell_ids() if where.size <= 100 else [str(where)]
+
+
+def cell_element(sheet: str, cell: dict[str, Any]) -> Element:
+    value = _agent_value(cell)
+    meta: dict[str, Any] = {}
+    if "formula" in cell:
+        meta["formula"] = cell["formula"]
+    if cell["display"] != _plain(value):
+        meta["display"] = cell["display"]
+    for key in ("bold", "number_format", "background"):
+        if key in cell:
+            meta[key] = cell[key]
+    return Element(id=cell_id(sheet, cell["col"], cell["row"]), type="cell", value=value,
+                   data_type=cell["type"], meta=meta)
+
+
+def _agent_value(cell: dict[str, Any]) -> Any:
+    value = cell["value"]
+    if not isinstance(value, float):
+        return value
+    kind = cell["type"]
+    if kind in ("date", "datetime"):
+        moment = NULL_DATE + dt.timedelta(days=value)
+        return moment.date().isoformat() if kind == "date" else moment.isoformat(timespec="seconds")
+    if kind == "boolean":
+        return bool(value)
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+def _plain(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    return str(value)
+
+
+def _summary(view: str, sheets: list[dict[str, Any]], used: str, window: str, elements: list[Element],
+             sheet: dict[str, Any], shown_to: int) -> str:
+    formulas = sum(1 for e in elements if "formula" in e.meta)
+    names = ", ".join(quote_sheet(s["name"]) for s in sheets)
+    text = (f"Sheet {quote_sheet(view)} ({len(sheets)} sheet{'s' if len(sheets) > 1 else ''}: {names}); used range {used}. "
+            f"Window {window}: {len(elements)} non-empty cells, {formulas} formulas.")
+    if sheet["rows"] > shown_to:
+        text += f" {sheet['rows'] - shown_to} more rows below: navigate to {quote_sheet(view)}!A{shown_to + 1}."
+    return text
+
+
+def copy_document(source: Path, workspace: Workspace, relative: str) -> Path:
+    target = workspace.resolve(relative)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    return target
+
+
+__all__ = ["CalcAdapter", "check_ods", "create_spreadsheet", "split_sheet"]
+
+import asil.adapters.calc.checkpoints  # noqa: E402,F401  (registers Calc checkpoint types)

@@ -1,0 +1,1 @@
+"""Starting, health-checking and stopping the real programs adapters drive."""

@@ -1,0 +1,485 @@
+"""ASIL's Calc engine: runs *inside* LibreOffice's own Python (via the script provider).
+
+One bridge call per request keeps actions fast: the many fine-grained UNO calls an
+observation needs happen in-process. Requests and replies are JSON strings. This file
+uses only the standard library and UNO, because it runs under LibreOffice's Python,
+not ASIL's. Formulas cross the boundary in Excel A1 syntax (commas, 'Sheet'!A1), which
+small models know best; LibreOffice compiles and computes them.
+"""
+
+import json
+import traceback
+
+import uno  # noqa: F401  (present inside LibreOffice)
+from com.sun.star.beans import PropertyValue
+from com.sun.star.lang import Locale
+from com.sun.star.table import CellAddress, TableSortField
+
+_DOCS = {}
+_PARSERS = {}
+_COUNTER = [0]
+XL_A1 = 3  # com.sun.star.sheet.AddressConvention.XL_A1
+XL_ENGLISH = 4  # com.sun.star.sheet.FormulaLanguage.XL_ENGLISH
+# LibreOffice error codes meaning "this formula does not compile" (not a computed error
+# such as #DIV/0!): syntax errors 501-518/520/521, circular reference 522, unknown name 525.
+REJECTED = set(range(501, 519)) | {520, 521, 522, 525}
+CONTENT_FLAGS = 1 | 2 | 4 | 8 | 16  # VALUE DATETIME STRING ANNOTATION FORMULA
+FORMAT_FLAGS = 32 | 64  # HARDATTR STYLES
+NUMBER_TYPES = [(1024, "boolean"), (128, "percent"), (8, "currency"), (6, "datetime"), (2, "date"), (4, "time")]
+
+
+class EngineError(Exception):
+    def __init__(self, code, message, hint=None):
+        super().__init__(message)
+        self.code, self.message, self.hint = code, message, hint
+
+
+def dispatch(payload):
+    """Entry point called over the bridge: ``{"op": ..., ...}`` -> ``{"ok": ..., ...}``."""
+    try:
+        request = json.loads(payload)
+        op = OPS[request.pop("op")]
+        return json.dumps({"ok": True, "result": op(**request)})
+    except EngineError as exc:
+        return json.dumps({"ok": False, "error": {"code": exc.code, "message": exc.message, "hint": exc.hint}})
+    except Exception:
+        return json.dumps({"ok": False, "error": {"code": "engine_error", "message": traceback.format_exc()}})
+
+
+def _props(**values):
+    out = []
+    for name, value in values.items():
+        prop = PropertyValue()
+        prop.Name, prop.Value = name, value
+        out.append(prop)
+    return tuple(out)
+
+
+def _desktop():
+    return XSCRIPTCONTEXT.getDesktop()  # noqa: F821  (injected by the script provider)
+
+
+# ---------------------------------------------------------------- documents
+
+
+def op_open(url):
+    try:
+        doc = _desktop().loadComponentFromURL(url, "_blank", 0, _props(Hidden=True, MacroExecutionMode=0, UpdateDocMode=0))
+    except Exception as exc:
+        raise EngineError("bad_document", "LibreOffice could not open the file (%s)." % type(exc).__name__)
+    if doc is None or not doc.supportsService("com.sun.star.sheet.SpreadsheetDocument"):
+        if doc is not None:
+            doc.close(True)
+        raise EngineError("bad_document", "The file is not a spreadsheet LibreOffice can open.")
+    return _register(doc)
+
+
+def _register(doc):
+    _COUNTER[0] += 1
+    key = "doc%d" % _COUNTER[0]
+    _DOCS[key] = doc
+    return key
+
+
+def _doc(doc):
+    try:
+        return _DOCS[doc]
+    except KeyError:
+        raise EngineError("no_document", "The document is not open in LibreOffice.")
+
+
+def op_close(doc):
+    found = _DOCS.pop(doc, None)
+    _PARSERS.pop(doc, None)
+    if found is not None:
+        found.close(True)
+    return True
+
+
+def op_save(doc, url):
+    document = _doc(doc)
+    document.storeToURL(url, _props(FilterName="calc8"))
+    document.setModified(False)
+    return True
+
+
+def op_export(doc, url, filter_name, sheet=None):
+    document = _doc(doc)
+    if sheet is not None:
+        document.getCurrentController().setActiveSheet(_sheet(document, sheet))
+    document.storeToURL(url, _props(FilterName=filter_name))
+    return True
+
+
+def op_create(url, sheets):
+    """Build a new spreadsheet from ``[{"name", "rows", "bold_rows"}]`` and store it."""
+    doc = _desktop().loadComponentFromURL("private:factory/scalc", "_blank", 0, _props(Hidden=True))
+    key = _register(doc)
+    try:
+        book = doc.getSheets()
+        while book.getCount() > 1:
+            book.removeByName(book.getByIndex(1).getName())
+        book.getByIndex(0).setName(sheets[0]["name"])
+        for index, spec in enumerate(sheets[1:], start=1):
+            book.insertNewByName(spec["name"], index)
+        for spec in sheets:
+            if spec.get("rows"):
+                _set_range(key, spec["name"], 0, 0, spec["rows"])
+            for row in spec.get("bold_rows", []):
+                width = max(len(spec["rows"][row]), 1)
+                _sheet(doc, spec["name"]).getCellRangeByPosition(0, row, width - 1, row).CharWeight = 150.0
+        doc.storeToURL(url, _props(FilterName="calc8"))
+    finally:
+        op_close(key)
+    return True
+
+
+def op_snapshot(doc, url):
+    _doc(doc).storeToURL(url, _props(FilterName="calc8"))
+    return True
+
+
+def op_restore(doc, url, dirty):
+    """Replace the open document by a snapshot (used to undo a failed batch)."""
+    old = _doc(doc)
+    new = _desktop().loadComponentFromURL(url, "_blank", 0, _props(Hidden=True))
+    old.close(True)
+    _DOCS[doc] = new
+    _PARSERS.pop(doc, None)
+    new.setModified(bool(dirty))
+    return True
+
+
+# ---------------------------------------------------------------- reading
+
+
+def _sheet(document, name):
+    sheets = document.getSheets()
+    if not sheets.hasByName(name):
+        raise EngineError("no_sheet", "There is no sheet named %r." % name,
+                          "Existing sheets: %s." % ", ".join(sheets.getElementNames()))
+    return sheets.getByName(name)
+
+
+def _used(sheet):
+    cursor = sheet.createCursor()
+    cursor.gotoEndOfUsedArea(False)
+    end = cursor.getRangeAddress()
+    rows, cols = end.EndRow + 1, end.EndColumn + 1
+    if rows == 1 and cols == 1 and sheet.getCellByPosition(0, 0).getType().value == "EMPTY":
+        return 0, 0
+    return rows, cols
+
+
+def op_info(doc):
+    document = _doc(doc)
+    sheets = []
+    for name in document.getSheets().getElementNames():
+        rows, cols = _used(document.getSheets().getByName(name))
+        sheets.append({"name": name, "rows": rows, "cols": cols})
+    return {"sheets": sheets, "dirty": bool(document.isModified())}
+
+
+def op_observe(doc, sheet, row, col, rows, cols):
+    info = op_info(doc)
+    document = _doc(doc)
+    table = _sheet(document, sheet)
+    cells = []
+    window = table.getCellRangeByPosition(col, row, col + cols - 1, row + rows - 1)
+    formulas = window.getFormulaArray()
+    for r, line in enumerate(formulas):
+        for c, text in enumerate(line):
+            if text != "":
+                cells.append(_cell(doc, document, table, col + c, row + r))
+    info["cells"] = cells
+    return info
+
+
+def op_cells(doc, sheet, positions):
+    """Full details of the given cells (used by the evaluator)."""
+    document = _doc(doc)
+    table = _sheet(document, sheet)
+    return [_cell(doc, document, table, c, r) for c, r in positions]
+
+
+def _cell(doc, document, table, col, row):
+    cell = table.getCellByPosition(col, row)
+    kind = cell.getType().value
+    out = {"col": col, "row": row, "display": cell.getString()}
+    fmt = document.getNumberFormats().getByKey(cell.NumberFormat)
+    if kind == "FORMULA":
+        out["formula"] = "=" + _parser(doc, document).printFormula(cell.getTokens(), _address(table, col, row))
+        result = cell.FormulaResultType2
+        if cell.getError():
+            out["type"], out["value"] = "error", cell.getString()
+        elif result == 2:
+            out["type"], out["value"] = "text", cell.getString()
+        else:
+            out["type"], out["value"] = _number_type(fmt.Type), cell.getValue()
+    elif kind == "VALUE":
+        out["type"], out["value"] = _number_type(fmt.Type), cell.getValue()
+    elif kind == "TEXT":
+        out["type"], out["value"] = "text", cell.getString()
+    else:
+        out["type"], out["value"] = "empty", None
+    if cell.CharWeight >= 150:
+        out["bold"] = True
+    if fmt.FormatString != "General":
+        out["number_format"] = fmt.FormatString
+    if not cell.IsCellBackgroundTransparent and cell.CellBackColor != -1:
+        out["background"] = "#%06X" % (cell.CellBackColor & 0xFFFFFF)
+    return out
+
+
+def _number_type(bits):
+    for flag, name in NUMBER_TYPES:
+        if bits & flag == flag:
+            return name
+    return "number"
+
+
+def _address(table, col, row):
+    addr = CellAddress()
+    addr.Sheet = table.getRangeAddress().Sheet
+    addr.Column, addr.Row = col, row
+    return addr
+
+
+def _parser(doc, document):
+    """A formula parser for Excel A1 syntax with English function names, cached per document."""
+    parser = _PARSERS.get(doc)
+    if parser is None:
+        mapper = document.createInstance("com.sun.star.sheet.FormulaOpCodeMapper")
+        parser = document.createInstance("com.sun.star.sheet.FormulaParser")
+        parser.FormulaConvention = XL_A1
+        parser.OpCodeMap = tuple(mapper.getAvailableMappings(XL_ENGLISH, 0)) + tuple(
+            mapper.getAvailableMappings(XL_ENGLISH, 0x7FFFFFFF))
+        parser.CompileEnglish = True
+        _PARSERS[doc] = parser
+    return parser
+
+
+# ---------------------------------------------------------------- writing
+
+
+def _capture(cell):
+    kind = cell.getType().value
+    if kind == "TEXT":
+        return ("text", cell.getString())
+    if kind == "VALUE":
+        return ("value", cell.getValue())
+    if kind == "FORMULA":
+        return ("tokens", cell.getTokens())
+    return ("empty", None)
+
+
+def _restore(cell, saved):
+    kind, data = saved
+    if kind == "text":
+        cell.setString(data)
+    elif kind == "value":
+        cell.setValue(data)
+    elif kind == "tokens":
+        cell.setTokens(data)
+    else:
+        cell.setString("")
+
+
+def _write(doc, document, table, col, row, value):
+    cell = table.getCellByPosition(col, row)
+    if isinstance(value, str) and value.startswith("=") and len(value) > 1:
+        _write_formula(doc, document, table, cell, col, row, value)
+    elif isinstance(value, bool):
+        cell.setValue(1.0 if value else 0.0)
+        cell.NumberFormat = document.getNumberFormats().getStandardFormat(1024, Locale())
+    elif isinstance(value, (int, float)):
+        cell.setValue(float(value))
+    elif value is None or value == "":
+        cell.setString("")
+    else:
+        cell.setString(str(value))
+
+
+def _write_formula(doc, document, table, cell, col, row, text):
+    problem = _syntax_problem(text)
+    if problem:
+        raise EngineError("invalid_formula", "The formula %s is not valid: %s." % (text, problem),
+                          "Write formulas in Excel style, e.g. =SUM(B2:B9) or ='Other Sheet'!A1*2.")
+    saved = _capture(cell)
+    cell.setTokens(_parser(doc, document).parseFormula(text[1:], _address(table, col, row)))
+    error = cell.getError()
+    if error in REJECTED:
+        _restore(cell, saved)
+        reason = {525: "it uses an unknown function or name", 522: "it creates a circular reference"}
+        raise EngineError("invalid_formula", "LibreOffice rejected the formula %s: %s (Err:%d)." % (
+            text, reason.get(error, "syntax error"), error),
+            "Use Excel-style syntax with commas, e.g. =IF(A1>0,\"yes\",\"no\"); quote sheet names with spaces.")
+
+
+def _syntax_problem(text):
+    depth, quoted = 0, None
+    for ch in text:
+        if quoted:
+            if ch == quoted:
+                quoted = None
+        elif ch in "\"'":
+            quoted = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return "a ')' has no matching '('"
+    if quoted:
+        return "a quote is not closed"
+    if depth:
+        return "a '(' is not closed"
+    return None
+
+
+def _set_range(doc, sheet, col, row, values):
+    document = _doc(doc)
+    table = _sheet(document, sheet)
+    width = max(len(line) for line in values)
+    area = table.getCellRangeByPosition(col, row, col + width - 1, row + len(values) - 1)
+    saved = [[_capture(area.getCellByPosition(c, r)) for c in range(width)] for r in range(len(values))]
+    try:
+        for r, line in enumerate(values):
+            for c, value in enumerate(line):
+                _write(doc, document, table, col + c, row + r, value)
+    except Exception:
+        for r in range(len(values)):
+            for c in range(width):
+                _restore(area.getCellByPosition(c, r), saved[r][c])
+        raise
+    return True
+
+
+def op_set_range(doc, sheet, col, row, values):
+    return _set_range(doc, sheet, col, row, values)
+
+
+def op_clear_range(doc, sheet, col, row, col2, row2, formats=False):
+    area = _sheet(_doc(doc), sheet).getCellRangeByPosition(col, row, col2, row2)
+    area.clearContents(CONTENT_FLAGS | (FORMAT_FLAGS if formats else 0))
+    return True
+
+
+def op_insert_rows(doc, sheet, index, count):
+    _sheet(_doc(doc), sheet).getRows().insertByIndex(index, count)
+    return True
+
+
+def op_delete_rows(doc, sheet, index, count):
+    _sheet(_doc(doc), sheet).getRows().removeByIndex(index, count)
+    return True
+
+
+def op_insert_columns(doc, sheet, index, count):
+    _sheet(_doc(doc), sheet).getColumns().insertByIndex(index, count)
+    return True
+
+
+def op_delete_columns(doc, sheet, index, count):
+    _sheet(_doc(doc), sheet).getColumns().removeByIndex(index, count)
+    return True
+
+
+def op_add_sheet(doc, name, position=None):
+    sheets = _doc(doc).getSheets()
+    if sheets.hasByName(name):
+        raise EngineError("sheet_exists", "A sheet named %r already exists." % name, "Pick a new name.")
+    sheets.insertNewByName(name, sheets.getCount() if position is None else min(position, sheets.getCount()))
+    return True
+
+
+def op_rename_sheet(doc, sheet, new_name):
+    document = _doc(doc)
+    table = _sheet(document, sheet)
+    if document.getSheets().hasByName(new_name):
+        raise EngineError("sheet_exists", "A sheet named %r already exists." % new_name, "Pick a new name.")
+    table.setName(new_name)
+    return True
+
+
+def op_delete_sheet(doc, sheet):
+    document = _doc(doc)
+    _sheet(document, sheet)
+    if document.getSheets().getCount() == 1:
+        raise EngineError("last_sheet", "The last sheet of a spreadsheet cannot be deleted.",
+                          "Add another sheet first, or clear this one.")
+    document.getSheets().removeByName(sheet)
+    return True
+
+
+def op_sort_range(doc, sheet, col, row, col2, row2, keys, has_header):
+    area = _sheet(_doc(doc), sheet).getCellRangeByPosition(col, row, col2, row2)
+    fields = []
+    for key in keys:
+        field = TableSortField()
+        field.Field = key["column"] - col
+        field.IsAscending = not key.get("descending", False)
+        field.IsCaseSensitive = False
+        fields.append(field)
+    descriptor = []
+    for prop in area.createSortDescriptor():
+        if prop.Name == "SortFields":
+            prop.Value = uno.Any("[]com.sun.star.table.TableSortField", tuple(fields))
+        elif prop.Name == "ContainsHeader":
+            prop.Value = bool(has_header)
+        descriptor.append(prop)
+    area.sort(tuple(descriptor))
+    return True
+
+
+def op_format_range(doc, sheet, col, row, col2, row2, style):
+    document = _doc(doc)
+    area = _sheet(document, sheet).getCellRangeByPosition(col, row, col2, row2)
+    if "number_format" in style:
+        area.NumberFormat = _format_key(document, style["number_format"])
+    if "bold" in style:
+        area.CharWeight = 150.0 if style["bold"] else 100.0
+    if "background" in style:
+        color = style["background"]
+        if color is None:
+            area.IsCellBackgroundTransparent = True
+            area.CellBackColor = -1
+        else:
+            area.CellBackColor = int(color.lstrip("#"), 16)
+    return True
+
+
+def _format_key(document, code):
+    formats = document.getNumberFormats()
+    locale = Locale("en", "US", "")
+    key = formats.queryKey(code, locale, False)
+    if key == -1:
+        try:
+            key = formats.addNew(code, locale)
+        except Exception:
+            raise EngineError("invalid_number_format", "LibreOffice does not accept the number format %r." % code,
+                              "Use codes such as 0.00, #,##0, 0%, YYYY-MM-DD or \"$\"#,##0.00.")
+    return key
+
+
+def op_batch(doc, steps, snapshot_url):
+    """Apply steps atomically: on any failure the document returns to the snapshot."""
+    document = _doc(doc)
+    dirty = document.isModified()
+    document.storeToURL(snapshot_url, _props(FilterName="calc8"))
+    for index, step in enumerate(steps):
+        request = dict(step)
+        op = OPS[request.pop("op")]
+        try:
+            op(doc=doc, **request)
+        except EngineError as exc:
+            op_restore(doc, snapshot_url, dirty)
+            raise EngineError(exc.code, "Batch step %d failed and the batch was undone: %s" % (index + 1, exc.message),
+                              exc.hint)
+        except Exception:
+            op_restore(doc, snapshot_url, dirty)
+            raise
+    return True
+
+
+OPS = {name[3:]: func for name, func in list(globals().items()) if name.startswith("op_")}

@@ -1,0 +1,227 @@
+"""The ``asil`` command line. Bad input gets one sentence on stderr and exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from asil.protocol import AsilError, InvalidAction
+
+EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
+
+
+class UsageError(AsilError):
+    code = "usage"
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def cmd_apps(args: argparse.Namespace) -> int:
+    from asil.adapters.registry import adapter_names, get_adapter_class
+
+    print(f"{'app':<12} {'pattern':<8} {'files':<10} ready  detail")
+    for name in adapter_names():
+        cls = get_adapter_class(name)
+        ready = cls.readiness()
+        print(f"{name:<12} {cls.pattern:<8} {','.join(cls.extensions) or '-':<10} {'yes' if ready.ready else 'no ':<6} "
+              f"{ready.detail}")
+    return EXIT_OK
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from asil.adapters.registry import adapter_names, get_adapter_class
+
+    missing = 0
+    for name in adapter_names():
+        ready = get_adapter_class(name).readiness()
+        missing += not ready.ready
+        print(f"{'ok ' if ready.ready else 'MISSING'} {name}: {ready.detail}")
+    return EXIT_OK if not missing else EXIT_ERROR
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from asil.adapters.registry import get_adapter_class
+
+    _print_json(get_adapter_class(args.app).action_schema().model_dump(mode="json", exclude_none=True))
+    return EXIT_OK
+
+
+def _open(file: str, app: str | None) -> Any:
+    from asil.adapters.registry import app_for_path, get_adapter_class
+    from asil.workspace import Workspace
+
+    path = Path(file)
+    if not path.exists():
+        raise UsageError(f"The file {file!r} does not exist.", hint="Give the path of an existing document.")
+    workspace = Workspace(path.resolve().parent)
+    return get_adapter_class(app or app_for_path(path))(workspace, path.name)
+
+
+def cmd_observe(args: argparse.Namespace) -> int:
+    with _open(args.file, args.app) as adapter:
+        observation = adapter.observe(view=args.view, offset=args.offset, limit=args.limit)
+    if args.json:
+        _print_json(observation.to_agent_dict())
+    else:
+        print(observation.summary)
+        for element in observation.elements:
+            extra = f"  {element.meta.get('formula')}" if "formula" in element.meta else ""
+            print(f"  {element.id:<16} {element.data_type or '':<9} {element.meta.get('display', element.value)!s}{extra}")
+    return EXIT_OK
+
+
+def cmd_act(args: argparse.Namespace) -> int:
+    from asil.protocol import parse_action
+
+    action = parse_action(args.action)
+    with _open(args.file, args.app) as adapter:
+        result = adapter.execute(action, observe=False)
+        if result.ok:
+            adapter.save()
+    payload = result.model_dump(mode="json", exclude_none=True)
+    if result.ok:
+        _print_json(payload)
+        return EXIT_OK
+    assert result.error is not None
+    print(f"{result.error.message}{' ' + result.error.hint if result.error.hint else ''}", file=sys.stderr)
+    return EXIT_INVALID if result.status == "invalid" else EXIT_ERROR
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    from asil.tasks import load_tasks
+
+    tasks = load_tasks(suite=args.suite, app=args.app, root=args.tasks_dir)
+    if not tasks:
+        raise UsageError("No task matches that suite/app.", hint="Run 'asil tasks list' to see all tasks.")
+    if args.tasks_command == "list":
+        for task in tasks:
+            print(f"{task.id:<34} {task.suite:<6} {','.join(task.apps):<8} {task.domain:<14} {task.instruction[:70]}")
+        return EXIT_OK
+    from asil.tasks.check import check_task
+
+    failures = 0
+    for task in tasks:
+        check = check_task(task)
+        failures += not check.ok
+        print(f"{'PASS' if check.ok else 'FAIL'} {task.id:<34} reference {check.reference_score:.2f} "
+              f"initial {check.initial_score:.2f}{'  ' + check.detail if check.detail else ''}", flush=True)
+    print(f"{len(tasks) - failures}/{len(tasks)} tasks sound")
+    return EXIT_OK if failures == 0 else EXIT_ERROR
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from asil.agents import make_agent
+    from asil.runner.episode import run_episode
+    from asil.tasks import get_task
+
+    task = get_task(args.task_id, root=args.tasks_dir)
+    result = run_episode(task, make_agent(args.agent), Path(args.out), budget=args.budget,
+                         full_observations=args.full_observations)
+    print(f"{task.id}: {'success' if result.success else 'failure'} score {result.score:.3f} "
+          f"steps {result.steps} ({result.termination}) -> {Path(args.out) / task.id}")
+    return EXIT_OK if result.termination not in ("agent_error", "env_error") else EXIT_ERROR
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from asil.agents import make_agent
+    from asil.runner.bench import format_table, run_bench
+    from asil.tasks import load_tasks
+
+    tasks = load_tasks(suite=args.suite, app=args.app, root=args.tasks_dir)
+    if not tasks:
+        raise UsageError("No task matches that suite/app.", hint="Run 'asil tasks list' to see all tasks.")
+    if args.workers != 1:
+        raise UsageError("Only --workers 1 is available in this version.", hint="Drop --workers.")
+
+    def progress(result: Any, index: int, total: int) -> None:
+        mark = "ok  " if result.success else "FAIL"
+        print(f"[{index}/{total}] {mark} {result.task_id} score {result.score:.2f} {result.time_s:.1f}s", flush=True)
+
+    summary = run_bench(tasks, lambda: make_agent(args.agent), Path(args.out), budget=args.budget,
+                        progress=progress)
+    print()
+    print(format_table(summary))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="asil", description="Agents operate real software through structured "
+                                     "state and semantic actions.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("apps", help="adapters, realization pattern, readiness").set_defaults(func=cmd_apps)
+    sub.add_parser("doctor", help="readiness of every adapter's real application").set_defaults(func=cmd_doctor)
+    p = sub.add_parser("schema", help="an app's action schema (JSON)")
+    p.add_argument("app")
+    p.set_defaults(func=cmd_schema)
+    p = sub.add_parser("observe", help="observation of a document")
+    p.add_argument("file")
+    p.add_argument("--app")
+    p.add_argument("--view", help="view to show (a sheet name for calc)")
+    p.add_argument("--offset", type=int, help="first row of the window (0-based)")
+    p.add_argument("--limit", type=int, help="rows in the window")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_observe)
+    p = sub.add_parser("act", help="validate and execute one action on a document, then save it")
+    p.add_argument("file")
+    p.add_argument("--app")
+    p.add_argument("--action", required=True, help="the action as JSON")
+    p.set_defaults(func=cmd_act)
+    tasks = sub.add_parser("tasks", help="list or check tasks")
+    tasks_sub = tasks.add_subparsers(dest="tasks_command", required=True)
+    for name in ("list", "check"):
+        p = tasks_sub.add_parser(name)
+        _task_filters(p)
+        p.set_defaults(func=cmd_tasks)
+    p = sub.add_parser("run", help="run one task with an agent")
+    p.add_argument("task_id")
+    _agent_options(p)
+    p.add_argument("--full-observations", action="store_true", help="store whole observations in traj.jsonl")
+    p.add_argument("--tasks-dir", type=Path)
+    p.set_defaults(func=cmd_run)
+    p = sub.add_parser("bench", help="run many tasks and print a per-app table")
+    _task_filters(p)
+    _agent_options(p)
+    p.add_argument("--workers", type=int, default=1)
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def _task_filters(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--suite")
+    p.add_argument("--app")
+    p.add_argument("--tasks-dir", type=Path, help="load tasks from this folder instead of the built-in suites")
+
+
+def _agent_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--agent", default="oracle")
+    p.add_argument("--budget", type=int, help="step budget (default: each task's own)")
+    p.add_argument("--out", default="asil-results")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+        return code
+    except InvalidAction as exc:
+        _complain(exc)
+        return EXIT_INVALID
+    except AsilError as exc:
+        _complain(exc)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+
+
+def _complain(exc: AsilError) -> None:
+    print(f"asil: {exc.message}{' ' + exc.hint if exc.hint else ''}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""Typed checkpoints and their registry.
+
+A checkpoint type is a function that reads one *actual* value from the final state;
+a comparator then holds it against ``expected``. Adapters register their own types
+(``cell_value`` for Calc, ...); the generic file and outcome types live here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from asil.evaluate.compare import COMPARATORS
+from asil.protocol import AsilError
+from asil.workspace import Workspace
+
+if TYPE_CHECKING:
+    from asil.adapters.base import Adapter
+
+
+class Checkpoint(BaseModel):
+    """One checkable fact about the final state."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str
+    app: str | None = None
+    document: str | None = Field(None, description="Workspace-relative file the checkpoint reads.")
+    target: str | None = None
+    expected: Any = None
+    compare: str | None = Field(None, description="Comparator; the checkpoint type's default when omitted.")
+    tolerance: float = 1e-6
+    required: bool = True
+    weight: float = Field(1.0, gt=0)
+    note: str | None = None
+
+    @field_validator("compare")
+    @classmethod
+    def _known_compare(cls, value: str | None) -> str | None:
+        if value is not None and value not in COMPARATORS:
+            raise ValueError(f"unknown comparator {value!r}; known: {', '.join(COMPARATORS)}")
+        return value
+
+
+class CheckpointUnreadable(AsilError):
+    """The state needed by a checkpoint cannot be read; the checkpoint fails (fail closed)."""
+
+    code = "checkpoint_unreadable"
+
+
+@dataclass
+class EvalContext:
+    """What checkpoint types may read: the workspace, the episode's outcome, and adapters."""
+
+    workspace: Workspace
+    outcome: str | None = None  # "done", "infeasible" or None (no control action)
+    answer: str | None = None
+    _adapters: dict[tuple[str, str], Adapter] = field(default_factory=dict)
+
+    def adapter(self, app: str, document: str) -> Adapter:
+        from asil.adapters.registry import get_adapter_class
+
+        key = (app, document)
+        if key not in self._adapters:
+            try:
+                self._adapters[key] = get_adapter_class(app)(self.workspace, document)
+            except AsilError as exc:
+                raise CheckpointUnreadable(f"cannot open {document!r}: {exc.message}") from None
+        return self._adapters[key]
+
+    def close(self) -> None:
+        for adapter in self._adapters.values():
+            adapter.close()
+        self._adapters.clear()
+
+
+Reader = Callable[[EvalContext, Checkpoint], Any]
+
+
+@dataclass(frozen=True)
+class CheckpointType:
+    read: Reader
+    default_compare: str
+
+
+CHECKPOINT_TYPES: dict[str, CheckpointType] = {}
+
+
+def checkpoint_type(name: str, default_compare: str = "exact") -> Callable[[Reader], Reader]:
+    """Register a reader: ``@checkpoint_type("cell_value", default_compare="approx")``."""
+
+    def wrap(func: Reader) -> Reader:
+        CHECKPOINT_TYPES[name] = CheckpointType(func, default_compare)
+        return func
+
+    return wrap
+
+
+def require(value: str | None, what: str) -> str:
+    if not value:
+        raise CheckpointUnreadable(f"the checkpoint needs a {what}")
+    return value
+
+
+@checkpoint_type("file_exists")
+def file_exists(ctx: EvalContext, cp: Checkpoint) -> bool:
+    """True when the file at ``target`` exists; compare with ``expected: true``."""
+    return ctx.workspace.resolve(require(cp.target, "target path")).is_file()
+
+
+@checkpoint_type("file_absent")
+def file_absent(ctx: EvalContext, cp: Checkpoint) -> bool:
+    return not ctx.workspace.resolve(require(cp.target, "target path")).exists()
+
+
+@checkpoint_type("text_regex", default_compare="regex")
+def text_regex(ctx: EvalContext, cp: Checkpoint) -> str:
+    """The text of the file at ``target``; by default ``expected`` is a regex searched in it."""
+    path = ctx.workspace.resolve(require(cp.target, "target path"))
+    if not path.is_file():
+        raise CheckpointUnreadable(f"{cp.target!r} does not exist")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+@checkpoint_type("outcome")
+def outcome(ctx: EvalContext, cp: Checkpoint) -> str | None:
+    """How the agent ended the episode: 'done', 'infeasible', or None."""
+    return ctx.outcome
+
+
+@checkpoint_type("answer")
+def answer(ctx: EvalContext, cp: Checkpoint) -> str | None:
+    """The text the agent gave with its ``done`` action."""
+    return ctx.answer

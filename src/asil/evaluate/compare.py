@@ -1,0 +1,97 @@
+"""Comparators: how a checkpoint's actual value is held against its expected value."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+Comparator = Callable[[Any, Any, float], bool]
+COMPARATORS: dict[str, Comparator] = {}
+
+
+def comparator(name: str) -> Callable[[Comparator], Comparator]:
+    def wrap(func: Comparator) -> Comparator:
+        COMPARATORS[name] = func
+        return func
+
+    return wrap
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _squash(value: Any) -> Any:
+    if isinstance(value, str):
+        return re.sub(r"\s+", "", value).casefold()
+    if isinstance(value, list):
+        return [_squash(v) for v in value]
+    return value
+
+
+@comparator("exact")
+def exact(actual: Any, expected: Any, tolerance: float) -> bool:
+    if isinstance(actual, list) and isinstance(expected, list):
+        return len(actual) == len(expected) and all(exact(a, e, tolerance) for a, e in zip(actual, expected))
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        return actual.keys() == expected.keys() and all(exact(actual[k], expected[k], tolerance) for k in expected)
+    if _is_number(actual) and _is_number(expected):
+        return bool(actual == expected)
+    return type(actual) is type(expected) and bool(actual == expected)
+
+
+@comparator("approx")
+def approx(actual: Any, expected: Any, tolerance: float) -> bool:
+    """Numbers within ``tolerance`` (absolute); lists element by element; other values exactly."""
+    if isinstance(actual, list) and isinstance(expected, list):
+        return len(actual) == len(expected) and all(approx(a, e, tolerance) for a, e in zip(actual, expected))
+    if _is_number(actual) and _is_number(expected):
+        return math.isfinite(actual) and abs(actual - expected) <= tolerance
+    return exact(actual, expected, tolerance)
+
+
+@comparator("normalized")
+def normalized(actual: Any, expected: Any, tolerance: float) -> bool:
+    """Case- and whitespace-insensitive text comparison (numbers compare approximately)."""
+    if isinstance(actual, list) and isinstance(expected, list):
+        return len(actual) == len(expected) and all(normalized(a, e, tolerance) for a, e in zip(actual, expected))
+    if isinstance(actual, str) and isinstance(expected, str):
+        return bool(_squash(actual) == _squash(expected))
+    return approx(actual, expected, tolerance)
+
+
+@comparator("regex")
+def regex(actual: Any, expected: Any, tolerance: float) -> bool:
+    return isinstance(actual, str) and isinstance(expected, str) and re.search(expected, actual) is not None
+
+
+@comparator("contains")
+def contains(actual: Any, expected: Any, tolerance: float) -> bool:
+    if isinstance(actual, str) and isinstance(expected, str):
+        return _squash(expected) in _squash(actual)
+    if isinstance(actual, list):
+        return any(exact(item, expected, tolerance) for item in actual)
+    return False
+
+
+@comparator("range")
+def numeric_range(actual: Any, expected: Any, tolerance: float) -> bool:
+    """``expected`` is ``[low, high]`` (inclusive); either end may be null."""
+    if not _is_number(actual) or not isinstance(expected, list) or len(expected) != 2:
+        return False
+    low, high = expected
+    return (low is None or actual >= low) and (high is None or actual <= high)
+
+
+@comparator("set")
+def set_equal(actual: Any, expected: Any, tolerance: float) -> bool:
+    if not isinstance(actual, list) or not isinstance(expected, list):
+        return False
+    key = repr
+    return sorted(map(key, _squash(actual))) == sorted(map(key, _squash(expected)))
+
+
+def compare(name: str, actual: Any, expected: Any, tolerance: float) -> bool:
+    return COMPARATORS[name](actual, expected, tolerance)

@@ -1,0 +1,1 @@
+"""Episode runner, traces and benchmark runs."""

@@ -1,0 +1,77 @@
+"""Result-directory records (contract): trajectory lines and the episode result."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from asil.evaluate.evaluator import CheckpointVerdict
+from asil.protocol import Action, ActionError, Observation
+from asil.workspace import atomic_write
+
+Termination = Literal["done", "infeasible", "budget", "agent_error", "env_error"]
+
+
+class TraceLine(BaseModel):
+    """One step of ``traj.jsonl``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step: int
+    observation_digest: str = Field(description="sha256 of the observation the agent acted on")
+    observation: dict[str, Any] | None = Field(None, description="the full observation, when recorded")
+    thought: str = ""
+    action: Action | None
+    status: Literal["ok", "invalid", "error"]
+    error: ActionError | None = None
+    changed: list[str] = Field(default_factory=list)
+    latency_ms: float
+    tokens: dict[str, int] = Field(default_factory=dict)
+
+
+class EpisodeResult(BaseModel):
+    """``result.json`` of one episode."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    suite: str
+    apps: list[str]
+    agent: str
+    score: float
+    success: bool
+    checkpoints: list[CheckpointVerdict]
+    steps: int
+    budget: int
+    tokens: dict[str, int] = Field(default_factory=dict)
+    time_s: float
+    termination: Termination
+    error: str | None = None
+
+
+def digest(observation: Observation) -> str:
+    text = json.dumps(observation.to_agent_dict(), sort_keys=True)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+class TraceWriter:
+    """Appends trajectory lines; each line is flushed so an interrupted run keeps its steps."""
+
+    def __init__(self, folder: Path, full_observations: bool = False):
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        self.full = full_observations
+        self._handle = open(folder / "traj.jsonl", "w", encoding="utf-8")
+
+    def write(self, line: TraceLine) -> None:
+        self._handle.write(line.model_dump_json(exclude_none=True) + "\n")
+        self._handle.flush()
+
+    def finish(self, result: EpisodeResult) -> None:
+        self._handle.close()
+        atomic_write(self.folder / "result.json", result.model_dump_json(indent=2).encode())
+        atomic_write(self.folder / "result.txt", f"{result.score:g}\n".encode())

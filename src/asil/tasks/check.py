@@ -1,0 +1,59 @@
+"""Proof that a task is sound: its reference solution succeeds and its untouched state fails."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from asil.env import Env
+from asil.evaluate.evaluator import evaluate_paths
+from asil.protocol import Action
+from asil.tasks.model import Task
+from asil.tasks.setup import prepare_workspace
+
+
+@dataclass
+class TaskCheck:
+    task_id: str
+    reference_success: bool
+    reference_score: float
+    initial_success: bool
+    initial_score: float
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.reference_success and not self.initial_success
+
+
+def check_task(task: Task) -> TaskCheck:
+    initial = prepare_workspace(task)
+    try:
+        untouched = evaluate_paths(task.evaluator.paths, initial)
+    finally:
+        initial.cleanup()
+    detail, reference = _run_reference(task)
+    failed = [f"{v.type} {v.target}: got {v.actual!r}{' (' + v.detail + ')' if v.detail else ''}"
+              for v in reference.checkpoints if not v.passed] if reference else []
+    if failed and not detail:
+        detail = "reference fails " + "; ".join(failed)
+    if untouched.success:
+        detail = (detail + "; " if detail else "") + "the untouched initial state already succeeds"
+    return TaskCheck(task.id, bool(reference and reference.success), reference.score if reference else 0.0,
+                     untouched.success, untouched.score, detail)
+
+
+def _run_reference(task: Task) -> tuple[str, object | None]:
+    env = Env(task, budget=max(task.budget, len(task.reference) + 1))
+    try:
+        env.reset()
+        actions = list(task.reference)
+        if not actions[-1].is_control:
+            actions.append(Action(action_type="done"))
+        for index, action in enumerate(actions, start=1):
+            outcome = env.step(action)
+            if not outcome.result.ok:
+                error = outcome.result.error
+                return f"reference action {index} was {outcome.result.status}: {error.message if error else ''}", None
+        return "", env.evaluate()
+    finally:
+        env.close()

@@ -1,0 +1,71 @@
+"""The task format (contract): instruction, setup, budget, evaluator paths, reference actions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from asil.evaluate.checkpoints import Checkpoint
+from asil.protocol import Action
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SetupFile(_Strict):
+    """A file placed in the workspace before the episode. ``kind`` picks a registered builder:
+    ``text`` (``content`` is the text), ``asset`` (``source`` is a file beside the task JSON),
+    ``spreadsheet`` (``content`` is a list of sheets ``{"name", "rows", "bold_rows"}``, built by LibreOffice).
+    """
+
+    path: str
+    kind: str = "text"
+    content: Any = None
+    source: str | None = None
+
+
+class Setup(_Strict):
+    files: list[SetupFile] = Field(default_factory=list)
+    open: dict[str, str] = Field(default_factory=dict, description="app -> document to open; derived when omitted")
+    services: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class EvaluatorSpec(_Strict):
+    paths: list[list[Checkpoint]] = Field(min_length=1)
+
+
+class Task(_Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    suite: str
+    apps: list[str] = Field(min_length=1)
+    domain: str
+    instruction: str
+    setup: Setup = Field(default_factory=Setup)
+    budget: int = Field(15, ge=1, le=1000)
+    hint: str | None = None
+    feasible: bool = True
+    evaluator: EvaluatorSpec
+    reference: list[Action] = Field(min_length=1)
+    source_dir: Path | None = Field(None, exclude=True, description="Folder the task JSON was loaded from.")
+
+    @model_validator(mode="after")
+    def _infeasible_tasks_say_so(self) -> Task:
+        ends_infeasible = self.reference[-1].action_type == "infeasible"
+        if ends_infeasible == self.feasible:
+            raise ValueError("a task is infeasible exactly when its reference ends with an 'infeasible' action")
+        return self
+
+    def document_for(self, app: str) -> str | None:
+        """The workspace file the app's adapter opens: ``setup.open`` or the first file it handles."""
+        if app in self.setup.open:
+            return self.setup.open[app]
+        from asil.adapters.registry import get_adapter_class
+
+        extensions = get_adapter_class(app).extensions
+        for item in self.setup.files:
+            if Path(item.path).suffix.lower() in extensions:
+                return item.path
+        return None

@@ -1,0 +1,103 @@
+"""An episode's isolated directory: path guard, atomic writes, private scratch space.
+
+Agents name files relative to the workspace root. Anything that resolves outside it
+(``..``, absolute paths, symlinks pointing out) is refused with a clear error.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from asil.protocol import InvalidAction
+
+PRIVATE_DIR = ".asil"  # snapshots and scratch files; invisible to agents
+
+
+class PathOutsideWorkspace(InvalidAction):
+    code = "path_outside_workspace"
+
+
+class Workspace:
+    """A directory an episode may read and write, and nothing beyond it."""
+
+    def __init__(self, root: str | os.PathLike[str]):
+        self.root = Path(root).resolve()
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    @classmethod
+    def temporary(cls, prefix: str = "asil-ws-") -> Workspace:
+        return cls(tempfile.mkdtemp(prefix=prefix))
+
+    def resolve(self, relative: str | os.PathLike[str]) -> Path:
+        """Map an agent-given path to an absolute path inside the workspace, or refuse it."""
+        text = os.fspath(relative)
+        hint = "Use a path relative to the workspace, such as 'report.ods' or 'out/data.csv'."
+        if not text or "\x00" in text:
+            raise PathOutsideWorkspace(f"The path {text!r} is empty or malformed.", hint=hint)
+        if os.path.isabs(text):
+            raise PathOutsideWorkspace(f"The absolute path {text!r} is not allowed.", hint=hint)
+        parts = Path(text).parts
+        if ".." in parts:
+            raise PathOutsideWorkspace(f"The path {text!r} climbs out of the workspace with '..'.", hint=hint)
+        if parts and parts[0] == PRIVATE_DIR:
+            raise PathOutsideWorkspace(f"The path {text!r} is reserved for ASIL itself.", hint=hint)
+        full = (self.root / text).resolve()  # follows symlinks
+        if full != self.root and self.root not in full.parents:
+            raise PathOutsideWorkspace(f"The path {text!r} leads outside the workspace through a symlink.", hint=hint)
+        return full
+
+    def relative(self, path: str | os.PathLike[str]) -> str:
+        return str(Path(path).resolve().relative_to(self.root))
+
+    def private(self, name: str = "") -> Path:
+        """A scratch directory of ASIL's own inside the workspace (snapshots, temp files)."""
+        folder = self.root / PRIVATE_DIR
+        folder.mkdir(exist_ok=True)
+        return folder / name if name else folder
+
+    def write_bytes(self, relative: str, data: bytes) -> Path:
+        target = self.resolve(relative)
+        atomic_write(target, data)
+        return target
+
+    def files(self) -> list[str]:
+        """Relative paths of the files an agent can see, sorted."""
+        found = []
+        for path in sorted(self.root.rglob("*")):
+            rel = path.relative_to(self.root)
+            if path.is_file() and rel.parts[0] != PRIVATE_DIR:
+                found.append(str(rel))
+        return found
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def atomic_write(target: Path, data: bytes) -> None:
+    """Write ``data`` to ``target`` so that readers see the old file or the new one, never half."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        commit_file(Path(tmp), target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def commit_file(finished: Path, target: Path) -> None:
+    """Move a fully written, fsynced file into place atomically and persist the rename."""
+    with open(finished, "rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(finished, target)
+    dir_fd = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
