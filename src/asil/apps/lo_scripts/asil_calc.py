@@ -123,7 +123,11 @@ def op_create(url, sheets):
         for index, spec in enumerate(sheets[1:], start=1):
             book.insertNewByName(spec["name"], index)
         for spec in sheets:
-            if spec.get("rows"):
+            if spec.get("rows") and _plain_block(spec["rows"]):
+                rows = spec["rows"]
+                _sheet(doc, spec["name"]).getCellRangeByPosition(0, 0, len(rows[0]) - 1, len(rows) - 1).setDataArray(
+                    tuple(tuple(float(v) if isinstance(v, int) else v for v in row) for row in rows))
+            elif spec.get("rows"):
                 _set_range(key, spec["name"], 0, 0, spec["rows"])
             for row in spec.get("bold_rows", []):
                 width = max(len(spec["rows"][row]), 1)
@@ -131,6 +135,22 @@ def op_create(url, sheets):
         doc.storeToURL(url, _props(FilterName="calc8"))
     finally:
         op_close(key)
+    return True
+
+
+def _plain_block(rows):
+    """Rectangular numbers and non-formula text: can be written in one setDataArray call."""
+    width = len(rows[0])
+    for row in rows:
+        if len(row) != width:
+            return False
+        for value in row:
+            if isinstance(value, bool) or value is None:
+                return False
+            if isinstance(value, str) and (value == "" or value.startswith("=")):
+                return False
+            if not isinstance(value, (int, float, str)):
+                return False
     return True
 
 
@@ -343,6 +363,7 @@ def _set_range(doc, sheet, col, row, values):
     width = max(len(line) for line in values)
     area = table.getCellRangeByPosition(col, row, col + width - 1, row + len(values) - 1)
     saved = [[_capture(area.getCellByPosition(c, r)) for c in range(width)] for r in range(len(values))]
+    was_modified = document.isModified()
     try:
         for r, line in enumerate(values):
             for c, value in enumerate(line):
@@ -351,6 +372,7 @@ def _set_range(doc, sheet, col, row, values):
         for r in range(len(values)):
             for c in range(width):
                 _restore(area.getCellByPosition(c, r), saved[r][c])
+        document.setModified(was_modified)
         raise
     return True
 
