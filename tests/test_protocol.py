@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from asil.contracts import render
-from asil.protocol import Action, Element, InvalidAction, Metadata, AppState, Observation, parse_action
+from asil.protocol import Action, AppState, Element, InvalidAction, Metadata, Observation, parse_action
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 

@@ -6,11 +6,13 @@ import json
 import sys
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from asil.protocol import Action, ActionResult, ActionSchema, Element, Observation
 from asil.runner.trace import EpisodeResult, TraceLine
 from asil.tasks.model import Task
 
-MODELS = {
+MODELS: dict[str, type[BaseModel]] = {
     "observation": Observation,
     "element": Element,
     "action": Action,

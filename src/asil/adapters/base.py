@@ -20,6 +20,7 @@ from asil.protocol import (
     ActionSchema,
     InvalidAction,
     Observation,
+    Status,
 )
 from asil.workspace import Workspace
 
@@ -85,7 +86,8 @@ class Adapter(ABC):
         started = time.perf_counter()
         self.step += 1
         changed: list[str] = []
-        status, error = "ok", self.validate_action(action)
+        status: Status = "ok"
+        error = self.validate_action(action)
         if error is not None:
             status = "invalid"
         elif not action.is_control:
@@ -113,6 +115,7 @@ class Adapter(ABC):
 
     def save(self) -> None:
         """Persist pending changes atomically (file-backed adapters)."""
+        return None
 
     def render(self, path: Path) -> Path:
         raise NotImplementedError(f"The {self.name} adapter does not render its state.")
@@ -125,6 +128,7 @@ class Adapter(ABC):
 
     def close(self) -> None:
         """Release the document and any program session. Does not save."""
+        return None
 
     def __enter__(self) -> Adapter:
         return self

@@ -34,7 +34,7 @@ def _squash(value: Any) -> Any:
 @comparator("exact")
 def exact(actual: Any, expected: Any, tolerance: float) -> bool:
     if isinstance(actual, list) and isinstance(expected, list):
-        return len(actual) == len(expected) and all(exact(a, e, tolerance) for a, e in zip(actual, expected))
+        return len(actual) == len(expected) and all(exact(a, e, tolerance) for a, e in zip(actual, expected, strict=False))
     if isinstance(actual, dict) and isinstance(expected, dict):
         return actual.keys() == expected.keys() and all(exact(actual[k], expected[k], tolerance) for k in expected)
     if _is_number(actual) and _is_number(expected):
@@ -46,7 +46,7 @@ def exact(actual: Any, expected: Any, tolerance: float) -> bool:
 def approx(actual: Any, expected: Any, tolerance: float) -> bool:
     """Numbers within ``tolerance`` (absolute); lists element by element; other values exactly."""
     if isinstance(actual, list) and isinstance(expected, list):
-        return len(actual) == len(expected) and all(approx(a, e, tolerance) for a, e in zip(actual, expected))
+        return len(actual) == len(expected) and all(approx(a, e, tolerance) for a, e in zip(actual, expected, strict=False))
     if _is_number(actual) and _is_number(expected):
         return math.isfinite(actual) and abs(actual - expected) <= tolerance
     return exact(actual, expected, tolerance)
@@ -56,7 +56,7 @@ def approx(actual: Any, expected: Any, tolerance: float) -> bool:
 def normalized(actual: Any, expected: Any, tolerance: float) -> bool:
     """Case- and whitespace-insensitive text comparison (numbers compare approximately)."""
     if isinstance(actual, list) and isinstance(expected, list):
-        return len(actual) == len(expected) and all(normalized(a, e, tolerance) for a, e in zip(actual, expected))
+        return len(actual) == len(expected) and all(normalized(a, e, tolerance) for a, e in zip(actual, expected, strict=False))
     if isinstance(actual, str) and isinstance(expected, str):
         return bool(_squash(actual) == _squash(expected))
     return approx(actual, expected, tolerance)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from asil.env import Env
-from asil.evaluate.evaluator import evaluate_paths
+from asil.evaluate.evaluator import Evaluation, evaluate_paths
 from asil.protocol import Action
 from asil.tasks.model import Task
 from asil.tasks.setup import prepare_workspace
@@ -42,7 +42,7 @@ def check_task(task: Task) -> TaskCheck:
                      untouched.success, untouched.score, detail)
 
 
-def _run_reference(task: Task) -> tuple[str, object | None]:
+def _run_reference(task: Task) -> tuple[str, Evaluation | None]:
     env = Env(task, budget=max(task.budget, len(task.reference) + 1))
     try:
         env.reset()

@@ -14,7 +14,7 @@ MAX_RANGE_CELLS = 100_000
 
 
 class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 class SetValue(_Params):

@@ -66,7 +66,7 @@ def op_open(url):
     try:
         doc = _desktop().loadComponentFromURL(url, "_blank", 0, _props(Hidden=True, MacroExecutionMode=0, UpdateDocMode=0))
     except Exception as exc:
-        raise EngineError("bad_document", "LibreOffice could not open the file (%s)." % type(exc).__name__)
+        raise EngineError("bad_document", f"LibreOffice could not open the file ({type(exc).__name__}).") from None
     if doc is None or not doc.supportsService("com.sun.star.sheet.SpreadsheetDocument"):
         if doc is not None:
             doc.close(True)
@@ -76,7 +76,7 @@ def op_open(url):
 
 def _register(doc):
     _COUNTER[0] += 1
-    key = "doc%d" % _COUNTER[0]
+    key = f"doc{_COUNTER[0]}"
     _DOCS[key] = doc
     return key
 
@@ -85,7 +85,7 @@ def _doc(doc):
     try:
         return _DOCS[doc]
     except KeyError:
-        raise EngineError("no_document", "The document is not open in LibreOffice.")
+        raise EngineError("no_document", "The document is not open in LibreOffice.") from None
 
 
 def op_close(doc):
@@ -176,8 +176,8 @@ def op_restore(doc, url, dirty):
 def _sheet(document, name):
     sheets = document.getSheets()
     if not sheets.hasByName(name):
-        raise EngineError("no_sheet", "There is no sheet named %r." % name,
-                          "Existing sheets: %s." % ", ".join(sheets.getElementNames()))
+        raise EngineError("no_sheet", f"There is no sheet named {name!r}.",
+                          "Existing sheets: {}.".format(", ".join(sheets.getElementNames())))
     return sheets.getByName(name)
 
 
@@ -323,7 +323,7 @@ def _write(doc, document, table, col, row, value):
 def _write_formula(doc, document, table, cell, col, row, text):
     problem = _syntax_problem(text)
     if problem:
-        raise EngineError("invalid_formula", "The formula %s is not valid: %s." % (text, problem),
+        raise EngineError("invalid_formula", f"The formula {text} is not valid: {problem}.",
                           "Write formulas in Excel style, e.g. =SUM(B2:B9) or ='Other Sheet'!A1*2.")
     saved = _capture(cell)
     cell.setTokens(_parser(doc, document).parseFormula(text[1:], _address(table, col, row)))
@@ -331,8 +331,8 @@ def _write_formula(doc, document, table, cell, col, row, text):
     if error in REJECTED:
         _restore(cell, saved)
         reason = {525: "it uses an unknown function or name", 522: "it creates a circular reference"}
-        raise EngineError("invalid_formula", "LibreOffice rejected the formula %s: %s (Err:%d)." % (
-            text, reason.get(error, "syntax error"), error),
+        why = reason.get(error, "syntax error")
+        raise EngineError("invalid_formula", f"LibreOffice rejected the formula {text}: {why} (Err:{error}).",
             "Use Excel-style syntax with commas, e.g. =IF(A1>0,\"yes\",\"no\"); quote sheet names with spaces.")
 
 
@@ -410,7 +410,7 @@ def op_delete_columns(doc, sheet, index, count):
 def op_add_sheet(doc, name, position=None):
     sheets = _doc(doc).getSheets()
     if sheets.hasByName(name):
-        raise EngineError("sheet_exists", "A sheet named %r already exists." % name, "Pick a new name.")
+        raise EngineError("sheet_exists", f"A sheet named {name!r} already exists.", "Pick a new name.")
     sheets.insertNewByName(name, sheets.getCount() if position is None else min(position, sheets.getCount()))
     return True
 
@@ -419,7 +419,7 @@ def op_rename_sheet(doc, sheet, new_name):
     document = _doc(doc)
     table = _sheet(document, sheet)
     if document.getSheets().hasByName(new_name):
-        raise EngineError("sheet_exists", "A sheet named %r already exists." % new_name, "Pick a new name.")
+        raise EngineError("sheet_exists", f"A sheet named {new_name!r} already exists.", "Pick a new name.")
     table.setName(new_name)
     return True
 
@@ -479,8 +479,8 @@ def _format_key(document, code):
         try:
             key = formats.addNew(code, locale)
         except Exception:
-            raise EngineError("invalid_number_format", "LibreOffice does not accept the number format %r." % code,
-                              "Use codes such as 0.00, #,##0, 0%, YYYY-MM-DD or \"$\"#,##0.00.")
+            raise EngineError("invalid_number_format", f"LibreOffice does not accept the number format {code!r}.",
+                              "Use codes such as 0.00, #,##0, 0%, YYYY-MM-DD or \"$\"#,##0.00.") from None
     return key
 
 
@@ -496,8 +496,8 @@ def op_batch(doc, steps, snapshot_url):
             op(doc=doc, **request)
         except EngineError as exc:
             op_restore(doc, snapshot_url, dirty)
-            raise EngineError(exc.code, "Batch step %d failed and the batch was undone: %s" % (index + 1, exc.message),
-                              exc.hint)
+            message = f"Batch step {index + 1} failed and the batch was undone: {exc.message}"
+            raise EngineError(exc.code, message, exc.hint) from None
         except Exception:
             op_restore(doc, snapshot_url, dirty)
             raise

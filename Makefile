@@ -1,0 +1,32 @@
+# Two commands on a fresh Debian/Ubuntu machine:  make demo   and   make test
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test check schemas system clean
+
+demo: $(STAMP)  ## the main job: the built-in suite with the oracle agent, per-app table
+	$(BIN)/asil bench --suite core --agent oracle --out asil-results/demo
+
+test: $(STAMP)  ## the whole test suite (real LibreOffice), two workers
+	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+check: $(STAMP)  ## lint and strict typing
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
+schemas: $(STAMP)  ## regenerate the committed JSON Schemas after changing a contract model
+	$(BIN)/python -m asil.contracts schemas
+
+system:
+	@./scripts/install-system.sh
+
+$(STAMP): pyproject.toml | system
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test,dev]'
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) asil-results .pytest_cache .mypy_cache .ruff_cache

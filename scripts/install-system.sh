@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install the real applications ASIL drives, from Debian/Ubuntu packages, when they are missing.
+# Called by `make demo` and `make test`; safe to run again (it only checks when all is present).
+set -euo pipefail
+
+packages=()
+command -v soffice >/dev/null 2>&1 || packages+=(libreoffice-calc-nogui)
+[ -f /usr/lib/libreoffice/program/pythonscript.py ] || packages+=(libreoffice-script-provider-python)
+[ -f /usr/lib/python3/dist-packages/uno.py ] || packages+=(python3-uno)
+python3 -c "import ensurepip, venv" >/dev/null 2>&1 || packages+=(python3-venv)
+fc-list 2>/dev/null | grep -qi dejavu || packages+=(fonts-dejavu-core)
+
+if [ ${#packages[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "ASIL needs these system packages: ${packages[*]}" >&2
+  echo "Install them with: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${packages[*]}" >&2
+  exit 1
+fi
+echo "Installing system packages: ${packages[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${packages[@]}"

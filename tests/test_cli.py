@@ -1,0 +1,98 @@
+"""The asil command line, run as a user runs it (a real subprocess, real LibreOffice)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+from tests.conftest import lo_convert, run_cli
+
+from asil.tasks import get_task
+
+
+def _csv_made_ods(tmp_path: Path) -> Path:
+    source = tmp_path / "team.csv"
+    with source.open("w", newline="") as handle:
+        csv.writer(handle).writerows([["name", "hours"], ["Ana", 12], ["Bo", 30]])
+    return lo_convert(source, "ods", tmp_path)
+
+
+def test_apps_schema_and_doctor() -> None:
+    apps = run_cli("apps")
+    assert apps.returncode == 0 and "calc" in apps.stdout and "file" in apps.stdout
+    schema = json.loads(run_cli("schema", "calc").stdout)
+    assert schema["app"] == "calc" and "sort_range" in schema["functions"]
+    assert run_cli("doctor").returncode == 0
+    unknown = run_cli("schema", "photoshop")
+    assert unknown.returncode == 2 and "Unknown app 'photoshop'" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+
+
+def test_observe_and_act_on_a_libreoffice_file(tmp_path: Path) -> None:
+    ods = _csv_made_ods(tmp_path)
+    observed = run_cli("observe", str(ods), "--json")
+    assert observed.returncode == 0, observed.stderr
+    cells = {e["id"]: e for e in json.loads(observed.stdout)["elements"]}
+    assert cells["team!B3"]["value"] == 30
+    done = run_cli("act", str(ods), "--action",
+                   '{"action_type": "set_value", "target": "team!B4", "params": {"formula": "=SUM(B2:B3)"}}')
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["changed"] == ["team!B4"]
+    text = run_cli("observe", str(ods))
+    assert "team!B4" in text.stdout and "=SUM(B2:B3)" in text.stdout and "42" in text.stdout
+    exported = lo_convert(ods, "csv", tmp_path / "back")
+    assert exported.read_text().splitlines()[3] == ",42"
+
+
+def test_bad_input_exits_2_with_one_sentence_and_leaves_the_file_alone(tmp_path: Path) -> None:
+    ods = _csv_made_ods(tmp_path)
+    original = ods.read_bytes()
+    cases = [
+        ("{not json", "not valid JSON"),
+        ('{"action_type": "teleport"}', "Unknown action_type"),
+        ('{"action_type": "set_value", "target": "Sheet9!ZZ0", "params": {"value": 1}}', "Row 0"),
+        ('{"action_type": "set_value", "target": "team!B2", "params": {"value": "12", "formula": "=1"}}', "exactly one"),
+        ('{"action_type": "set_value", "target": "team!C2", "params": {"formula": "=SUMM(B2:B3)"}}', "unknown function"),
+    ]
+    for action, fragment in cases:
+        out = run_cli("act", str(ods), "--action", action)
+        assert out.returncode == 2, (action, out.stderr)
+        assert fragment in out.stderr and "Traceback" not in out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1
+    assert ods.read_bytes() == original
+    broken = tmp_path / "broken.ods"
+    broken.write_bytes(b"garbage")
+    out = run_cli("observe", str(broken))
+    assert out.returncode == 2 and "corrupted or not an OpenDocument" in out.stderr
+    assert broken.read_bytes() == b"garbage"
+    missing = run_cli("observe", str(tmp_path / "nope.ods"))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_tasks_run_and_bench(tmp_path: Path) -> None:
+    tasks_dir = tmp_path / "tasks"
+    tasks_dir.mkdir()
+    for task_id in ("calc-total-column", "calc-infeasible-macro"):
+        source = get_task(task_id).source_dir / f"{task_id}.json"  # type: ignore[operator]
+        shutil.copy(source, tasks_dir)
+    listed = run_cli("tasks", "list", "--tasks-dir", str(tasks_dir))
+    assert listed.returncode == 0 and listed.stdout.count("calc-") == 2
+    checked = run_cli("tasks", "check", "--tasks-dir", str(tasks_dir))
+    assert checked.returncode == 0 and "2/2 tasks sound" in checked.stdout
+    ran = run_cli("run", "calc-total-column", "--tasks-dir", str(tasks_dir), "--out", str(tmp_path / "run"))
+    assert ran.returncode == 0 and "success" in ran.stdout
+    assert (tmp_path / "run" / "calc-total-column" / "result.txt").read_text() == "1\n"
+    bench = run_cli("bench", "--tasks-dir", str(tasks_dir), "--out", str(tmp_path / "bench"))
+    assert bench.returncode == 0 and "calc" in bench.stdout and "100.0%" in bench.stdout
+    assert sorted(p.name for p in (tmp_path / "bench").iterdir()) == [
+        "calc-infeasible-macro", "calc-total-column", "summary.json"]
+
+
+def test_a_broken_task_is_reported_not_crashed(tmp_path: Path) -> None:
+    tasks_dir = tmp_path / "tasks"
+    tasks_dir.mkdir()
+    (tasks_dir / "bad.json").write_text('{"id": "bad", "suite": "x"}')
+    out = run_cli("tasks", "list", "--tasks-dir", str(tasks_dir))
+    assert out.returncode == 2 and "bad.json" in out.stderr and "Traceback" not in out.stderr

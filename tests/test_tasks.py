@@ -1,0 +1,63 @@
+"""Every built-in task is sound, and the raw validator agrees with the evaluator on it."""
+
+from __future__ import annotations
+
+import pytest
+
+from asil.adapters.calc.validator import raw_judge
+from asil.env import Env
+from asil.evaluate.evaluator import evaluate_paths
+from asil.protocol import Action
+from asil.tasks import load_tasks, prepare_workspace
+from asil.tasks.check import check_task
+from asil.tasks.model import Task
+
+TASKS = load_tasks()
+CALC_TASKS = [t for t in TASKS if "calc" in t.apps]
+
+
+def test_the_calc_suite_has_twenty_tasks_with_an_infeasible_one() -> None:
+    assert len(CALC_TASKS) >= 20
+    assert any(not t.feasible for t in CALC_TASKS)
+    assert len({t.id for t in TASKS}) == len(TASKS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.id)
+def test_reference_succeeds_and_untouched_state_fails(task: Task) -> None:
+    check = check_task(task)
+    assert check.reference_success, check.detail
+    assert not check.initial_success, check.detail
+
+
+def _agree(task: Task, workspace: object, outcome: str | None, answer: str | None) -> None:
+    evaluation = evaluate_paths(task.evaluator.paths, workspace, outcome, answer)  # type: ignore[arg-type]
+    for path, verdicts in zip(task.evaluator.paths, evaluation.paths, strict=False):
+        for checkpoint, verdict in zip(path, verdicts.checkpoints, strict=False):
+            raw = raw_judge(checkpoint, workspace, outcome, answer)  # type: ignore[arg-type]
+            assert raw == verdict.passed, (f"{task.id}: {checkpoint.type} {checkpoint.target}: evaluator "
+                                           f"{verdict.passed} (actual {verdict.actual!r}) vs raw {raw}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", CALC_TASKS, ids=lambda t: t.id)
+def test_raw_validator_agrees_with_the_evaluator(task: Task) -> None:
+    initial = prepare_workspace(task)
+    try:
+        _agree(task, initial, None, None)
+    finally:
+        initial.cleanup()
+    env = Env(task, budget=len(task.reference) + 2)
+    env.reset()
+    try:
+        actions = list(task.reference)
+        if not actions[-1].is_control:
+            actions.append(Action(action_type="done"))
+        for action in actions:
+            assert env.step(action).result.ok
+        assert env.workspace is not None
+        for adapter in env.adapters.values():
+            adapter.save()
+        _agree(task, env.workspace, env.outcome, env.answer)
+    finally:
+        env.close()
