@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import signal
 import shutil
 import zipfile
 from pathlib import Path
@@ -186,7 +188,7 @@ def test_a_crashed_libreoffice_is_restarted(workspace: Workspace, sales: Path) -
     office = shared_office()
     with CalcAdapter(workspace, "sales.ods") as calc:
         assert act(calc, {"action_type": "set_value", "target": "Sales!A2", "params": {"value": "lost"}}).ok
-        office.process.kill()
+        os.killpg(office.process.pid, signal.SIGKILL)  # a crash of soffice.bin and its launcher
         office.process.wait()
         result = act(calc, {"action_type": "set_value", "target": "Sales!A3", "params": {"value": "x"}})
         assert result.status == "error" and result.error.code == "app_restarted"

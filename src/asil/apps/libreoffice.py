@@ -12,6 +12,7 @@ import itertools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -179,13 +180,23 @@ class Office:
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+                pass
+        if process is not None:
+            kill_group(process)
         self._context = None
         self._scripts = {}
         if self.profile is not None:
             shutil.rmtree(self.profile, ignore_errors=True)
             self.profile = None
+
+
+def kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill soffice's whole process group: the launcher we started and the soffice.bin it runs."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()
 
 
 _shared: Office | None = None
