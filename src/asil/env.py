@@ -39,9 +39,12 @@ class Env:
     def primary(self) -> Adapter:
         return self.adapters[self.task.apps[0]]
 
-    def reset(self) -> Observation:
-        """Build a fresh workspace and open the task's applications; return the first observation."""
+    def reset(self, task: Task | None = None) -> Observation:
+        """Build a fresh workspace (for ``task``, or the current one) and open its applications."""
         self.close()
+        if task is not None:
+            self.task = task
+            self.budget = task.budget
         self.workspace = prepare_workspace(self.task, self._workspace_given)
         for app in self.task.apps:
             self.adapters[app] = get_adapter_class(app)(self.workspace, self.task.document_for(app))

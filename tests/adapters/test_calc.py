@@ -98,6 +98,12 @@ def test_batch_is_atomic_even_with_sheet_changes(workspace: Workspace, sales: Pa
         assert calc.sheet_names() == ["Sales", "Notes"]
         assert by_id(calc) == before
         assert not calc.dirty
+        assert act(calc, {"action_type": "batch", "params": {"actions": [
+            {"action_type": "invoke_function", "target": "add_sheet", "params": {"name": "Extra"}},
+            {"action_type": "set_value", "target": "Extra!A1", "params": {"formula": "=Sales!B5+1"}},
+        ]}}).ok
+        assert by_id(calc, view="Extra")["Extra!A1"].value == 22
+    assert workspace.files() == ["sales.ods"]  # the snapshot left nothing beside the document
 
 
 def test_large_sheets_are_windowed_and_paged(workspace: Workspace) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -149,7 +150,9 @@ class CalcAdapter(Adapter):
             return []
         self._cached_info = None
         if action.action_type == "batch":
-            self._call("batch", steps=steps, snapshot_url=self.workspace.private("batch-snapshot.ods").as_uri())
+            # The snapshot lives outside the user's folder so a batch leaves no debris beside the document.
+            with tempfile.TemporaryDirectory(prefix="asil-batch-") as scratch:
+                self._call("batch", steps=steps, snapshot_url=(Path(scratch) / "snapshot.ods").as_uri())
         else:
             step = dict(steps[0])
             self._call(step.pop("op"), **step)
