@@ -26,6 +26,7 @@ class Env:
 
     def __init__(self, task: Task, budget: int | None = None, workspace: Workspace | None = None):
         self.task = task
+        self._budget_override = budget
         self.budget = budget or task.budget
         self._workspace_given = workspace
         self.workspace: Workspace | None = None
@@ -44,7 +45,7 @@ class Env:
         self.close()
         if task is not None:
             self.task = task
-            self.budget = task.budget
+            self.budget = self._budget_override or task.budget
         self.workspace = prepare_workspace(self.task, self._workspace_given)
         for app in self.task.apps:
             self.adapters[app] = get_adapter_class(app)(self.workspace, self.task.document_for(app))
