@@ -25,7 +25,8 @@ from asil.workspace import Workspace
     ("range", 5, [1, 10], True),
     ("range", 11, [None, 10], False),
     ("range", "5", [1, 10], False),
-    ("set", ["B", "a"], ["A", "b"], True),
+    ("set", ["b", "a"], ["a", "b"], True),
+    ("set", ["B", "a"], ["A", "b"], False),
     ("set", ["a"], ["a", "a"], False),
 ])
 def test_comparators(name: str, actual: object, expected: object, result: bool) -> None:

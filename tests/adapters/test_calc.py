@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import os
-import signal
 import shutil
+import signal
 import zipfile
 from pathlib import Path
 

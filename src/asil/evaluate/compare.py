@@ -89,8 +89,7 @@ def numeric_range(actual: Any, expected: Any, tolerance: float) -> bool:
 def set_equal(actual: Any, expected: Any, tolerance: float) -> bool:
     if not isinstance(actual, list) or not isinstance(expected, list):
         return False
-    key = repr
-    return sorted(map(key, _squash(actual))) == sorted(map(key, _squash(expected)))
+    return sorted(map(repr, actual)) == sorted(map(repr, expected))
 
 
 def compare(name: str, actual: Any, expected: Any, tolerance: float) -> bool:

@@ -228,7 +228,7 @@ def _cell(doc, document, table, col, row):
     out = {"col": col, "row": row, "display": cell.getString()}
     fmt = document.getNumberFormats().getByKey(cell.NumberFormat)
     if kind == "FORMULA":
-        out["formula"] = "=" + _parser(doc, document).printFormula(cell.getTokens(), _address(table, col, row))
+        out["formula"] = _formula_text(doc, document, table, cell, col, row)
         result = cell.FormulaResultType2
         if cell.getError():
             out["type"], out["value"] = "error", cell.getString()
@@ -249,6 +249,25 @@ def _cell(doc, document, table, col, row):
     if not cell.IsCellBackgroundTransparent and cell.CellBackColor != -1:
         out["background"] = "#%06X" % (cell.CellBackColor & 0xFFFFFF)
     return out
+
+
+def _formula_text(doc, document, table, cell, col, row):
+    """The formula in Excel A1 syntax. The Excel printer drops deleted references, so a formula
+    holding #REF! is shown in LibreOffice's own syntax with commas, keeping the #REF! visible."""
+    text = "=" + _parser(doc, document).printFormula(cell.getTokens(), _address(table, col, row))
+    native = cell.getFormula()
+    if "#REF!" in native and "#REF!" not in text:
+        return _commas(native)
+    return text
+
+
+def _commas(formula):
+    out, quoted = [], False
+    for ch in formula:
+        if ch == '"':
+            quoted = not quoted
+        out.append("," if ch == ";" and not quoted else ch)
+    return "".join(out)
 
 
 def _number_type(bits):
