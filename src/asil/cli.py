@@ -120,11 +120,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     from asil.tasks import get_task
 
     task = get_task(args.task_id, root=args.tasks_dir)
-    result = run_episode(task, make_agent(args.agent), Path(args.out), budget=args.budget,
+    result = run_episode(task, make_agent(args.agent, **_agent_kwargs(args)), Path(args.out), budget=args.budget,
                          full_observations=args.full_observations)
     print(f"{task.id}: {'success' if result.success else 'failure'} score {result.score:.3f} "
           f"steps {result.steps} ({result.termination}) -> {Path(args.out) / task.id}")
-    return EXIT_OK if result.termination not in ("agent_error", "env_error") else EXIT_ERROR
+    if result.error:
+        print(f"reason: {result.error.splitlines()[0]}", file=sys.stderr)
+    return EXIT_OK if result.termination not in ("agent_error", "env_error", "llm_error") else EXIT_ERROR
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -142,11 +144,29 @@ def cmd_bench(args: argparse.Namespace) -> int:
         mark = "ok  " if result.success else "FAIL"
         print(f"[{index}/{total}] {mark} {result.task_id} score {result.score:.2f} {result.time_s:.1f}s", flush=True)
 
-    summary = run_bench(tasks, lambda: make_agent(args.agent), Path(args.out), budget=args.budget,
+    options = _agent_kwargs(args)
+    summary = run_bench(tasks, lambda: make_agent(args.agent, **options), Path(args.out), budget=args.budget,
                         progress=progress)
     print()
     print(format_table(summary))
     return EXIT_OK
+
+
+def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """Options for model-driven agents; the oracle takes none."""
+    if args.agent == "oracle":
+        if args.ablate:
+            raise UsageError("--ablate applies to the lstc agent only.", hint="Use --agent lstc.")
+        return {}
+    options: dict[str, Any] = {"model": args.model}
+    for name in ("base_url", "api_key", "server"):
+        if getattr(args, name):
+            options[name] = getattr(args, name)
+    if args.ablate:
+        if args.agent != "lstc":
+            raise UsageError("--ablate applies to the lstc agent only.", hint="Use --agent lstc.")
+        options["ablate"] = args.ablate
+    return options
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -198,7 +218,16 @@ def _task_filters(p: argparse.ArgumentParser) -> None:
 
 
 def _agent_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--agent", default="oracle")
+    p.add_argument("--agent", default="oracle", help="oracle, react or lstc")
+    p.add_argument("--model", default="scripted",
+                   help="model name on the server, or 'scripted', or 'replay:FILE.jsonl' (react/lstc)")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 "
+                   "(default: $ASIL_BASE_URL or $OPENAI_BASE_URL)")
+    p.add_argument("--api-key", help="default: $ASIL_API_KEY or $OPENAI_API_KEY")
+    p.add_argument("--server", help="how the server takes sampling options: openai, vllm, llamacpp, ollama "
+                   "(default: $ASIL_SERVER or openai)")
+    p.add_argument("--ablate", help="LSTC ablations, comma-separated: no-l2s, no-s2l, no-persistent-subgoal, "
+                   "no-candidates, no-multi-action, no-step-abstraction, no-routing, no-stall-loop")
     p.add_argument("--budget", type=int, help="step budget (default: each task's own)")
     p.add_argument("--out", default="asil-results")
 

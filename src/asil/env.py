@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from asil.adapters.base import Adapter
 from asil.adapters.registry import get_adapter_class
 from asil.evaluate.evaluator import Evaluation, evaluate_paths
 from asil.protocol import Action, ActionError, ActionResult, ActionSchema, AsilError, InvalidAction, Observation
+from asil.shell import run_shell
 from asil.tasks.model import Task
 from asil.tasks.setup import prepare_workspace
 from asil.workspace import Workspace
@@ -72,6 +74,58 @@ class Env:
         result = self.adapters[app or self.task.apps[0]].execute(action)
         return self._outcome(result, terminated=False)
 
+    def shell(self, command: str, timeout_s: float = 30.0) -> StepOutcome:
+        """The Bash channel: run a confined shell command in the workspace as one step.
+
+        Documents are saved first so the shell sees the current state, and reopened after it
+        if the command changed them on disk.
+        """
+        if self.finished:
+            raise RuntimeError("shell() after the episode ended; call reset() first")
+        assert self.workspace is not None
+        started = time.perf_counter()
+        self.steps += 1
+        before = self._document_stamps()
+        for adapter in self.adapters.values():
+            adapter.save()
+        saved = self._document_stamps()
+        ran = run_shell(command, self.workspace, timeout_s)
+        self._reopen_changed(saved)
+        output = ran.stdout + (f"\n[stderr]\n{ran.stderr}" if ran.stderr else "")
+        error = None
+        if ran.exit_code != 0:
+            error = ActionError(code="shell_failed", message=f"The command exited with code {ran.exit_code}.",
+                                hint=ran.stderr.strip()[-300:] or None)
+        changed = [path for path, stamp in self._document_stamps().items() if before.get(path) != stamp]
+        result = ActionResult(ok=error is None, status="ok" if error is None else "error", error=error,
+                              changed=changed, output=output, observation=self.observe(),
+                              latency_ms=(time.perf_counter() - started) * 1000)
+        return self._outcome(result, terminated=False)
+
+    def _document_stamps(self) -> dict[str, tuple[int, int]]:
+        assert self.workspace is not None
+        stamps = {}
+        for relative in self.workspace.files():
+            info = (self.workspace.root / relative).stat()
+            stamps[relative] = (info.st_mtime_ns, info.st_size)
+        return stamps
+
+    def _reopen_changed(self, saved: dict[str, tuple[int, int]]) -> None:
+        now = self._document_stamps()
+        for app, adapter in list(self.adapters.items()):
+            document = adapter.document
+            if document and now.get(document) != saved.get(document):
+                adapter.close()
+                assert self.workspace is not None
+                self.adapters[app] = get_adapter_class(app)(self.workspace, document)
+
+    def dispatch(self, channel: str, action: Action) -> StepOutcome:
+        """Run an action on an execution channel: ``api`` (ASIL actions) or ``bash`` (confined shell)."""
+        if channel not in CHANNELS:
+            return self.reject(InvalidAction(f"Unknown execution channel {channel!r}.",
+                                             hint=f"Channels: {', '.join(CHANNELS)}."))
+        return CHANNELS[channel](self, action)  # type: ignore[no-any-return, operator]
+
     def reject(self, error: AsilError) -> StepOutcome:
         """Record a step whose model output could not be turned into an action."""
         self.steps += 1
@@ -104,8 +158,22 @@ class Env:
         self.workspace = None
 
 
-def invalid_output(message: str, hint: str | None = None) -> InvalidAction:
-    return InvalidAction(message, hint=hint, code="unparseable_output")
+def _bash(env: Env, action: Action) -> StepOutcome:
+    command = action.params.get("command")
+    if not isinstance(command, str) or not command.strip():
+        return env.reject(InvalidAction("A bash action needs params.command, a non-empty string.",
+                                        hint='e.g. {"command": "ls -la"}'))
+    timeout = action.params.get("timeout_s", 30)
+    return env.shell(command, float(timeout) if isinstance(timeout, int | float) else 30.0)
 
 
-__all__ = ["ActionError", "Env", "StepOutcome", "invalid_output"]
+# Execution channels, by name. A GUI channel joins later.
+CHANNELS = {"api": Env.step, "bash": _bash}
+
+
+def bash_action(command: str, timeout_s: float = 30.0) -> Action:
+    """How a bash-channel step is recorded: an ``invoke_function`` of ``bash``."""
+    return Action(action_type="invoke_function", target="bash", params={"command": command, "timeout_s": timeout_s})
+
+
+__all__ = ["CHANNELS", "Env", "StepOutcome", "bash_action"]

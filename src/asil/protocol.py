@@ -113,6 +113,7 @@ class ActionResult(_Strict):
     status: Status
     error: ActionError | None = None
     changed: list[str] = Field(default_factory=list)
+    output: str | None = Field(None, description="text a channel printed (e.g. the bash channel's stdout)")
     observation: Observation | None = None
     latency_ms: float = 0.0
 

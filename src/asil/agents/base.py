@@ -18,6 +18,8 @@ class Decision:
     thought: str = ""
     tokens: dict[str, int] = field(default_factory=dict)
     error: AsilError | None = None
+    channel: str = "api"  # execution channel: api (ASIL actions) or bash
+    stop: str | None = None  # the agent ends the episode without an action (e.g. "stall_cutoff")
 
 
 class Agent(Protocol):
@@ -28,8 +30,16 @@ class Agent(Protocol):
     def act(self, observation: Observation, last: ActionResult | None) -> Decision: ...
 
 
+def agent_metrics(agent: Agent, termination: str) -> dict[str, Any]:
+    """Episode metrics of agents that keep them (``metrics(termination)``), else nothing."""
+    method = getattr(agent, "metrics", None)
+    return dict(method(termination)) if callable(method) else {}
+
+
 AGENTS: dict[str, str] = {
     "oracle": "asil.agents.oracle:OracleAgent",
+    "react": "asil.agents.react:ReActAgent",
+    "lstc": "asil.agents.lstc.agent:LSTCAgent",
 }
 
 

@@ -7,11 +7,63 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
-from asil.agents.base import Agent
-from asil.env import Env
-from asil.protocol import ActionResult, AsilError
+from asil.agents.base import Agent, Decision, agent_metrics
+from asil.env import Env, StepOutcome
+from asil.evaluate.evaluator import Evaluation
+from asil.llm.base import LLMError
+from asil.protocol import ActionResult, AsilError, Observation
 from asil.runner.trace import EpisodeResult, Termination, TraceLine, TraceWriter, digest
 from asil.tasks.model import Task
+
+
+class AgentFailure(Exception):
+    """The agent itself raised (a bug in it); the episode ends with ``agent_error``."""
+
+
+class _Episode:
+    """Mutable bookkeeping of one run, so the loop itself stays short."""
+
+    def __init__(self, task: Task, agent: Agent, writer: TraceWriter, env: Env):
+        self.task, self.agent, self.writer, self.env = task, agent, writer, env
+        self.tokens: Counter[str] = Counter()
+        self.termination: Termination = "env_error"
+        self.error: str | None = None
+        self.evaluation: Evaluation | None = None
+
+    def record(self, observation: Observation, decision: Decision, outcome: StepOutcome) -> None:
+        result = outcome.result
+        self.writer.write(TraceLine(
+            step=self.env.steps, observation_digest=digest(observation),
+            observation=observation.to_agent_dict() if self.writer.full else None,
+            thought=decision.thought, action=decision.action, channel=decision.channel, status=result.status,
+            error=result.error, changed=result.changed, output=result.output,
+            latency_ms=round(result.latency_ms, 3), tokens=decision.tokens))
+
+    def loop(self) -> None:
+        observation = self.env.reset()
+        self.agent.reset(self.task, self.env.schemas())
+        last: ActionResult | None = None
+        while True:
+            try:
+                decision = self.agent.act(observation, last)
+            except LLMError:
+                raise
+            except Exception as exc:
+                raise AgentFailure(f"{type(exc).__name__}: {exc}") from exc
+            self.tokens.update(decision.tokens)
+            if decision.stop:
+                self.termination = decision.stop  # type: ignore[assignment]
+                return
+            if decision.action is None:
+                outcome = self.env.reject(decision.error or AsilError("The agent produced no action."))
+            else:
+                outcome = self.env.dispatch(decision.channel, decision.action)
+            self.record(observation, decision, outcome)
+            last = outcome.result
+            observation = outcome.result.observation or self.env.observe()
+            if outcome.terminated or outcome.truncated:
+                self.termination = outcome.reason  # type: ignore[assignment]
+                return
 
 
 def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = None,
@@ -20,48 +72,39 @@ def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = No
     started = time.monotonic()
     writer = TraceWriter(out_dir / task.id, full_observations)
     env = Env(task, budget=budget)
-    tokens: Counter[str] = Counter()
-    termination: Termination = "env_error"
-    error: str | None = None
-    evaluation = None
+    episode = _Episode(task, agent, writer, env)
     try:
-        observation = env.reset()
-        agent.reset(task, env.schemas())
-        last: ActionResult | None = None
-        while True:
-            try:
-                decision = agent.act(observation, last)
-            except Exception as exc:  # a broken agent ends its episode, not the run
-                termination, error = "agent_error", f"{type(exc).__name__}: {exc}"
-                break
-            tokens.update(decision.tokens)
-            if decision.action is None:
-                outcome = env.reject(decision.error or AsilError("The agent produced no action."))
-            else:
-                outcome = env.step(decision.action)
-            writer.write(TraceLine(
-                step=env.steps, observation_digest=digest(observation),
-                observation=observation.to_agent_dict() if full_observations else None,
-                thought=decision.thought, action=decision.action, status=outcome.result.status,
-                error=outcome.result.error, changed=outcome.result.changed,
-                latency_ms=round(outcome.result.latency_ms, 3), tokens=decision.tokens))
-            last = outcome.result
-            observation = outcome.result.observation or env.observe()
-            if outcome.terminated or outcome.truncated:
-                termination = outcome.reason  # type: ignore[assignment]
-                break
-        evaluation = env.evaluate()
+        episode.loop()
+        episode.evaluation = env.evaluate()
+    except LLMError as exc:  # the model server stayed down: a clean end with the reason
+        episode.termination, episode.error = "llm_error", exc.message
+        episode.evaluation = _evaluate_anyway(env)
+    except AgentFailure as exc:
+        episode.termination, episode.error = "agent_error", _describe(exc.__cause__ or exc)
     except Exception as exc:
-        error = "".join(traceback.format_exception_only(exc)).strip()
-        if not isinstance(exc, AsilError):
-            error += "\n" + traceback.format_exc()
-        termination = "env_error"
+        episode.termination, episode.error = "env_error", _describe(exc)
     finally:
         env.close()
+    evaluation = episode.evaluation
     result = EpisodeResult(
         task_id=task.id, suite=task.suite, apps=task.apps, agent=getattr(agent, "name", type(agent).__name__),
         score=evaluation.score if evaluation else 0.0, success=bool(evaluation and evaluation.success),
         checkpoints=evaluation.checkpoints if evaluation else [], steps=env.steps, budget=env.budget,
-        tokens=dict(tokens), time_s=round(time.monotonic() - started, 3), termination=termination, error=error)
+        tokens=dict(episode.tokens), time_s=round(time.monotonic() - started, 3), termination=episode.termination,
+        error=episode.error, metrics=agent_metrics(agent, episode.termination))
     writer.finish(result)
     return result
+
+
+def _evaluate_anyway(env: Env) -> Evaluation | None:
+    try:
+        return env.evaluate()
+    except Exception:  # the state could not be judged; the episode already has its reason
+        return None
+
+
+def _describe(exc: BaseException) -> str:
+    message = "".join(traceback.format_exception_only(exc)).strip()
+    if not isinstance(exc, AsilError):
+        message += "\n" + "".join(traceback.format_exception(exc))
+    return message

@@ -13,7 +13,7 @@ from asil.evaluate.evaluator import CheckpointVerdict
 from asil.protocol import Action, ActionError, Observation
 from asil.workspace import atomic_write
 
-Termination = Literal["done", "infeasible", "budget", "agent_error", "env_error"]
+Termination = Literal["done", "infeasible", "budget", "stall_cutoff", "llm_error", "agent_error", "env_error"]
 
 
 class TraceLine(BaseModel):
@@ -26,9 +26,11 @@ class TraceLine(BaseModel):
     observation: dict[str, Any] | None = Field(None, description="the full observation, when recorded")
     thought: str = ""
     action: Action | None
+    channel: str = "api"
     status: Literal["ok", "invalid", "error"]
     error: ActionError | None = None
     changed: list[str] = Field(default_factory=list)
+    output: str | None = None
     latency_ms: float
     tokens: dict[str, int] = Field(default_factory=dict)
 
@@ -51,6 +53,8 @@ class EpisodeResult(BaseModel):
     time_s: float
     termination: Termination
     error: str | None = None
+    metrics: dict[str, Any] = Field(default_factory=dict, description="agent metrics (LSTC: commitments, "
+                                    "channels, verification class, runtime events, usage per call kind)")
 
 
 def digest(observation: Observation) -> str:

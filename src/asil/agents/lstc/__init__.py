@@ -1,0 +1,1 @@
+"""LocalLSTC: Long Short-Term Control for agents on small local models."""

@@ -1,0 +1,182 @@
+"""The LocalLSTC agent: persistent control state, Long-to-Short planning, Short-to-Long control."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Any
+
+from asil.agents.base import Decision
+from asil.agents.llm_agent import ModelClient
+from asil.agents.lstc import control
+from asil.agents.lstc.config import LSTCConfig, configure
+from asil.agents.lstc.metrics import episode_metrics
+from asil.agents.lstc.planner import Commitment, parse_commitment, planner_messages, system_prompt
+from asil.agents.lstc.state import ControlState, Route, Verification
+from asil.agents.prompting import observation_text, schema_text
+from asil.llm.parse import DecisionParseError
+from asil.protocol import Action, ActionResult, ActionSchema, Observation
+from asil.runner.trace import digest
+from asil.tasks.model import Task
+
+
+class LSTCAgent:
+    name = "lstc"
+
+    def __init__(self, model: str = "scripted", ablate: list[str] | str | None = None,
+                 config: LSTCConfig | None = None, **options: Any):
+        self.cfg = config or configure(ablate)
+        self.client = ModelClient.from_options(model, **options)
+        self.state = ControlState(task="")
+        self.queue: deque[tuple[str, Action]] = deque()
+        self.inflight: control.Executed | None = None
+        self.guard = control.LoopGuard(self.cfg.loop_window)
+        self.system = ""
+        self.succeeded: list[dict[str, Any]] = []
+        self.counts: dict[str, int] = {}
+        self.routes: list[Route] = []
+        self.controller_seconds = 0.0
+
+    # ------------------------------------------------------------ agent protocol
+    def reset(self, task: Task, schemas: dict[str, ActionSchema]) -> None:
+        self.client.bind(task)
+        self.state = ControlState(task=task.instruction, recent=deque(maxlen=self.cfg.recent_steps))
+        self.queue.clear()
+        self.inflight = None
+        self.guard = control.LoopGuard(self.cfg.loop_window)
+        self.system = system_prompt(self.cfg, schema_text(schemas))
+        self.succeeded, self.routes = [], []
+        self.counts = {"planner_steps": 0, "api": 0, "bash": 0, "control": 0, "steps": 0}
+        self.controller_seconds = 0.0
+
+    def act(self, observation: Observation, last: ActionResult | None) -> Decision:
+        started, model_before = time.perf_counter(), self._model_seconds()
+        try:
+            return self._act(observation, last)
+        finally:
+            spent = time.perf_counter() - started - (self._model_seconds() - model_before)
+            self.controller_seconds += spent
+
+    def metrics(self, termination: str) -> dict[str, Any]:
+        return episode_metrics(self, termination)
+
+    # ------------------------------------------------------------ one step
+    def _act(self, observation: Observation, last: ActionResult | None) -> Decision:
+        self.counts["steps"] += 1
+        if self.inflight is not None and last is not None:
+            self._absorb(observation, last)
+        if self.cfg.stall_loop and self.cfg.routing and self.state.consecutive_stalls >= self.cfg.stall_cutoff:
+            return Decision(action=None, stop="stall_cutoff", thought="consecutive-stall cutoff")
+        if self.queue:
+            return self._issue(observation, *self.queue.popleft())
+        return self._plan(observation)
+
+    def _plan(self, observation: Observation) -> Decision:
+        text = observation_text(observation)
+        for _ in range(self.cfg.max_replans):
+            self.counts["planner_steps"] += 1
+            try:
+                commitment = self._ask_planner(text)
+            except DecisionParseError as exc:
+                return Decision(action=None, error=exc, tokens=dict(self.client.last_call_tokens))
+            self._update_subgoal(commitment)
+            if commitment.control is None:
+                self.queue.extend(commitment.steps)
+                return self._issue(observation, *self.queue.popleft(), thought=commitment.rationale)
+            decision = self._finish(commitment, text)
+            if decision is not None:
+                return decision
+        # The planner kept finishing and verification kept refusing: hand the finish over (recorded as Fail).
+        return self._control("done", "repeated finish after rejections")
+
+    def _ask_planner(self, observation: str) -> Commitment:
+        messages = planner_messages(self.state, self.cfg, self.system, observation)
+        context = {"succeeded": self.succeeded, "subgoal": self.state.subgoal.text if self.state.subgoal else None,
+                   "format": {"candidates": self.cfg.candidates, "multi_action": self.cfg.multi_action,
+                              "persistent_subgoal": self.cfg.persistent_subgoal}}
+        data = self.client.ask("planner", messages, context, check=self._check_commitment)
+        commitment = parse_commitment(data, self.cfg)
+        self.state.feedback = ""  # consumed by this call
+        return commitment
+
+    def _check_commitment(self, data: dict[str, Any]) -> None:
+        parse_commitment(data, self.cfg)  # raises DecisionParseError, which triggers the repair round
+
+    def _update_subgoal(self, commitment: Commitment) -> None:
+        current = self.state.subgoal
+        keep = (self.cfg.persistent_subgoal and commitment.subgoal_mode == "continue" and current is not None
+                and current.status == "active")
+        if not keep:
+            self.state.new_subgoal(commitment.subgoal_text, self.counts["steps"])
+
+    def _finish(self, commitment: Commitment, observation: str) -> Decision | None:
+        if commitment.control == "infeasible":  # an explicit INFEASIBLE counts as an accepted verification
+            self.state.verifications.append(Verification(self.counts["steps"], "accept", commitment.reason, True))
+            return self._control("infeasible", commitment.reason)
+        if not self.cfg.verifies:
+            return self._control("done", commitment.reason)
+        accepted, reason = control.verify_finish(self.client, self.state, observation, {"succeeded": self.succeeded})
+        self.state.verifications.append(Verification(self.counts["steps"], "accept" if accepted else "reject", reason))
+        if accepted:
+            return self._control("done", commitment.reason)
+        self.state.events.rejected_terminations += 1
+        self.state.feedback = f"FINAL VERIFICATION REJECTED the finish: {reason} Continue the task."
+        return None
+
+    def _control(self, kind: str, reason: str) -> Decision:
+        self.counts["control"] += 1
+        params = {"reason": reason} if kind == "infeasible" else {}
+        action = Action.model_validate({"action_type": kind, "params": params})
+        return Decision(action=action, thought=reason,
+                        tokens=dict(self.client.last_call_tokens))
+
+    def _issue(self, observation: Observation, channel: str, action: Action, thought: str = "") -> Decision:
+        self.counts[channel] += 1
+        if self.state.subgoal is not None:
+            self.state.subgoal.actions += 1
+        self.inflight = control.Executed(channel, action, digest(observation), observation.summary, len(self.queue))
+        return Decision(action=action, channel=channel, thought=thought, tokens=dict(self.client.last_call_tokens))
+
+    # ------------------------------------------------------------ Short-to-Long control
+    def _absorb(self, observation: Observation, result: ActionResult) -> None:
+        executed, self.inflight = self.inflight, None
+        assert executed is not None
+        if result.ok and executed.channel == "api":
+            self.succeeded.append(executed.action.model_dump(mode="json"))
+        if self.cfg.step_abstraction:
+            evidence, route = control.abstract_step(self.client, self.state, self.cfg, executed, result,
+                                                    observation.summary)
+        else:
+            evidence, route = control.raw_evidence(executed, result)
+        finding = self.guard.check(executed, digest(observation)) if self.cfg.stall_loop else None
+        if result.ok and finding is not None:
+            route = "stall"
+        if not result.ok:  # a committed list stops early when an action fails
+            self.queue.clear()
+        self.routes.append(route)
+        self.state.add_evidence(evidence, self.cfg.subgoal_evidence)
+        self.state.recent.append(f"{executed.channel}: {evidence}")
+        self.state.steps_since_refinement += 1
+        if self.cfg.routing:
+            self._route(route, executed, result, finding)
+        if self.state.steps_since_refinement >= self.cfg.refine_interval:
+            control.refine_context(self.client, self.state)  # maximum-interval fallback (periodic when ablated)
+
+    def _route(self, route: Route, executed: control.Executed, result: ActionResult, finding: str | None) -> None:
+        state = self.state
+        state.consecutive_stalls = state.consecutive_stalls + 1 if route == "stall" else 0
+        if route == "stall":
+            state.events.stalls += finding == "stall"
+            state.events.loops += finding == "loop"
+            self.queue.clear()
+        if route == "error":
+            state.events.recovery_entries += 1
+        if route in ("error", "stall") and self.cfg.recovery_feedback:
+            state.feedback = control.recovery_feedback(state, executed, result, route, finding)
+        if route == "advance" and self.cfg.subgoal_transitions and state.subgoal is not None and not self.queue:
+            state.subgoal.status = "done"
+            if self.cfg.advance_refinement:
+                control.refine_context(self.client, state)
+
+    def _model_seconds(self) -> float:
+        return sum(s.seconds for s in self.client.usage.by_kind.values())

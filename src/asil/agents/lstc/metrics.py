@@ -1,0 +1,48 @@
+"""Episode metrics of Table 2 and Table 4, computed from the controller's own records."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from asil.agents.lstc.agent import LSTCAgent
+
+CUTOFFS = ("stall_cutoff", "budget")
+
+
+def verification_class(agent: LSTCAgent, termination: str) -> str:
+    """Pass / Fail / Bypass exactly as defined under the paper's Table 2."""
+    history = agent.state.verifications
+    explicit_infeasible = any(v.infeasible for v in history)
+    if termination in CUTOFFS and not explicit_infeasible:
+        return "Bypass"
+    return "Fail" if any(v.verdict == "reject" for v in history) else "Pass"
+
+
+def episode_metrics(agent: LSTCAgent, termination: str) -> dict[str, Any]:
+    counts, state = agent.counts, agent.state
+    actions = counts.get("api", 0) + counts.get("bash", 0)
+    emitted = actions + counts.get("control", 0)
+    planner_steps = counts.get("planner_steps", 0)
+    subgoals = len(state.subgoals)
+    return {
+        "planner_steps": planner_steps,
+        "steps": counts.get("steps", 0),
+        "actions": actions,
+        "subgoals": subgoals,
+        "actions_per_subgoal": round(actions / subgoals, 3) if subgoals else 0.0,
+        "actions_per_step": round(actions / planner_steps, 3) if planner_steps else 0.0,
+        "channel_shares": {name: round(counts.get(name, 0) / emitted, 3) if emitted else 0.0
+                           for name in ("api", "bash", "control")},
+        "context_refinements": state.refinements,
+        "final_verification": [{"step": v.step, "verdict": v.verdict, "reason": v.reason, "infeasible": v.infeasible}
+                               for v in state.verifications],
+        "verification_class": verification_class(agent, termination),
+        "routes": {route: agent.routes.count(route) for route in ("continue", "advance", "error", "stall")},
+        "events": state.events.as_dict(),
+        "repairs": agent.client.repairs,
+        "model_calls": agent.client.usage.as_dict(),
+        "tokens": agent.client.usage.totals(),
+        "controller_ms_per_step": round(agent.controller_seconds * 1000 / max(counts.get("steps", 0), 1), 3),
+        "config": agent.cfg.model_dump(),
+    }

@@ -1,0 +1,126 @@
+"""Long-to-Short planning: one call compares candidates and commits to an ordered action list."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from asil.agents.lstc.config import LSTCConfig
+from asil.agents.lstc.state import ControlState
+from asil.agents.prompting import render
+from asil.env import bash_action
+from asil.llm.base import Message
+from asil.llm.parse import DecisionParseError
+from asil.protocol import Action
+
+PROMPTS = "asil.agents.lstc"
+CONTROLS = (None, "done", "infeasible")
+
+
+@dataclass
+class Commitment:
+    """The planner's decision for this step."""
+
+    subgoal_mode: str
+    subgoal_text: str
+    steps: list[tuple[str, Action]] = field(default_factory=list)  # (channel, action), in order
+    control: str | None = None
+    reason: str = ""
+    candidates: int = 0
+    rationale: str = ""
+
+
+def reply_format(cfg: LSTCConfig) -> str:
+    """The JSON the planner must return, shaped by the active mechanisms."""
+    example: dict[str, Any] = {}
+    notes = []
+    if cfg.candidates:
+        example["candidates"] = [{"subgoal": "<next stage of the task>", "why": "<why it is the right next stage>"}]
+        example["best"] = "<index of the best candidate>"
+        example["rationale"] = "<one sentence: why the best one wins>"
+        notes.append(f"Propose up to {cfg.max_candidates} candidates and compare them before committing.")
+    modes = '"continue" | "new"' if cfg.persistent_subgoal else '"new"'
+    example["subgoal"] = {"mode": modes, "text": "<the subgoal you commit to>"}
+    step = {"channel": "api", "action": {"action_type": "...", "target": "...", "params": {}}}
+    if cfg.multi_action:
+        example["actions"] = [step, {"channel": "bash", "command": "..."}]
+        notes.append(f'"actions" is an ordered list of at most {cfg.max_actions} steps; it stops early if one fails.')
+    else:
+        example["action"] = step
+        notes.append('Give exactly one step in "action".')
+    example["control"] = 'null | "done" | "infeasible"'
+    example["reason"] = "<required with control>"
+    if cfg.persistent_subgoal:
+        notes.append('Use "mode": "continue" to keep the current subgoal, "new" to start the next one.')
+    return "Reply format:\n" + json.dumps(example, indent=2) + "\n" + "\n".join(notes)
+
+
+def system_prompt(cfg: LSTCConfig, schema: str) -> str:
+    return render(PROMPTS, "planner_system.md", format=reply_format(cfg), schema=schema)
+
+
+def user_prompt(state: ControlState, cfg: LSTCConfig, observation: str) -> str:
+    subgoal_block = ""
+    if cfg.persistent_subgoal and state.subgoal is not None:
+        history = [f"  {s.id}. [{s.status}] {s.text}" for s in state.subgoals[-6:]]
+        subgoal_block = (f"Current subgoal ({state.subgoal.status}, since step {state.subgoal.started_step}): "
+                         f"{state.subgoal.text}\nSubgoal history:\n" + "\n".join(history) + "\n")
+    key = state.evidence_key(cfg.subgoal_evidence)
+    evidence = state.evidence.get(key, [])[-cfg.evidence_window :]
+    return render(PROMPTS, "planner_user.md", task=state.task, subgoal_block=subgoal_block,
+                  evidence_scope=" for the current subgoal" if key else " for the task",
+                  evidence="\n".join(f"- {e}" for e in evidence) or "(none yet)",
+                  refined=state.refined_history or "(nothing yet)",
+                  recent="\n".join(f"- {r}" for r in state.recent) or "(none yet)",
+                  feedback=state.feedback or "(none)", observation=observation)
+
+
+def planner_messages(state: ControlState, cfg: LSTCConfig, system: str, observation: str) -> list[Message]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": user_prompt(state, cfg, observation)}]
+
+
+def parse_commitment(data: dict[str, Any], cfg: LSTCConfig) -> Commitment:
+    """Validate a planner reply; DecisionParseError names the first problem (for the repair round)."""
+    control = data.get("control")
+    if control not in CONTROLS:
+        raise DecisionParseError(f"'control' must be null, \"done\" or \"infeasible\", not {control!r}.")
+    raw_subgoal = data.get("subgoal")
+    subgoal: dict[str, Any] = raw_subgoal if isinstance(raw_subgoal, dict) else {}
+    mode = subgoal.get("mode", "new") if cfg.persistent_subgoal else "new"
+    raw_steps = data.get("actions") if cfg.multi_action else None
+    if raw_steps is None:
+        raw_steps = [data["action"]] if isinstance(data.get("action"), dict) else data.get("actions") or []
+    if not isinstance(raw_steps, list):
+        raise DecisionParseError("'actions' must be a list of steps.")
+    limit = cfg.max_actions if cfg.multi_action else 1
+    steps = [_step(raw, cfg) for raw in raw_steps[:limit]]
+    if control is None and not steps:
+        raise DecisionParseError("The reply commits to no action and no control.",
+                                 hint='Give "actions", or "control": "done" / "infeasible".')
+    candidates = data.get("candidates") if cfg.candidates else None
+    return Commitment(subgoal_mode="continue" if mode == "continue" else "new",
+                      subgoal_text=str(subgoal.get("text") or "Work on the task"), steps=steps, control=control,
+                      reason=str(data.get("reason") or ""), candidates=len(candidates) if isinstance(candidates, list) else 0,
+                      rationale=str(data.get("rationale") or ""))
+
+
+def _step(raw: Any, cfg: LSTCConfig) -> tuple[str, Action]:
+    if not isinstance(raw, dict):
+        raise DecisionParseError("Each step must be an object with a 'channel'.")
+    channel = raw.get("channel", "api")
+    if channel == "bash":
+        command = raw.get("command")
+        if not isinstance(command, str) or not command.strip():
+            raise DecisionParseError("A bash step needs a non-empty 'command'.")
+        return "bash", bash_action(command, cfg.bash_timeout_s)
+    if channel != "api":
+        raise DecisionParseError(f"Unknown channel {channel!r}; use \"api\" or \"bash\".")
+    try:
+        return "api", Action.model_validate(raw.get("action"))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "action"
+        raise DecisionParseError(f"An api step's action is malformed at {where!r}: {first['msg']}.") from None

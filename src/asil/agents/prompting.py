@@ -1,0 +1,45 @@
+"""What model-driven agents show a model: compact action schemas and observations, and templates."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from string import Template
+from typing import Any
+
+from asil.protocol import ActionSchema, Observation
+
+
+def schema_text(schemas: dict[str, ActionSchema]) -> str:
+    """Each app's actions in a few lines: functions with their parameters, examples, tips."""
+    parts = []
+    for app, schema in schemas.items():
+        lines = [f"App {app}: action types {', '.join(schema.action_types)}. Targets: {schema.target_format}."]
+        if schema.set_value_params:
+            lines.append(f"- set_value params: {_params(schema.set_value_params)}")
+        for name, spec in schema.functions.items():
+            lines.append(f"- invoke_function {name}: {spec.description} params: {_params(spec.params)}")
+        lines.append("Examples:")
+        lines += ["  " + e.model_dump_json(exclude_defaults=True) for e in schema.examples]
+        lines.append("Tips:")
+        lines += [f"  - {tip}" for tip in schema.tips]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _params(json_schema: dict[str, Any]) -> str:
+    required = set(json_schema.get("required", []))
+    fields = []
+    for name in json_schema.get("properties", {}):
+        fields.append(f"{name}{'' if name in required else '?'}")
+    return "{" + ", ".join(fields) + "}"
+
+
+def observation_text(observation: Observation) -> str:
+    return json.dumps(observation.to_agent_dict(), ensure_ascii=False, separators=(",", ":"))
+
+
+def render(package: str, name: str, **values: Any) -> str:
+    """Fill a prompt template shipped as package data (``$name`` placeholders)."""
+    text = resources.files(package).joinpath("prompts", name).read_text(encoding="utf-8")
+    return Template(text).substitute({k: str(v) for k, v in values.items()})

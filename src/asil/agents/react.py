@@ -1,0 +1,82 @@
+"""The ReAct baseline: one model call per step over the task, the full history and the observation."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from asil.agents.base import Decision
+from asil.agents.llm_agent import ModelClient
+from asil.agents.prompting import observation_text, render, schema_text
+from asil.llm.parse import DecisionParseError
+from asil.protocol import Action, ActionResult, ActionSchema, Observation
+from asil.tasks.model import Task
+
+PROMPTS = "asil.agents"
+
+
+def parse_action_reply(data: dict[str, Any]) -> Action:
+    raw = data.get("action")
+    if not isinstance(raw, dict):
+        raise DecisionParseError("The reply has no 'action' object.", hint='{"thought": ..., "action": {...}}')
+    try:
+        return Action.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise DecisionParseError(f"The action is malformed at {where!r}: {first['msg']}.") from None
+
+
+def _check_reply(data: dict[str, Any]) -> None:
+    parse_action_reply(data)
+
+
+class ReActAgent:
+    """Plain and honest: the whole history goes into every prompt."""
+
+    name = "react"
+
+    def __init__(self, model: str = "scripted", **options: Any):
+        self.client = ModelClient.from_options(model, **options)
+        self.task: Task | None = None
+        self.system = ""
+        self.history: list[str] = []
+        self.succeeded: list[dict[str, Any]] = []
+        self._pending: Action | None = None
+
+    def reset(self, task: Task, schemas: dict[str, ActionSchema]) -> None:
+        self.task = task
+        self.client.bind(task)
+        self.system = render(PROMPTS, "react_system.md", schema=schema_text(schemas))
+        self.history, self.succeeded, self._pending = [], [], None
+
+    def act(self, observation: Observation, last: ActionResult | None) -> Decision:
+        assert self.task is not None
+        self._remember(last)
+        messages = [{"role": "system", "content": self.system},
+                    {"role": "user", "content": render(
+                        PROMPTS, "react_user.md", instruction=self.task.instruction,
+                        history="\n".join(self.history) or "(none yet)", observation=observation_text(observation))}]
+        try:
+            data = self.client.ask("react", messages, {"succeeded": self.succeeded}, check=_check_reply)
+        except DecisionParseError as exc:
+            return Decision(action=None, error=exc, tokens=dict(self.client.last_call_tokens))
+        self._pending = parse_action_reply(data)
+        return Decision(action=self._pending, thought=str(data.get("thought", "")),
+                        tokens=dict(self.client.last_call_tokens))
+
+    def _remember(self, last: ActionResult | None) -> None:
+        if self._pending is None or last is None:
+            return
+        action = self._pending.model_dump(mode="json", exclude_defaults=True)
+        outcome = last.status + (f" ({last.error.message})" if last.error else "")
+        self.history.append(f"{len(self.history) + 1}. {json.dumps(action)} -> {outcome}")
+        if last.ok:
+            self.succeeded.append(self._pending.model_dump(mode="json"))
+        self._pending = None
+
+    def metrics(self, termination: str) -> dict[str, Any]:
+        return {"model_calls": self.client.usage.as_dict(), "tokens": self.client.usage.totals(),
+                "repairs": self.client.repairs}

@@ -1,0 +1,88 @@
+"""The provider contract every LLM backend implements, and per-call accounting."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from asil.protocol import AsilError
+from asil.tasks.model import Task
+
+Message = dict[str, str]
+
+
+class LLMError(AsilError):
+    """The model could not be reached or answered unusably, even after retries."""
+
+    code = "llm_error"
+
+
+@dataclass
+class LLMReply:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    estimated: bool  # token counts were estimated because the server sent none
+    seconds: float
+
+
+class Provider(Protocol):
+    """A chat model. ``kind`` names the call (planner, abstraction, ...); ``context`` is structured
+    state that real models ignore and the shipped fake providers use."""
+
+    name: str
+
+    def bind(self, task: Task) -> None: ...
+
+    def complete(self, messages: list[Message], kind: str, context: dict[str, Any] | None = None) -> LLMReply: ...
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token for English and JSON; used only when a server sends no usage."""
+    return max(1, (len(text) + 3) // 4)
+
+
+def prompt_text(messages: list[Message]) -> str:
+    return "\n".join(m["content"] for m in messages)
+
+
+@dataclass
+class CallStats:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Usage:
+    """Tokens and wall time per call kind (planner, abstraction, verification, refinement, repair, react)."""
+
+    by_kind: dict[str, CallStats] = field(default_factory=dict)
+
+    def add(self, kind: str, reply: LLMReply) -> None:
+        stats = self.by_kind.setdefault(kind, CallStats())
+        stats.calls += 1
+        stats.prompt_tokens += reply.prompt_tokens
+        stats.completion_tokens += reply.completion_tokens
+        stats.seconds += reply.seconds
+
+    def totals(self) -> dict[str, int]:
+        prompt = sum(s.prompt_tokens for s in self.by_kind.values())
+        completion = sum(s.completion_tokens for s in self.by_kind.values())
+        return {"prompt": prompt, "completion": completion, "total": prompt + completion}
+
+    def as_dict(self) -> dict[str, dict[str, float]]:
+        return {kind: {"calls": s.calls, "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
+                       "seconds": round(s.seconds, 4)} for kind, s in sorted(self.by_kind.items())}
+
+
+def timed_reply(text: str, messages: list[Message], started: float, usage: dict[str, Any] | None = None) -> LLMReply:
+    prompt, completion = (usage or {}).get("prompt_tokens"), (usage or {}).get("completion_tokens")
+    estimated = prompt is None or completion is None
+    return LLMReply(
+        text=text,
+        prompt_tokens=int(prompt) if prompt is not None else estimate_tokens(prompt_text(messages)),
+        completion_tokens=int(completion) if completion is not None else estimate_tokens(text),
+        estimated=estimated, seconds=time.perf_counter() - started)
