@@ -9,6 +9,8 @@ command -v soffice >/dev/null 2>&1 || packages+=(libreoffice-calc-nogui)
 [ -f /usr/lib/python3/dist-packages/uno.py ] || packages+=(python3-uno)
 python3 -c "import ensurepip, venv" >/dev/null 2>&1 || packages+=(python3-venv)
 fc-list 2>/dev/null | grep -qi dejavu || packages+=(fonts-dejavu-core)
+command -v bwrap >/dev/null 2>&1 || packages+=(bubblewrap)
+command -v unzip >/dev/null 2>&1 || packages+=(unzip)
 
 if [ ${#packages[@]} -eq 0 ]; then
   exit 0

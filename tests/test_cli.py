@@ -7,9 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.conftest import lo_convert, run_cli
-
 from asil.tasks import get_task
+from tests.conftest import lo_convert, run_cli
 
 
 def _csv_made_ods(tmp_path: Path) -> Path:
@@ -96,3 +95,14 @@ def test_a_broken_task_is_reported_not_crashed(tmp_path: Path) -> None:
     (tasks_dir / "bad.json").write_text('{"id": "bad", "suite": "x"}')
     out = run_cli("tasks", "list", "--tasks-dir", str(tasks_dir))
     assert out.returncode == 2 and "bad.json" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_run_lstc_with_the_scripted_model_writes_metrics(tmp_path: Path) -> None:
+    ran = run_cli("run", "calc-fix-sum-range", "--agent", "lstc", "--model", "scripted", "--ablate", "no-candidates",
+                  "--out", str(tmp_path))
+    assert ran.returncode == 0 and "success" in ran.stdout, ran.stderr
+    result = json.loads((tmp_path / "calc-fix-sum-range" / "result.json").read_text())
+    assert result["agent"] == "lstc" and result["metrics"]["verification_class"] == "Pass"
+    assert result["metrics"]["config"]["candidates"] is False
+    wrong = run_cli("run", "calc-fix-sum-range", "--agent", "react", "--ablate", "no-l2s", "--out", str(tmp_path))
+    assert wrong.returncode == 2 and "lstc agent only" in wrong.stderr

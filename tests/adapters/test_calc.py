@@ -11,13 +11,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from tests.conftest import lo_convert
 
 from asil.adapters.calc.adapter import CalcAdapter, create_spreadsheet
 from asil.adapters.calc.raw import RawWorkbook
 from asil.apps.libreoffice import shared_office
 from asil.protocol import Action, DocumentError, parse_action
 from asil.workspace import PathOutsideWorkspace, Workspace
+from tests.conftest import lo_convert
 
 
 def act(adapter: CalcAdapter, raw: dict) -> object:

@@ -63,5 +63,6 @@ def make_provider(model: str, **options: Any) -> Provider:
         return PROVIDERS["scripted"](**{k: v for k, v in options.items() if k == "faults"})
     if name == "replay":
         return PROVIDERS["replay"](argument)
-    client_options = {k: v for k, v in options.items() if k in ("base_url", "api_key", "server", "params")}
+    client_options = {k: v for k, v in options.items()
+                      if k in ("base_url", "api_key", "server", "params", "timeout_s", "retries", "backoff_s")}
     return PROVIDERS["openai"](model, **client_options)

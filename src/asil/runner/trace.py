@@ -58,7 +58,10 @@ class EpisodeResult(BaseModel):
 
 
 def digest(observation: Observation) -> str:
-    text = json.dumps(observation.to_agent_dict(), sort_keys=True)
+    """Identifies the observed state: equal digests mean nothing visible changed (the step counter aside)."""
+    data = observation.to_agent_dict()
+    data["metadata"].pop("step", None)
+    text = json.dumps(data, sort_keys=True)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -46,7 +46,7 @@ class LSTCAgent:
         self.guard = control.LoopGuard(self.cfg.loop_window)
         self.system = system_prompt(self.cfg, schema_text(schemas))
         self.succeeded, self.routes = [], []
-        self.counts = {"planner_steps": 0, "api": 0, "bash": 0, "control": 0, "steps": 0}
+        self.counts = {"planner_steps": 0, "commitments": 0, "api": 0, "bash": 0, "control": 0, "steps": 0}
         self.controller_seconds = 0.0
 
     def act(self, observation: Observation, last: ActionResult | None) -> Decision:
@@ -81,6 +81,7 @@ class LSTCAgent:
                 return Decision(action=None, error=exc, tokens=dict(self.client.last_call_tokens))
             self._update_subgoal(commitment)
             if commitment.control is None:
+                self.counts["commitments"] += 1
                 self.queue.extend(commitment.steps)
                 return self._issue(observation, *self.queue.popleft(), thought=commitment.rationale)
             decision = self._finish(commitment, text)

@@ -24,6 +24,7 @@ def episode_metrics(agent: LSTCAgent, termination: str) -> dict[str, Any]:
     actions = counts.get("api", 0) + counts.get("bash", 0)
     emitted = actions + counts.get("control", 0)
     planner_steps = counts.get("planner_steps", 0)
+    commitments = counts.get("commitments", 0)  # planner steps that committed actions (not finish/infeasible)
     subgoals = len(state.subgoals)
     return {
         "planner_steps": planner_steps,
@@ -31,7 +32,7 @@ def episode_metrics(agent: LSTCAgent, termination: str) -> dict[str, Any]:
         "actions": actions,
         "subgoals": subgoals,
         "actions_per_subgoal": round(actions / subgoals, 3) if subgoals else 0.0,
-        "actions_per_step": round(actions / planner_steps, 3) if planner_steps else 0.0,
+        "actions_per_step": round(actions / commitments, 3) if commitments else 0.0,
         "channel_shares": {name: round(counts.get(name, 0) / emitted, 3) if emitted else 0.0
                            for name in ("api", "bash", "control")},
         "context_refinements": state.refinements,

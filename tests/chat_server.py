@@ -1,0 +1,52 @@
+"""A loopback OpenAI-compatible test server: the LLM client's real network path, scripted replies."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class ChatServer:
+    """A loopback server that answers /v1/chat/completions from a queue of scripted behaviours."""
+
+    def __init__(self) -> None:
+        self.behaviours: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+                plan = server.behaviours.pop(0) if server.behaviours else {"text": "{}"}
+                time.sleep(plan.get("delay", 0))
+                status = plan.get("status", 200)
+                payload: dict[str, Any] = {"choices": [{"message": {"role": "assistant", "content": plan.get("text", "")}}]}
+                if "usage" in plan:
+                    payload["usage"] = plan["usage"]
+                data = json.dumps(payload if status == 200 else {"error": "boom"}).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
+                    pass
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
