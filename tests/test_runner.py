@@ -57,3 +57,19 @@ def test_bench_summarizes_per_app(tmp_path: Path) -> None:
     summary = run_bench(tasks, lambda: make_agent("oracle"), tmp_path)
     assert summary["apps"]["calc"]["tasks"] == 2 and summary["apps"]["calc"]["success_rate"] == 1.0
     assert json.loads((tmp_path / "summary.json").read_text()) == summary
+
+
+def test_actions_route_by_app_and_unknown_apps_are_invalid(tmp_path: Path) -> None:
+    from asil.env import Env
+    from asil.protocol import Action
+
+    env = Env(get_task("calc-total-column"))
+    env.reset()
+    try:
+        routed = env.step(Action(app="calc", action_type="set_value", target="Orders!E1", params={"value": 1}))
+        assert routed.result.ok and env.steps == 1
+        wrong = env.step(Action(app="writer", action_type="set_value", target="x", params={}))
+        assert wrong.result.status == "invalid" and "no app 'writer'" in wrong.result.error.message
+        assert env.steps == 2
+    finally:
+        env.close()

@@ -121,7 +121,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     task = get_task(args.task_id, root=args.tasks_dir)
     result = run_episode(task, make_agent(args.agent, **_agent_kwargs(args)), Path(args.out), budget=args.budget,
-                         full_observations=args.full_observations)
+                         full_observations=args.full_observations, render=args.render)
     print(f"{task.id}: {'success' if result.success else 'failure'} score {result.score:.3f} "
           f"steps {result.steps} ({result.termination}) -> {Path(args.out) / task.id}")
     if result.error:
@@ -146,7 +146,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     options = _agent_kwargs(args)
     summary = run_bench(tasks, lambda: make_agent(args.agent, **options), Path(args.out), budget=args.budget,
-                        progress=progress)
+                        progress=progress, render=args.render)
     print()
     print(format_table(summary))
     return EXIT_OK
@@ -230,6 +230,8 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
                    "no-candidates, no-multi-action, no-step-abstraction, no-routing, no-stall-loop")
     p.add_argument("--budget", type=int, help="step budget (default: each task's own)")
     p.add_argument("--out", default="asil-results")
+    p.add_argument("--render", action="store_true",
+                   help="write step_N.png and step_N.render.json (skipped when ASIL_DISABLE_RENDER=1)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from asil.adapters.base import Adapter
 from asil.adapters.registry import get_adapter_class
@@ -57,6 +59,17 @@ class Env:
     def observe(self, app: str | None = None) -> Observation:
         return self.adapters[app or self.task.apps[0]].observe()
 
+    def render(self, path: Path, app: str | None = None) -> dict[str, Any] | None:
+        """A PNG of the app's current state through the real program, or None if it cannot render."""
+        adapter = self.adapters[app or self.task.apps[0]]
+        started = time.perf_counter()
+        try:
+            written = adapter.render(path)
+        except NotImplementedError:
+            return None
+        return {"app": adapter.name, "file": written.name, "bytes": written.stat().st_size, "step": self.steps,
+                "seconds": round(time.perf_counter() - started, 4)}
+
     def schemas(self) -> dict[str, ActionSchema]:
         return {app: adapter.schema() for app, adapter in self.adapters.items()}
 
@@ -64,14 +77,19 @@ class Env:
         """Apply one action (control actions end the episode); every step counts toward the budget."""
         if self.finished:
             raise RuntimeError("step() after the episode ended; call reset() first")
-        self.steps += 1
         if action.is_control:
+            self.steps += 1
             self.outcome = action.action_type
             answer = action.params.get("answer") or action.params.get("reason")
             self.answer = str(answer) if answer is not None else None
             result = ActionResult(ok=True, status="ok", observation=self.observe())
             return self._outcome(result, terminated=True, reason=action.action_type)
-        result = self.adapters[app or self.task.apps[0]].execute(action)
+        target_app = app or action.app or self.task.apps[0]
+        if target_app not in self.adapters:
+            return self.reject(InvalidAction(f"This task has no app {target_app!r}.",
+                                             hint=f"Apps of this task: {', '.join(self.task.apps)}."))
+        self.steps += 1
+        result = self.adapters[target_app].execute(action)
         return self._outcome(result, terminated=False)
 
     def shell(self, command: str, timeout_s: float = 30.0) -> StepOutcome:

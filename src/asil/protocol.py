@@ -96,6 +96,8 @@ class Action(_Strict):
     action_type: ActionType
     target: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
+    app: str | None = Field(None, description="the application this action is for, in multi-app tasks; "
+                            "the task's first app when omitted")
 
     @property
     def is_control(self) -> bool:

@@ -16,11 +16,11 @@ from asil.workspace import atomic_write
 
 
 def run_bench(tasks: list[Task], make_agent: Callable[[], Agent], out_dir: Path, budget: int | None = None,
-              progress: Callable[[EpisodeResult, int, int], None] | None = None) -> dict[str, Any]:
+              progress: Callable[[EpisodeResult, int, int], None] | None = None, render: bool = False) -> dict[str, Any]:
     """Run every task with a fresh agent; write ``out_dir/summary.json`` and return it."""
     results = []
     for index, task in enumerate(tasks, start=1):
-        result = run_episode(task, make_agent(), out_dir, budget=budget)
+        result = run_episode(task, make_agent(), out_dir, budget=budget, render=render)
         results.append(result)
         if progress:
             progress(result, index, len(tasks))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import time
 import traceback
 from collections import Counter
@@ -14,6 +16,7 @@ from asil.llm.base import LLMError
 from asil.protocol import ActionResult, AsilError, Observation
 from asil.runner.trace import EpisodeResult, Termination, TraceLine, TraceWriter, digest
 from asil.tasks.model import Task
+from asil.workspace import atomic_write
 
 
 class AgentFailure(Exception):
@@ -23,8 +26,9 @@ class AgentFailure(Exception):
 class _Episode:
     """Mutable bookkeeping of one run, so the loop itself stays short."""
 
-    def __init__(self, task: Task, agent: Agent, writer: TraceWriter, env: Env):
+    def __init__(self, task: Task, agent: Agent, writer: TraceWriter, env: Env, render: bool = False):
         self.task, self.agent, self.writer, self.env = task, agent, writer, env
+        self.render = render
         self.tokens: Counter[str] = Counter()
         self.termination: Termination = "env_error"
         self.error: str | None = None
@@ -39,9 +43,19 @@ class _Episode:
             error=result.error, changed=result.changed, output=result.output,
             latency_ms=round(result.latency_ms, 3), tokens=decision.tokens))
 
+    def snapshot(self) -> None:
+        """step_N.png + step_N.render.json, when rendering is on and not disabled by ASIL_DISABLE_RENDER=1."""
+        if not self.render or os.environ.get("ASIL_DISABLE_RENDER") == "1":
+            return
+        folder = self.writer.folder
+        info = self.env.render(folder / f"step_{self.env.steps}.png")
+        if info is not None:
+            atomic_write(folder / f"step_{self.env.steps}.render.json", json.dumps(info, indent=2).encode())
+
     def loop(self) -> None:
         observation = self.env.reset()
         self.agent.reset(self.task, self.env.schemas())
+        self.snapshot()
         last: ActionResult | None = None
         while True:
             try:
@@ -59,6 +73,7 @@ class _Episode:
             else:
                 outcome = self.env.dispatch(decision.channel, decision.action)
             self.record(observation, decision, outcome)
+            self.snapshot()
             last = outcome.result
             observation = outcome.result.observation or self.env.observe()
             if outcome.terminated or outcome.truncated:
@@ -67,12 +82,12 @@ class _Episode:
 
 
 def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = None,
-                full_observations: bool = False) -> EpisodeResult:
+                full_observations: bool = False, render: bool = False) -> EpisodeResult:
     """Run one task to its end and write ``out_dir/<task_id>/`` (traj.jsonl, result.json, result.txt)."""
     started = time.monotonic()
     writer = TraceWriter(out_dir / task.id, full_observations)
     env = Env(task, budget=budget)
-    episode = _Episode(task, agent, writer, env)
+    episode = _Episode(task, agent, writer, env, render)
     try:
         episode.loop()
         episode.evaluation = env.evaluate()
