@@ -30,17 +30,6 @@ def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, 
 
 
 def _read(cp: Checkpoint, workspace: Workspace, outcome: str | None, answer: str | None) -> Any:
-    if cp.type == "outcome":
-        return outcome
-    if cp.type == "answer":
-        return answer
-    if cp.type in ("file_exists", "file_absent", "text_regex"):
-        path = Path(workspace.root, str(cp.target))
-        if cp.type == "file_exists":
-            return path.is_file()
-        if cp.type == "file_absent":
-            return not path.exists()
-        return path.read_text(encoding="utf-8", errors="replace")
     book = RawWorkbook.load(Path(workspace.root, str(cp.document)))
     if cp.type == "sheet_exists":
         return cp.target in book.sheet_names()
