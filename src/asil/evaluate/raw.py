@@ -39,14 +39,18 @@ def raw_verdict(cp: Checkpoint, workspace: Workspace, outcome: str | None, answe
 
 def _generic(cp: Checkpoint, workspace: Workspace, outcome: str | None, answer: str | None) -> bool:
     path = Path(workspace.root, str(cp.target))
+    actual: object
     try:
-        actual = {
-            "outcome": lambda: outcome,
-            "answer": lambda: answer,
-            "file_exists": lambda: path.is_file(),
-            "file_absent": lambda: not path.exists(),
-            "text_regex": lambda: path.read_text(encoding="utf-8", errors="replace"),
-        }[cp.type]()
+        if cp.type == "outcome":
+            actual = outcome
+        elif cp.type == "answer":
+            actual = answer
+        elif cp.type == "file_exists":
+            actual = path.is_file()
+        elif cp.type == "file_absent":
+            actual = not path.exists()
+        else:
+            actual = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
     return compare(cp.compare or CHECKPOINT_TYPES[cp.type].default_compare, actual, cp.expected, cp.tolerance)
