@@ -222,3 +222,29 @@ def test_schema_examples_are_documented_for_every_function() -> None:
             "add_sheet", "rename_sheet", "delete_sheet", "sort_range", "format_range"} <= set(schema.functions)
     assert schema.functions["delete_sheet"].destructive
     assert all(isinstance(e, Action) for e in schema.examples)
+
+
+def _rewrite_member(source: Path, target: Path, member: str, data: bytes) -> None:
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            new.writestr(info, data if info.filename == member else old.read(info.filename))
+
+
+def test_entity_declarations_and_zip_bombs_are_refused_unread(workspace: Workspace, sales: Path) -> None:
+    laughs = (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>'
+              b"<office:document-content>&lol2;</office:document-content>")
+    _rewrite_member(sales, workspace.root / "laughs.ods", "content.xml", laughs)
+    external = b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>'
+    _rewrite_member(sales, workspace.root / "external.ods", "content.xml", external)
+    for name in ("laughs.ods", "external.ods"):
+        before = (workspace.root / name).read_bytes()
+        with pytest.raises(DocumentError, match="declares XML entities"):
+            CalcAdapter(workspace, name)
+        assert (workspace.root / name).read_bytes() == before
+    bomb = workspace.root / "bomb.ods"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+        archive.writestr("content.xml", b"<a/>")
+        archive.writestr("padding.bin", b"\0" * (64 * 1024 * 1024))  # 64 MiB of zeros, ~64 KiB compressed
+    with pytest.raises(DocumentError, match="zip bomb"):
+        CalcAdapter(workspace, "bomb.ods")

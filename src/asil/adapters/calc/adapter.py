@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import shutil
 import tempfile
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from asil.adapters.calc.refs import (
     quote_sheet,
     split_sheet,
 )
+from asil.adapters.odf_guard import check_odf
 from asil.adapters.registry import register_adapter
 from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
 from asil.protocol import (
@@ -425,21 +425,8 @@ def create_spreadsheet(path: Path, sheets: list[dict[str, Any]], office: Office 
 
 
 def check_ods(path: Path, shown: str) -> None:
-    """Refuse missing, non-zip and non-spreadsheet files before LibreOffice sees them."""
-    valid = "Give an OpenDocument spreadsheet (.ods) saved by LibreOffice or another ODF program."
-    if path.suffix.lower() != ".ods":
-        raise DocumentError(f"{shown!r} is not an .ods file.", hint=valid)
-    if not path.is_file():
-        raise DocumentError(f"{shown!r} does not exist in the workspace.", hint=valid)
-    try:
-        with zipfile.ZipFile(path) as archive:
-            mimetype = archive.read("mimetype").strip()
-            archive.getinfo("content.xml")
-    except (zipfile.BadZipFile, KeyError, OSError):
-        raise DocumentError(f"{shown!r} is corrupted or not an OpenDocument file.", hint=valid) from None
-    if mimetype != ODS_MIMETYPE:
-        raise DocumentError(f"{shown!r} is an OpenDocument file but not a spreadsheet ({mimetype.decode(errors='replace')}).",
-                            hint=valid)
+    """Refuse missing, corrupted, non-spreadsheet and hostile files before LibreOffice sees them."""
+    check_odf(path, shown, ODS_MIMETYPE, "spreadsheet", ".ods")
 
 
 def _require_free(name: str, sheets: list[str]) -> None:
