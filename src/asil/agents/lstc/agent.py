@@ -111,6 +111,7 @@ class LSTCAgent:
             self.state.new_subgoal(commitment.subgoal_text, self.counts["steps"])
 
     def _finish(self, commitment: Commitment, observation: str) -> Decision | None:
+        self.routes.append("finish")
         if commitment.control == "infeasible":  # an explicit INFEASIBLE counts as an accepted verification
             self.state.verifications.append(Verification(self.counts["steps"], "accept", commitment.reason, True))
             return self._control("infeasible", commitment.reason)

@@ -39,7 +39,7 @@ def episode_metrics(agent: LSTCAgent, termination: str) -> dict[str, Any]:
         "final_verification": [{"step": v.step, "verdict": v.verdict, "reason": v.reason, "infeasible": v.infeasible}
                                for v in state.verifications],
         "verification_class": verification_class(agent, termination),
-        "routes": {route: agent.routes.count(route) for route in ("continue", "advance", "error", "stall")},
+        "routes": {route: agent.routes.count(route) for route in ("continue", "advance", "error", "stall", "finish")},
         "events": state.events.as_dict(),
         "repairs": agent.client.repairs,
         "model_calls": agent.client.usage.as_dict(),
