@@ -7,16 +7,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from asil.registry import Registry
+
 Comparator = Callable[[Any, Any, float], bool]
-COMPARATORS: dict[str, Comparator] = {}
-
-
-def comparator(name: str) -> Callable[[Comparator], Comparator]:
-    def wrap(func: Comparator) -> Comparator:
-        COMPARATORS[name] = func
-        return func
-
-    return wrap
+COMPARATORS: Registry[Comparator] = Registry("comparator")
+comparator = COMPARATORS.register
 
 
 def _is_number(value: Any) -> bool:

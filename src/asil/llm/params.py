@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from asil.registry import Registry
+
 
 class RuntimeParams(BaseModel):
     """Sampling defaults shared across LocalLSTC experiments (paper Table 5)."""
@@ -24,15 +26,8 @@ class RuntimeParams(BaseModel):
 
 Body = dict[str, Any]
 ServerProfile = Callable[[RuntimeParams], Body]
-SERVER_PROFILES: dict[str, ServerProfile] = {}
-
-
-def server_profile(name: str) -> Callable[[ServerProfile], ServerProfile]:
-    def wrap(func: ServerProfile) -> ServerProfile:
-        SERVER_PROFILES[name] = func
-        return func
-
-    return wrap
+SERVER_PROFILES: Registry[ServerProfile] = Registry("server kind")
+server_profile = SERVER_PROFILES.register
 
 
 def _standard(p: RuntimeParams) -> Body:

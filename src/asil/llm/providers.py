@@ -11,18 +11,12 @@ from typing import Any
 from asil.llm.base import LLMError, LLMReply, Message, Provider, timed_reply
 from asil.llm.client import OpenAICompatibleClient
 from asil.llm.scripted import ScriptedProvider
+from asil.registry import Registry
 from asil.tasks.model import Task
 
 ProviderFactory = Callable[..., Provider]
-PROVIDERS: dict[str, ProviderFactory] = {}
-
-
-def provider(name: str) -> Callable[[ProviderFactory], ProviderFactory]:
-    def wrap(factory: ProviderFactory) -> ProviderFactory:
-        PROVIDERS[name] = factory
-        return factory
-
-    return wrap
+PROVIDERS: Registry[ProviderFactory] = Registry("LLM provider")
+provider = PROVIDERS.register
 
 
 class ReplayProvider:

@@ -10,23 +10,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from asil.protocol import AsilError
+from asil.registry import Registry
 from asil.tasks.model import SetupFile, Task
 from asil.workspace import Workspace, atomic_write
 
 Builder = Callable[[SetupFile, Task, Path], None]
-FILE_BUILDERS: dict[str, Builder] = {}
+FILE_BUILDERS: Registry[Builder] = Registry("setup file kind")
+file_builder = FILE_BUILDERS.register
 
 
 class SetupError(AsilError):
     code = "bad_setup"
-
-
-def file_builder(kind: str) -> Callable[[Builder], Builder]:
-    def wrap(func: Builder) -> Builder:
-        FILE_BUILDERS[kind] = func
-        return func
-
-    return wrap
 
 
 def cache_dir() -> Path:
