@@ -61,7 +61,8 @@ def test_http_with_a_token_drives_calc_and_refuses_strangers(served: Path) -> No
         anyio.run(scenario)
     checkpoint = Checkpoint(type="cell_value", app="calc", document="sales.ods", target="Sales!D5", expected=42)
     assert raw_judge(checkpoint, Workspace(served))
-    assert [line["status"] for line in audit_lines(served)] == ["ok"]
+    log = audit_lines(served)
+    assert [line["status"] for line in log] == ["ok"] and log[0]["client"].endswith("@127.0.0.1")
 
 
 def asil_without_token(*args: str) -> subprocess.CompletedProcess[str]:

@@ -47,6 +47,7 @@ def served(tmp_path: Path) -> Path:
     outside = tmp_path / "outside.ods"
     shutil.copyfile(root / "sales.ods", outside)
     (root / "escape.ods").symlink_to(outside)
+    (root / "notes.txt").write_text("not a spreadsheet")
     return root
 
 
@@ -66,7 +67,8 @@ def test_a_client_lists_reads_observes_acts_and_renders(served: Path, tmp_path: 
     assert cell(served, "Sales!D2", 25) and cell(served, "Sales!E1", "x") and cell(served, "Sales!E2", 2)
     log = audit_lines(served)
     assert [line["status"] for line in log] == ["ok", "ok"]
-    assert log[0]["client"] and log[0]["changed"] == ["Sales!D2"] and log[0]["saved"] is True
+    assert log[0]["client"] == "mcp/0.1.0@stdio"  # the SDK client's name/version, as it introduced itself
+    assert log[0]["changed"] == ["Sales!D2"] and log[0]["saved"] is True
 
 
 async def _discover(session: ClientSession) -> None:
@@ -126,6 +128,8 @@ REFUSALS = [
     ({"document": "sales.ods", "action": {"action_type": "invoke_function", "target": "explode"}}, "Unknown calc function"),
     ({"document": "sales.ods"}, "Argument 'action' of act is missing"),
     ({"document": "nope.ods", "action": set_value("Sales!A1", value=1)}, "does not exist"),
+    ({"document": "notes.txt", "action": set_value("Sales!A1", value=1)}, "No served app opens '.txt' files"),
+    ({"document": "sales.ods", "action": set_value("Sales!A1", value=1), "app": "writer"}, "does not serve the app"),
 ]
 
 

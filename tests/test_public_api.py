@@ -59,3 +59,14 @@ def test_open_names_what_is_wrong(tmp_path: Path) -> None:
     assert ".ods" in (caught.value.hint or "")
     with pytest.raises(DocumentError, match="not an existing folder"):
         asil.evaluate("calc-total-column", tmp_path / "nowhere")
+
+
+def test_missing_extras_name_the_pip_extra_to_install(tmp_path: Path) -> None:
+    # sys.modules[name] = None makes that import fail, as on a machine without the extra.
+    code = ("import sys; sys.modules['mcp'] = None; sys.modules['gymnasium'] = None\n"
+            "from asil.cli import main\n"
+            "try:\n    import asil.gym\nexcept Exception as exc:\n    print(type(exc).__name__, exc.hint)\n"
+            f"sys.exit(main(['mcp', 'serve', '--app', 'calc', '--workspace', {str(tmp_path)!r}]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "MissingExtra Install it with: pip install 'asil[gym]'"
+    assert out.returncode == 2 and "pip install 'asil[mcp]'" in out.stderr and "Traceback" not in out.stderr

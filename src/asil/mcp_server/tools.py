@@ -160,10 +160,14 @@ def _constant(text: str) -> Callable[[], str]:
 
 
 def client_label(ctx: Context) -> str:  # type: ignore[type-arg]
-    """Who called, for the audit log: the client's self-reported name/version from the MCP handshake."""
+    """Who called, for the audit log: the client's self-reported name/version from the MCP handshake,
+    and over HTTP the peer address (``stdio`` when the client started the server itself)."""
     params = ctx.session.client_params
     info = params.clientInfo if params is not None else None
-    return f"{info.name}/{info.version}" if info is not None else "unknown"
+    name = f"{info.name}/{info.version}" if info is not None else "unknown"
+    request = ctx.request_context.request
+    peer = getattr(getattr(request, "client", None), "host", None) if request is not None else None
+    return f"{name}@{peer or 'stdio'}"
 
 
 # ---------------------------------------------------------------- results
