@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from asil.protocol import AsilError, InvalidAction
+from asil.protocol import AsilError
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
 
@@ -169,6 +169,36 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def cmd_mcp_serve(args: argparse.Namespace) -> int:
+    from asil.mcp_server import ServeOptions, serve
+
+    apps = [name.strip() for name in args.app.split(",") if name.strip()]
+    if not apps:
+        raise UsageError("--app names no app.", hint="e.g. --app calc or --app calc,writer.")
+    serve(ServeOptions(apps=apps, workspace=Path(args.workspace), transport=args.transport, host=args.host,
+                       port=args.port, token=args.token, read_only=args.read_only,
+                       allow_destructive=args.allow_destructive, allowed_hosts=args.allowed_host))
+    return EXIT_OK
+
+
+def _mcp_parser(sub: Any) -> None:
+    mcp = sub.add_parser("mcp", help="serve the adapters to MCP clients")
+    mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
+    p = mcp_sub.add_parser("serve", help="an MCP server for the documents of one folder")
+    p.add_argument("--app", required=True, help="app(s) to serve, comma-separated, e.g. calc or calc,writer")
+    p.add_argument("--workspace", required=True, help="the folder whose documents are served; nothing outside it")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--host", default="127.0.0.1", help="http: address to bind (default loopback)")
+    p.add_argument("--port", type=int, default=8765, help="http: port (0 picks a free one)")
+    p.add_argument("--token", help="http: bearer token clients must send (default: $ASIL_MCP_TOKEN)")
+    p.add_argument("--allowed-host", action="append", default=[],
+                   help="http: extra Host name clients may use (DNS-rebinding protection stays on)")
+    p.add_argument("--read-only", action="store_true", help="refuse every change; write nothing to the workspace")
+    p.add_argument("--allow-destructive", action="store_true",
+                   help="allow functions the schema marks destructive (deleting rows, columns, sheets)")
+    p.set_defaults(func=cmd_mcp_serve)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="asil", description="Agents operate real software through structured "
                                      "state and semantic actions.")
@@ -208,6 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     _agent_options(p)
     p.add_argument("--workers", type=int, default=1)
     p.set_defaults(func=cmd_bench)
+    _mcp_parser(sub)
     return parser
 
 
@@ -239,10 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code: int = args.func(args)
         return code
-    except InvalidAction as exc:
-        _complain(exc)
-        return EXIT_INVALID
-    except AsilError as exc:
+    except AsilError as exc:  # bad input of any kind: one sentence, exit 2
         _complain(exc)
         return EXIT_INVALID
     except KeyboardInterrupt:

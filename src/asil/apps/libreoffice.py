@@ -169,7 +169,7 @@ class Office:
         raise kind(error["message"], hint=error.get("hint"), code=error["code"])
 
     def stop(self) -> None:
-        process, self.process = self.process, None
+        process = self.process
         if process is not None and process.poll() is None:
             try:
                 desktop = self._context.ServiceManager.createInstanceWithContext(
@@ -181,6 +181,11 @@ class Office:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
+        self.kill()  # the group may still hold a soffice.bin
+
+    def kill(self) -> None:
+        """Kill LibreOffice at once without touching the bridge (safe from a signal handler)."""
+        process, self.process = self.process, None
         if process is not None:
             kill_group(process)
         self._context = None
@@ -200,6 +205,12 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 _shared: Office | None = None
+
+
+def kill_shared_office() -> None:
+    """Kill the process's warm LibreOffice, if it was started (for signal handlers)."""
+    if _shared is not None:
+        _shared.kill()
 
 
 def shared_office() -> Office:

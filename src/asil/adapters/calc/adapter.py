@@ -27,6 +27,7 @@ from asil.adapters.registry import register_adapter
 from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
 from asil.protocol import (
     Action,
+    ActionFailed,
     ActionSchema,
     AppState,
     AppUnavailable,
@@ -44,6 +45,8 @@ from asil.workspace import Workspace, commit_file
 ENGINE = "asil_calc"
 ODS_MIMETYPE = b"application/vnd.oasis.opendocument.spreadsheet"
 NULL_DATE = dt.datetime(1899, 12, 30)
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+MAX_RENDER_PIXELS = 20_000
 Step = dict[str, Any]
 
 
@@ -375,6 +378,33 @@ class CalcAdapter(Adapter):
             tmp.unlink(missing_ok=True)
         return target
 
+    def render(self, path: Path) -> Path:
+        """Write a PNG of the current sheet window (the cells ``observe`` shows), drawn by LibreOffice.
+
+        Grid lines and row/column headers are included so the picture can be matched to cell ids.
+        The printed cells are opaque on white; the thin margin is transparent, and an empty window
+        renders as a blank (transparent) image.
+        """
+        window = self._window()
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.asil-render")
+        with tempfile.TemporaryDirectory(prefix="asil-render-") as scratch:
+            try:
+                self._call("render", url=tmp.as_uri(), pdf_url=(Path(scratch) / "window.pdf").as_uri(),
+                           sheet=window.sheet, col=window.col, row=window.row, col2=window.col2, row2=window.row2)
+                check_png(tmp)
+                commit_file(tmp, target)
+            finally:
+                tmp.unlink(missing_ok=True)
+        return target
+
+    def _window(self) -> CellRange:
+        if self.view not in self.sheet_names():
+            self.view, self.row0, self.col0 = self.sheet_names()[0], 0, 0
+        return CellRange(self.view, self.col0, self.row0, min(self.col0 + self.cols, MAX_COLS) - 1,
+                         min(self.row0 + self.rows, MAX_ROWS) - 1)
+
     def cells(self, sheet: str, positions: list[tuple[int, int]]) -> list[dict[str, Any]]:
         """Raw engine details for cells (value, type, formula, style), for checkpoints."""
         if sheet not in self.sheet_names():
@@ -427,6 +457,17 @@ def create_spreadsheet(path: Path, sheets: list[dict[str, Any]], office: Office 
 def check_ods(path: Path, shown: str) -> None:
     """Refuse missing, corrupted, non-spreadsheet and hostile files before LibreOffice sees them."""
     check_odf(path, shown, ODS_MIMETYPE, "spreadsheet", ".ods")
+
+
+def check_png(path: Path) -> None:
+    """Refuse a render that is not a PNG of a plausible size (LibreOffice wrote nothing useful)."""
+    head = path.read_bytes()[:24] if path.is_file() else b""
+    if len(head) < 24 or head[:8] != PNG_SIGNATURE or head[12:16] != b"IHDR":
+        raise ActionFailed("LibreOffice did not produce a PNG image of the sheet.", code="render_failed")
+    width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    if not (16 <= width <= MAX_RENDER_PIXELS and 16 <= height <= MAX_RENDER_PIXELS):
+        raise ActionFailed(f"LibreOffice produced a {width}x{height} image, which is not a usable size.",
+                           code="render_failed")
 
 
 def _require_free(name: str, sheets: list[str]) -> None:

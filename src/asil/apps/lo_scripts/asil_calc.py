@@ -111,6 +111,51 @@ def op_export(doc, url, filter_name, sheet=None):
     return True
 
 
+# The window is printed to PDF on a page sized to it (grid and row/column headers on, no page
+# header/footer, white background), then LibreOffice's own graphic import and PNG export rasterize
+# that page. (This LibreOffice build has no calc_png_Export filter.) The printed cells are opaque;
+# the thin page margin stays transparent, and an empty window prints nothing. The page style is
+# changed only for the export and restored exactly (defaults stay defaults), so saving is unaffected.
+RENDER_PAGE_MARGIN = 300  # 1/100 mm
+RENDER_HEADERS = (1200, 600)  # room for the row numbers (width) and column letters (height), 1/100 mm
+
+
+def op_render(doc, url, pdf_url, sheet, col, row, col2, row2):
+    """Write a PNG of a cell window of ``sheet``; returns the image size in pixels."""
+    document = _doc(doc)
+    table = _sheet(document, sheet)
+    area = table.getCellRangeByPosition(col, row, col2, row2)
+    size = area.Size
+    page = {"HeaderIsOn": False, "FooterIsOn": False, "PrintGrid": True, "PrintHeaders": True,
+            "LeftMargin": RENDER_PAGE_MARGIN, "RightMargin": RENDER_PAGE_MARGIN,
+            "TopMargin": RENDER_PAGE_MARGIN, "BottomMargin": RENDER_PAGE_MARGIN,
+            "Width": size.Width + RENDER_HEADERS[0] + 2 * RENDER_PAGE_MARGIN,
+            "Height": size.Height + RENDER_HEADERS[1] + 2 * RENDER_PAGE_MARGIN,
+            "ScaleToPagesX": 1, "ScaleToPagesY": 1, "BackColor": 0xFFFFFF, "BackTransparent": False}
+    style = document.getStyleFamilies().getByName("PageStyles").getByName(table.PageStyle)
+    saved = {name: (style.getPropertyState(name).value, style.getPropertyValue(name)) for name in page}
+    dirty = document.isModified()
+    try:
+        for name, value in page.items():
+            style.setPropertyValue(name, value)
+        selection = uno.Any("[]com.sun.star.beans.PropertyValue", _props(Selection=area))
+        document.storeToURL(pdf_url, _props(FilterName="calc_pdf_Export", FilterData=selection))
+    finally:
+        for name, (state, value) in saved.items():
+            if state == "DEFAULT_VALUE":
+                style.setPropertyToDefault(name)
+            else:
+                style.setPropertyValue(name, value)
+        document.setModified(dirty)
+    context = XSCRIPTCONTEXT.getComponentContext()  # noqa: F821  (injected by the script provider)
+    provider = context.ServiceManager.createInstanceWithContext("com.sun.star.graphic.GraphicProvider", context)
+    graphic = provider.queryGraphic(_props(URL=pdf_url))
+    if graphic is None:
+        raise EngineError("render_failed", "LibreOffice could not rasterize the exported page.")
+    provider.storeGraphic(graphic, _props(URL=url, MimeType="image/png"))
+    return {"width": graphic.SizePixel.Width, "height": graphic.SizePixel.Height}
+
+
 def op_create(url, sheets):
     """Build a new spreadsheet from ``[{"name", "rows", "bold_rows"}]`` and store it."""
     doc = _desktop().loadComponentFromURL("private:factory/scalc", "_blank", 0, _props(Hidden=True))
