@@ -79,12 +79,12 @@ def test_actions_route_by_app_and_unknown_apps_are_invalid(tmp_path: Path) -> No
 def test_rendered_runs_keep_a_picture_of_every_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from PIL import Image
 
-    task = get_task("calc-sheet-management")
+    task = get_task("calc-total-column")
     result = run_episode(task, make_agent("oracle"), tmp_path / "on", render=True)
     folder = tmp_path / "on" / task.id
     pictures = sorted(folder.glob("step_*.png"), key=lambda p: int(p.stem.split("_")[1]))
     assert [p.stem for p in pictures] == [f"step_{n}" for n in range(result.steps + 1)]
-    first, last = (Image.open(p).convert("L") for p in (pictures[0], pictures[-1]))
+    first, last = (Image.open(p).convert("RGB").convert("L") for p in (pictures[0], pictures[-1]))
     assert first.size[0] > 200 and first.size[1] > 100
     assert min(first.getextrema()) < 128  # dark text and grid lines on a light page, not a blank image
     assert first.tobytes() != last.tobytes()  # the edits show
