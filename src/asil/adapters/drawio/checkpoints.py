@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from asil.adapters.drawio.codec import norm_label, style_dict
+from asil.adapters.drawio.codec import norm_label, shape_of, style_dict
 from asil.adapters.drawio.model import Cell, Page
 from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
 
@@ -104,6 +104,13 @@ def style(ctx: EvalContext, cp: Checkpoint) -> dict[str, Any]:
     page, item = _split(ctx, cp)
     values = style_dict(_item(page, item).style)
     return {key: (True if values[key] is None else values[key]) if key in values else None for key in cp.expected}
+
+
+@checkpoint_type("drawio_shape")
+def shape(ctx: EvalContext, cp: Checkpoint) -> str:
+    """The shape one labelled vertex draws: 'ellipse' whether styled 'ellipse;' or 'shape=ellipse;'."""
+    page, label = _split(ctx, cp)
+    return shape_of(style_dict(_one(_labelled(page, label), label).style))
 
 
 @checkpoint_type("drawio_edge_label", default_compare="normalized")

@@ -205,6 +205,13 @@ def _style(cells: dict[str, dict[str, Any]], item: str, cp: Checkpoint) -> dict[
     return {key: pairs.get(key) for key in cp.expected}
 
 
+def _shape(cells: dict[str, dict[str, Any]], item: str, cp: Checkpoint) -> str:
+    tokens = [t.strip() for t in cells[_single(_with_label(cells, item))]["style"].split(";") if t.strip()]
+    explicit = [t[len("shape="):] for t in tokens if t.startswith("shape=") and len(t) > len("shape=")]
+    bare = [t for t in tokens if "=" not in t]
+    return (explicit or bare or ["rectangle"])[-1 if explicit else 0]
+
+
 def _edge_label(cells: dict[str, dict[str, Any]], item: str, cp: Checkpoint) -> str:
     edge = _single(_edges_between(cells, item))
     texts = [cells[edge]["text"]] + [c["text"] for c in cells.values() if c["parent"] == edge and c["vertex"]]
@@ -244,6 +251,7 @@ ITEM_READERS: dict[str, Any] = {
     "drawio_edge_count": lambda cells, item, cp: len(_edges_between(cells, item)),
     "drawio_style": _style,
     "drawio_edge_label": _edge_label,
+    "drawio_shape": _shape,
     "drawio_label": _label_by_id,
     "drawio_geometry": lambda cells, item, cp: cells[_single(_with_label(cells, item))]["geometry"],
     "drawio_cell_layer": _layer_name,
