@@ -206,7 +206,8 @@ def _style(cells: dict[str, dict[str, Any]], item: str, cp: Checkpoint) -> dict[
 
 
 def _shape(cells: dict[str, dict[str, Any]], item: str, cp: Checkpoint) -> str:
-    tokens = [t.strip() for t in cells[_single(_with_label(cells, item))]["style"].split(";") if t.strip()]
+    style: str = cells[_single(_with_label(cells, item))]["style"]
+    tokens = [t.strip() for t in style.split(";") if t.strip()]
     explicit = [t[len("shape="):] for t in tokens if t.startswith("shape=") and len(t) > len("shape=")]
     bare = [t for t in tokens if "=" not in t]
     return (explicit or bare or ["rectangle"])[-1 if explicit else 0]
