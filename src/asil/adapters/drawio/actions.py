@@ -204,7 +204,8 @@ EXAMPLES = [
 TIPS = [
     "Pages are views; elements are a page's layers, vertices (shapes) and edges (connectors), each with a stable id.",
     "Wherever a cell is expected you may give its id or its label, if exactly one vertex or edge has that label.",
-    "Labels are shown as plain text; meta.html holds the raw HTML of HTML labels. relabel and set_value take plain text.",
+    "An element's value is its label as plain text; meta.html holds the raw HTML of HTML labels. relabel and "
+    "set_value take plain text.",
     "Styles are draw.io keys: fillColor, strokeColor, fontColor, dashed=1, rounded=1, shape, edgeStyle ... "
     "restyle sets or removes single keys and leaves the others alone.",
     "Geometry is x, y, width, height in pixels; for cells inside a group or container it is relative to the container.",

@@ -54,7 +54,8 @@ def cell_element(page: Page, cell: Cell) -> Element:
     if cell.cell.get("visible") == "0" and kind != "layer":
         meta["visible"] = False
     shape = shape_of(style_dict(cell.style)) if kind == "vertex" else None
-    return Element(id=cell.id, type=kind, label=_short(label), data_type=shape, meta=meta)
+    # value is the mxCell value, i.e. the label, shown as plain text (raw HTML in meta.html)
+    return Element(id=cell.id, type=kind, value=_short(label), data_type=shape, meta=meta)
 
 
 def _edge_meta(page: Page, cell: Cell) -> dict[str, Any]:
