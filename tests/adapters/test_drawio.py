@@ -11,7 +11,7 @@ import pytest
 from asil.adapters.drawio.adapter import DrawioAdapter
 from asil.protocol import Action
 from asil.workspace import Workspace
-from tests.adapters.drawio_files import FLOW, big_file, decompress, edge, flow_file, model, mxfile, vertex
+from tests.adapters.drawio_files import big_file, decompress, edge, flow_file, model, mxfile, vertex
 from tests.conftest import run_cli
 
 

@@ -59,7 +59,7 @@ def resolve(page: Page, ref: str, kinds: tuple[str, ...] = CELL_KINDS) -> Cell:
     cell = page.cells.get(ref)
     if cell is not None:
         if page.kind(cell) not in kinds:
-            raise InvalidAction(f"The cell {ref!r} is a {page.kind(cell)}, not a {what}.", code="wrong_kind",
+            raise InvalidAction(f"The cell {ref!r} is {_a(page.kind(cell))}, not {_a(what)}.", code="wrong_kind",
                                 hint=f"Give the id or label of a {what}.")
         return cell
     wanted = norm_label(ref)
@@ -73,6 +73,10 @@ def resolve(page: Page, ref: str, kinds: tuple[str, ...] = CELL_KINDS) -> Cell:
     examples = [f"{c.id} ({c.label[:30]!r})" for c in page.cells.values() if page.kind(c) in kinds][:8]
     raise InvalidAction(f"No {what} on page {page.name!r} has the id or label {ref!r}.", code="no_cell",
                         hint=f"Some {what}s: {', '.join(examples) or 'none'}.")
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
 def new_cell_id(page: Page, given: str | None) -> str:
