@@ -217,3 +217,14 @@ def test_edges_without_a_target_are_shown_as_dangling(workspace: Workspace, edge
     assert seen["meta"]["target"] is None and seen["value"] == edge_label  # type: ignore[index]
     run(adapter, fn("reconnect", edge="x", target="A"))
     assert by_id(adapter)["x"]["meta"]["target"] == "a"  # type: ignore[index]
+
+
+def test_the_drawio_suite_has_variety() -> None:
+    from asil.tasks import load_tasks
+
+    tasks = load_tasks(app="drawio")
+    assert len(tasks) == 20
+    assert sum(not t.feasible for t in tasks) >= 1
+    assert sum(len(t.evaluator.paths) > 1 for t in tasks) >= 2
+    compressed = [t for t in tasks if any("<mxGraphModel" not in str(f.content) for f in t.setup.files)]
+    assert len(compressed) >= 5 and all(f.kind == "text" for t in tasks for f in t.setup.files)
