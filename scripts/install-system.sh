@@ -11,9 +11,12 @@ python3 -c "import ensurepip, venv" >/dev/null 2>&1 || packages+=(python3-venv)
 fc-list 2>/dev/null | grep -qi dejavu || packages+=(fonts-dejavu-core)
 command -v bwrap >/dev/null 2>&1 || packages+=(bubblewrap)
 command -v unzip >/dev/null 2>&1 || packages+=(unzip)
+command -v chromium >/dev/null 2>&1 || packages+=(chromium)  # renders draw.io pages (with mxgraph from npm)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+renderer="$(dirname "$0")/install-drawio-renderer.sh"
 
 if [ ${#packages[@]} -eq 0 ]; then
-  exit 0
+  exec "$renderer"
 fi
 if [ "$(id -u)" -ne 0 ]; then
   echo "ASIL needs these system packages: ${packages[*]}" >&2
@@ -24,3 +27,4 @@ echo "Installing system packages: ${packages[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${packages[@]}"
+"$renderer"

@@ -1,0 +1,1 @@
+"""The draw.io adapter: ``.drawio`` mxGraph XML files, plain or compressed, seen as pages of cells."""

@@ -1,0 +1,236 @@
+"""The draw.io action vocabulary: parameter models, the published schema, examples and tips."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from asil.protocol import Action, ActionSchema, FunctionSpec, InvalidAction
+
+MAX_BATCH = 200
+StyleValue = str | int | float | bool
+CellRef = Annotated[str, Field(min_length=1, max_length=500, description="A cell id, or a label naming exactly one cell.")]
+PageRef = Annotated[str, Field(min_length=1, max_length=200, description="A page name or id; the page in view when omitted.")]
+Number = Annotated[float, Field(ge=-1e7, le=1e7)]
+Size = Annotated[float, Field(gt=0, le=1e6)]
+NewName = Annotated[str, Field(min_length=1, max_length=200)]
+NewId = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f]+$")]
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class _OnPage(_Params):
+    page: PageRef | None = None
+
+
+class SetLabel(_Params):
+    value: str = Field(max_length=10_000, description="The new label as plain text (line breaks allowed).")
+
+
+class AddVertex(_OnPage):
+    label: str = Field("", max_length=10_000)
+    x: Number | None = Field(None, description="Left edge; right of the existing cells when omitted.")
+    y: Number | None = Field(None, description="Top edge; level with the topmost cell when omitted.")
+    width: Size = 120.0
+    height: Size = 60.0
+    style: str | dict[str, StyleValue] | None = Field(
+        None, description="A draw.io style string ('ellipse;fillColor=#dae8fc;') or an object of style keys; "
+        "a rounded rectangle when omitted.")
+    layer: CellRef | None = Field(None, description="Layer id or name; the first layer when omitted.")
+    parent: CellRef | None = Field(None, description="A group or container vertex to put the new vertex in.")
+    id: NewId | None = Field(None, description="The new cell's id; generated when omitted.")
+
+
+class Connect(_OnPage):
+    source: CellRef
+    target: CellRef
+    label: str = Field("", max_length=10_000)
+    style: str | dict[str, StyleValue] | None = Field(None, description="Edge style; an orthogonal connector when omitted.")
+    layer: CellRef | None = Field(None, description="Layer id or name; the source's layer when omitted.")
+    id: NewId | None = None
+
+
+class Relabel(_OnPage):
+    cell: CellRef
+    label: str = Field(max_length=10_000, description="Plain text; escaped for HTML labels.")
+    html: bool = Field(False, description="Treat 'label' as raw HTML (only for cells with html=1).")
+
+
+class Restyle(_OnPage):
+    cells: Annotated[list[CellRef], Field(min_length=1, max_length=500)]
+    set: dict[str, StyleValue] = Field(default_factory=dict, description="Style keys to set, e.g. {'fillColor': '#f8cecc'}.")
+    remove: list[str] = Field(default_factory=list, description="Style keys (or bare style names) to remove.")
+
+
+class Move(_OnPage):
+    cell: CellRef
+    x: Number | None = None
+    y: Number | None = None
+    dx: Number | None = None
+    dy: Number | None = None
+
+
+class Resize(_OnPage):
+    cell: CellRef
+    width: Size | None = None
+    height: Size | None = None
+
+
+class DeleteCells(_OnPage):
+    cells: Annotated[list[CellRef], Field(min_length=1, max_length=500)]
+
+
+class Reconnect(_OnPage):
+    edge: CellRef
+    source: CellRef | None = None
+    target: CellRef | None = None
+
+
+class SetWaypoints(_OnPage):
+    edge: CellRef
+    points: Annotated[list[Annotated[list[Number], Field(min_length=2, max_length=2)]], Field(max_length=100)] = Field(
+        description="Bend points [[x, y], ...]; [] removes them.")
+
+
+class AddPage(_Params):
+    name: NewName
+    position: Annotated[int, Field(ge=1)] | None = Field(None, description="1-based position; last when omitted.")
+
+
+class RenamePage(_Params):
+    page: PageRef
+    new_name: NewName
+
+
+class DeletePage(_Params):
+    page: PageRef
+
+
+class AddLayer(_OnPage):
+    name: NewName
+    id: NewId | None = None
+
+
+class RenameLayer(_OnPage):
+    layer: CellRef
+    new_name: NewName
+
+
+class MoveToLayer(_OnPage):
+    cells: Annotated[list[CellRef], Field(min_length=1, max_length=500)]
+    layer: CellRef
+
+
+class NoParams(_Params):
+    pass
+
+
+class Navigate(_Params):
+    offset: Annotated[int, Field(ge=0)] | None = None
+    limit: Annotated[int, Field(ge=1, le=200)] | None = None
+    find: str | None = Field(None, max_length=200, description="Show only cells whose label contains this text; '' clears.")
+
+
+class Batch(_Params):
+    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
+
+
+FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
+    "add_vertex": (AddVertex, "Add a shape (vertex) with a label, position, size and style.", False),
+    "connect": (Connect, "Add an edge from one vertex to another (by id or label).", False),
+    "relabel": (Relabel, "Change the label of a vertex or edge.", False),
+    "restyle": (Restyle, "Set and/or remove style keys of cells (fillColor, strokeColor, dashed, shape...).", False),
+    "move": (Move, "Move a vertex to x/y, or by dx/dy.", False),
+    "resize": (Resize, "Change a vertex's width and/or height.", False),
+    "delete_cells": (DeleteCells, "Delete vertices/edges; edges attached to deleted vertices go too.", True),
+    "reconnect": (Reconnect, "Attach an edge to a different source and/or target vertex.", False),
+    "set_waypoints": (SetWaypoints, "Set the bend points an edge is routed through.", False),
+    "add_page": (AddPage, "Add an empty page (diagram tab).", False),
+    "rename_page": (RenamePage, "Rename a page.", False),
+    "delete_page": (DeletePage, "Delete a page and everything on it.", True),
+    "add_layer": (AddLayer, "Add a layer on top of a page's layers.", False),
+    "rename_layer": (RenameLayer, "Rename a layer.", False),
+    "move_to_layer": (MoveToLayer, "Move cells (and their contents) to another layer of the same page.", False),
+    "save": (NoParams, "Write the file now (it is also saved when the episode ends).", False),
+}
+
+
+def parse_params(model: type[_Params], params: dict[str, Any], what: str) -> Any:
+    """Validate params against a model; one clear sentence on failure."""
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        parts = [str(p) for p in first["loc"] if not _is_type_tag(p)]
+        where = ".".join(parts) or "params"
+        allowed = ", ".join(model.model_fields)
+        if first["type"] == "extra_forbidden":
+            message = f"{what} does not take the parameter {where!r}."
+        elif first["type"] == "missing":
+            message = f"{what} needs the parameter {where!r}."
+        else:
+            message = f"Parameter {where!r} of {what} is wrong: {first['msg']}."
+        raise InvalidAction(message, hint=f"Parameters of {what}: {allowed or 'none'}.", code="bad_params") from None
+
+
+def _is_type_tag(part: object) -> bool:
+    return isinstance(part, str) and (part in {"float", "int", "str", "bool", "none"} or "[" in part)
+
+
+EXAMPLES = [
+    {"action_type": "invoke_function", "target": "add_vertex",
+     "params": {"label": "Review", "x": 300, "y": 40, "style": "rhombus;whiteSpace=wrap;html=1;"}},
+    {"action_type": "invoke_function", "target": "connect", "params": {"source": "Start", "target": "Review", "label": "next"}},
+    {"action_type": "set_value", "target": "start", "params": {"value": "Begin"}},
+    {"action_type": "invoke_function", "target": "relabel", "params": {"cell": "Begin", "label": "Start here"}},
+    {"action_type": "invoke_function", "target": "restyle",
+     "params": {"cells": ["start"], "set": {"fillColor": "#d5e8d4", "strokeColor": "#82b366"}, "remove": ["dashed"]}},
+    {"action_type": "invoke_function", "target": "move", "params": {"cell": "start", "dx": 20, "dy": 0}},
+    {"action_type": "invoke_function", "target": "resize", "params": {"cell": "start", "width": 140}},
+    {"action_type": "invoke_function", "target": "add_layer", "params": {"name": "Notes"}},
+    {"action_type": "invoke_function", "target": "move_to_layer", "params": {"cells": ["Review"], "layer": "Notes"}},
+    {"action_type": "invoke_function", "target": "add_page", "params": {"name": "Details"}},
+    {"action_type": "navigate", "target": "Details", "params": {}},
+    {"action_type": "batch", "params": {"actions": [
+        {"action_type": "invoke_function", "target": "add_vertex", "params": {"label": "A", "x": 40, "y": 40}},
+        {"action_type": "invoke_function", "target": "add_vertex", "params": {"label": "B", "x": 240, "y": 40}},
+        {"action_type": "invoke_function", "target": "connect", "params": {"source": "A", "target": "B"}}]}},
+    {"action_type": "done", "params": {"answer": "optional text answer"}},
+]
+
+TIPS = [
+    "Pages are views; elements are a page's layers, vertices (shapes) and edges (connectors), each with a stable id.",
+    "Wherever a cell is expected you may give its id or its label, if exactly one vertex or edge has that label.",
+    "An element's value is its label as plain text; meta.html holds the raw HTML of HTML labels. relabel and "
+    "set_value take plain text.",
+    "Styles are draw.io keys: fillColor, strokeColor, fontColor, dashed=1, rounded=1, shape, edgeStyle ... "
+    "restyle sets or removes single keys and leaves the others alone.",
+    "Geometry is x, y, width, height in pixels; for cells inside a group or container it is relative to the container.",
+    "Deleting a vertex also deletes the edges attached to it; to move an edge's end use reconnect.",
+    "Large pages are windowed: navigate with params offset/limit to page, or find to filter by label.",
+    "Function params take 'page' (name or id) to act on a page other than the one in view.",
+    "A batch is atomic: if one action fails, none of it is applied.",
+    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
+    "when the request cannot be done.",
+]
+
+
+def build_schema() -> ActionSchema:
+    functions = {
+        name: FunctionSpec(description=text, params=model.model_json_schema(), destructive=destructive)
+        for name, (model, text, destructive) in FUNCTIONS.items()
+    }
+    return ActionSchema(
+        app="drawio",
+        action_types=["set_value", "invoke_function", "navigate", "batch", "done", "infeasible"],
+        target_format="set_value: a cell id or label on the page in view (sets its label); invoke_function: "
+        "a function name; navigate: a page name or id (or omitted for the page in view)",
+        functions=functions,
+        set_value_params=SetLabel.model_json_schema(),
+        navigate_params=Navigate.model_json_schema(),
+        examples=[Action.model_validate(e) for e in EXAMPLES],
+        tips=TIPS,
+    )
