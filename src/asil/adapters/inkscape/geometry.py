@@ -124,12 +124,12 @@ def _one_transform(kind: str, n: list[float]) -> Matrix:
 def format_matrix(m: Matrix) -> str:
     if m.a == 1 and m.b == 0 and m.c == 0 and m.d == 1:
         return f"translate({num(m.e)},{num(m.f)})"
-    return "matrix(" + ",".join(num(v) for v in (m.a, m.b, m.c, m.d, m.e, m.f)) + ")"
+    return "matrix(" + ",".join(num(v, 8) for v in (m.a, m.b, m.c, m.d, m.e, m.f)) + ")"
 
 
-def num(value: float) -> str:
-    """A number as SVG writes it: no trailing zeros, at most 4 decimals."""
-    text = f"{value:.4f}".rstrip("0").rstrip(".")
+def num(value: float, places: int = 4) -> str:
+    """A number as SVG writes it: no trailing zeros, at most ``places`` decimals."""
+    text = f"{value:.{places}f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 
@@ -153,6 +153,18 @@ def points_box(points: Iterable[Point]) -> Box | None:
 
 def grow(box: Box | None, by: float) -> Box | None:
     return None if box is None else (box[0] - by, box[1] - by, box[2] + by, box[3] + by)
+
+
+def line_stroke_box(p: Point, q: Point, half: float, square: bool) -> Box | None:
+    """The box of a stroked straight segment with butt (or square) caps."""
+    length_ = math.hypot(q[0] - p[0], q[1] - p[1])
+    if length_ == 0:
+        return None if not square else grow(points_box([p]), half)
+    ux, uy = (q[0] - p[0]) / length_, (q[1] - p[1]) / length_
+    nx, ny = -uy * half, ux * half
+    ex, ey = (ux * half, uy * half) if square else (0.0, 0.0)
+    return points_box([(p[0] - ex + sx * nx, p[1] - ey + sx * ny) for sx in (-1, 1)]
+                      + [(q[0] + ex + sx * nx, q[1] + ey + sx * ny) for sx in (-1, 1)])
 
 
 def rect_box(x: float, y: float, w: float, h: float, m: Matrix) -> Box | None:

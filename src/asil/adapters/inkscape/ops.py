@@ -453,7 +453,13 @@ def _shift(el: _Element, dx: float, dy: float) -> None:
             return
     except geo.GeometryError:
         pass  # a length with a unit we do not rewrite: fall back to the transform
-    _set_transform(el, geo.translate(dx, dy) @ geo.parse_transform(el.get("transform")))
+    own = el.get("transform")
+    if own and own.lstrip().startswith("translate("):  # fold into the existing translation
+        _set_transform(el, geo.translate(dx, dy) @ geo.parse_transform(own))
+    elif own:
+        el.set("transform", f"translate({geo.num(dx, 8)},{geo.num(dy, 8)}) {own.strip()}")
+    else:
+        _set_transform(el, geo.translate(dx, dy))
 
 
 def _edge_shift(edge: str, box: geo.Box, ref: geo.Box) -> tuple[float, float]:

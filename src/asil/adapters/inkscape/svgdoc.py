@@ -246,7 +246,13 @@ class SvgDocument:
         stroke = self.computed(el, "stroke")
         if stroke in (None, "none"):
             return box
-        return geo.grow(box, geo.length(self.computed(el, "stroke-width"), 1.0) * m.scale / 2)
+        half = geo.length(self.computed(el, "stroke-width"), 1.0) * m.scale / 2
+        cap = self.computed(el, "stroke-linecap") or "butt"
+        if kind == "line" and cap != "round":
+            ends = [m.apply(geo.length(el.get(a), 0), geo.length(el.get(b), 0)) for a, b in (("x1", "y1"), ("x2", "y2"))]
+            return geo.line_stroke_box(ends[0], ends[1], half, cap == "square")
+        # exact for rectangles, circles and ellipses; paths and polylines are bounded from above
+        return geo.grow(box, half)
 
     def shape_box(self, el: _Element, m: geo.Matrix) -> geo.Box | None:
         kind, get = local(el), el.get
