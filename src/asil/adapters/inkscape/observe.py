@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from asil.adapters.inkscape import geometry as geo
 from asil.adapters.inkscape.ops import GEOMETRY
-from asil.adapters.inkscape.svgdoc import ITEM_TAGS, LABEL, SvgDocument, is_layer, is_svg, local, text_of
+from asil.adapters.inkscape.svgdoc import LABEL, SvgDocument, is_layer, local, text_of
 from asil.protocol import Element
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def element_of(doc: SvgDocument, el: _Element) -> Element:
                 meta["bbox"] = geo.box_to_xywh(box)
         except geo.GeometryError as exc:
             meta["geometry_error"] = str(exc)
-    children = [str(c.get("id")) for c in el if is_svg(c) and local(c) in ITEM_TAGS] if kind != "text" else []
+    children = [str(c.get("id")) for c in doc.child_items(el)] if kind != "text" else []
     if len(children) > MAX_CHILDREN:
         meta["children_total"] = len(children)
         children = children[:MAX_CHILDREN]

@@ -7,10 +7,11 @@ get a stable one when the document is opened; it is written with the next save.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from asil.adapters.inkscape import geometry as geo
 from asil.protocol import DocumentError
@@ -26,6 +27,8 @@ NS = {"svg": SVG, "inkscape": INKSCAPE, "sodipodi": SODIPODI, "xlink": XLINK}
 MAX_BYTES = 64 * 1024 * 1024
 ITEM_TAGS = {"g", "rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "text", "image", "use", "a",
              "switch"}
+ITEM_CLARK = tuple(f"{{{SVG}}}{tag}" for tag in sorted(ITEM_TAGS))
+CONTAINER_CLARK = {f"{{{SVG}}}{tag}" for tag in ("g", "a", "switch")}
 # Properties SVG inherits from the parent when an element does not set them.
 INHERITED = {"fill", "fill-opacity", "fill-rule", "stroke", "stroke-width", "stroke-opacity", "stroke-dasharray",
              "stroke-linecap", "stroke-linejoin", "font-family", "font-size", "font-weight", "font-style",
@@ -124,11 +127,15 @@ class SvgDocument:
     def items(self, under: _Element | None = None) -> Iterator[_Element]:
         """Drawable elements in document order (defs, metadata and text spans excluded)."""
         start = self.root if under is None else under
-        for child in start:
-            if is_svg(child) and local(child) in ITEM_TAGS:
-                yield child
-                if local(child) not in ("text",):
-                    yield from self.items(child)
+        containers = {start}  # items are reachable from ``start`` through containers only
+        for el in start.iter(*ITEM_CLARK):
+            if el is not start and el.getparent() in containers:
+                if el.tag in CONTAINER_CLARK:
+                    containers.add(el)
+                yield el
+
+    def child_items(self, el: _Element) -> list[_Element]:
+        return list(_children_xpath()(el))
 
     def assign_ids(self) -> None:
         taken = self.index()
@@ -169,7 +176,7 @@ class SvgDocument:
 
     # ------------------------------------------------------------ structure
     def layers(self) -> list[_Element]:
-        return [el for el in self.root.iter(q("svg", "g")) if is_layer(el)]
+        return [el for el in self.root.iter(f"{{{SVG}}}g") if el.get(GROUPMODE) == "layer"]
 
     def layer_of(self, el: _Element) -> _Element | None:
         for parent in el.iterancestors():
@@ -287,6 +294,16 @@ class SvgDocument:
         anchor = self.computed(el, "text-anchor")
         x -= width / 2 if anchor == "middle" else (width if anchor == "end" else 0)
         return geo.rect_box(x, y - 0.75 * size, width, size, m)
+
+
+_ITEM_TEST = " or ".join(f"self::svg:{tag}" for tag in sorted(ITEM_TAGS))
+
+
+@functools.cache
+def _children_xpath() -> Any:
+    from lxml import etree
+
+    return etree.XPath(f"svg:*[{_ITEM_TEST}]", namespaces=NS)
 
 
 def text_of(el: _Element) -> str:
