@@ -200,8 +200,9 @@ class InkscapeAdapter(Adapter):
         return changed
 
     def _restore(self, snapshot: bytes, assigned: set[str]) -> None:
-        self.doc.__init__(parse_svg_bytes(snapshot, self.document or "document"))  # type: ignore[misc]
+        self.doc = SvgDocument(parse_svg_bytes(snapshot, self.document or "document"))
         self.doc.assigned = assigned
+        self.editor.doc = self.doc
 
     # ------------------------------------------------------------ files
     def _write(self) -> None:
