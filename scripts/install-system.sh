@@ -13,6 +13,8 @@ command -v bwrap >/dev/null 2>&1 || packages+=(bubblewrap)
 command -v unzip >/dev/null 2>&1 || packages+=(unzip)
 command -v chromium >/dev/null 2>&1 || packages+=(chromium)  # renders draw.io pages (with mxgraph from npm)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
+command -v inkscape >/dev/null 2>&1 || packages+=(inkscape)
+
 renderer="$(dirname "$0")/install-drawio-renderer.sh"
 
 if [ ${#packages[@]} -eq 0 ]; then

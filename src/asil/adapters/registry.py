@@ -24,6 +24,7 @@ PATTERNS = ("file", "script", "service")
 _DECLARED: dict[str, str] = {
     "calc": "asil.adapters.calc.adapter:CalcAdapter",
     "drawio": "asil.adapters.drawio.adapter:DrawioAdapter",
+    "inkscape": "asil.adapters.inkscape.adapter:InkscapeAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")

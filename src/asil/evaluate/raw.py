@@ -21,6 +21,7 @@ RawJudge = Callable[[Checkpoint, Workspace, "str | None", "str | None"], bool]
 RAW_VALIDATORS: dict[str, str] = {
     "calc": "asil.adapters.calc.validator:raw_judge",
     "drawio": "asil.adapters.drawio.validator:raw_judge",
+    "inkscape": "asil.adapters.inkscape.validator:raw_judge",
 }
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 

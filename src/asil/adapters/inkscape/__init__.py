@@ -1,0 +1,1 @@
+"""The Inkscape adapter: SVG documents through lxml, exports through the Inkscape CLI."""
