@@ -71,7 +71,10 @@ def cmd_observe(args: argparse.Namespace) -> int:
         print(observation.summary)
         for element in observation.elements:
             extra = f"  {element.meta.get('formula')}" if "formula" in element.meta else ""
-            print(f"  {element.id:<16} {element.data_type or '':<9} {element.meta.get('display', element.value)!s}{extra}")
+            shown = element.meta.get("display", element.value)
+            if shown is None:
+                shown = element.label or ""
+            print(f"  {element.id:<16} {element.data_type or element.type:<9} {shown!s}{extra}")
     return EXIT_OK
 
 

@@ -67,6 +67,8 @@ class Env:
             written = adapter.render(path)
         except NotImplementedError:
             return None
+        except AsilError as exc:  # a missing or failing renderer costs the picture, not the episode
+            return {"app": adapter.name, "step": self.steps, "error": exc.message}
         return {"app": adapter.name, "file": written.name, "bytes": written.stat().st_size, "step": self.steps,
                 "seconds": round(time.perf_counter() - started, 4)}
 

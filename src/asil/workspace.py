@@ -85,16 +85,20 @@ def atomic_write(target: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        commit_file(Path(tmp), target)
+        _replace(Path(tmp), target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
 def commit_file(finished: Path, target: Path) -> None:
-    """Move a fully written, fsynced file into place atomically and persist the rename."""
+    """Move a file another program wrote into place atomically: fsync it, rename, persist the rename."""
     with open(finished, "rb") as handle:
         os.fsync(handle.fileno())
+    _replace(finished, target)
+
+
+def _replace(finished: Path, target: Path) -> None:
     os.replace(finished, target)
     dir_fd = os.open(target.parent, os.O_RDONLY)
     try:
