@@ -35,6 +35,7 @@ class Env:
         self._workspace_given = workspace
         self.workspace: Workspace | None = None
         self.adapters: dict[str, Adapter] = {}
+        self.active_app: str | None = None  # the app acted on last; its observation is shown
         self.steps = 0
         self.outcome: str | None = None
         self.answer: str | None = None
@@ -54,10 +55,21 @@ class Env:
         for app in self.task.apps:
             self.adapters[app] = get_adapter_class(app)(self.workspace, self.task.document_for(app))
         self.steps, self.outcome, self.answer, self.finished = 0, None, None, False
+        self.active_app = None
         return self.observe()
 
     def observe(self, app: str | None = None) -> Observation:
-        return self.adapters[app or self.task.apps[0]].observe()
+        """The observation of ``app``, or of the app acted on last. In multi-app tasks it also names
+        the other apps and their documents, so an agent knows where else it can act."""
+        chosen = app or self.active_app or self.task.apps[0]
+        observation = self.adapters[chosen].observe()
+        if len(self.adapters) > 1:
+            others = {name: adapter.document for name, adapter in self.adapters.items() if name != chosen}
+            observation.environment["other_apps"] = others
+            listed = ", ".join(f"{name} ({document})" for name, document in others.items())
+            observation.summary = (f"[app {chosen}; also in this task: {listed} - set \"app\" on an action to "
+                                   f"use it] " + observation.summary)
+        return observation
 
     def render(self, path: Path, app: str | None = None) -> dict[str, Any] | None:
         """A PNG of the app's current state through the real program, or None if it cannot render."""
@@ -91,7 +103,9 @@ class Env:
             return self.reject(InvalidAction(f"This task has no app {target_app!r}.",
                                              hint=f"Apps of this task: {', '.join(self.task.apps)}."))
         self.steps += 1
-        result = self.adapters[target_app].execute(action)
+        self.active_app = target_app
+        result = self.adapters[target_app].execute(action, observe=False)
+        result.observation = self.observe(target_app)
         return self._outcome(result, terminated=False)
 
     def shell(self, command: str, timeout_s: float = 30.0) -> StepOutcome:
