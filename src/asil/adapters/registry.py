@@ -23,6 +23,7 @@ PATTERNS = ("file", "script", "service")
 # Built-in adapters, by name. Later adapters add a line here.
 _DECLARED: dict[str, str] = {
     "calc": "asil.adapters.calc.adapter:CalcAdapter",
+    "jupyter": "asil.adapters.jupyter.adapter:JupyterAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")

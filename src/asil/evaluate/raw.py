@@ -20,6 +20,7 @@ RawJudge = Callable[[Checkpoint, Workspace, "str | None", "str | None"], bool]
 
 RAW_VALIDATORS: dict[str, str] = {
     "calc": "asil.adapters.calc.validator:raw_judge",
+    "jupyter": "asil.adapters.jupyter.validator:raw_judge",
 }
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 

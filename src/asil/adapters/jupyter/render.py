@@ -1,0 +1,1 @@
+"""Rendering a notebook with real programs: nbconvert to HTML, then headless Chromium to PNG."""
