@@ -68,8 +68,11 @@ def _python_roots() -> list[str]:
     return sorted(r for r in roots if any(r == h or r.startswith(h + "/") for h in HIDDEN))
 
 
-def sandbox_argv(workspace: Path, cwd: Path, private: Path, command: list[str]) -> list[str]:
-    """bubblewrap around ``command``: read-only system, writable workspace and ``private``, no network."""
+def sandbox_argv(workspace: Path, cwd: Path, private: Path, command: list[str], limits: bool = True) -> list[str]:
+    """bubblewrap around ``command``: read-only system, writable workspace and ``private``, no network.
+
+    ``limits`` caps memory and file sizes with prlimit (off for Chromium, which reserves huge address space).
+    """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise AppUnavailable("Running notebook code needs bubblewrap to confine it.",
@@ -85,8 +88,8 @@ def sandbox_argv(workspace: Path, cwd: Path, private: Path, command: list[str]) 
              "--setenv", "MPLCONFIGDIR", "/tmp/.matplotlib", "--setenv", "JPY_PARENT_PID", "0",
              "--setenv", "MPLBACKEND", "Agg", "--setenv", "JUPYTER_PLATFORM_DIRS", "1"]
     prlimit = shutil.which("prlimit")
-    limits = [prlimit, f"--as={MEMORY_LIMIT}", f"--fsize={FILE_LIMIT}"] if prlimit else []
-    return argv + limits + command
+    capped = [prlimit, f"--as={MEMORY_LIMIT}", f"--fsize={FILE_LIMIT}"] if prlimit and limits else []
+    return argv + capped + command
 
 
 class SandboxKernel:
