@@ -133,7 +133,8 @@ def parse_params(model: type[_Params], params: dict[str, Any], what: str) -> Any
 
 
 EXAMPLES = [
-    {"action_type": "set_value", "target": "cell-1", "params": {"source": "values = [3, 5, 8]\ntotal = sum(values)\nprint(total)"}},
+    {"action_type": "set_value", "target": "cell-1",
+     "params": {"source": "values = [3, 5, 8]\ntotal = sum(values)\nprint(total)"}},
     {"action_type": "invoke_function", "target": "insert_cell",
      "params": {"after": "cell-1", "cell_type": "markdown", "source": "## Results"}},
     {"action_type": "invoke_function", "target": "replace_in_cell",

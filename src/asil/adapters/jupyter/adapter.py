@@ -9,7 +9,6 @@ in :meth:`close`.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 

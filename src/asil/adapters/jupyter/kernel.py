@@ -111,8 +111,8 @@ class SandboxKernel:
         if problem:
             raise AppUnavailable(f"Cannot run notebook code: {problem}.")
         os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")  # silences jupyter_core's path migration warning
-        from jupyter_client import KernelManager
         from jupyter_client.kernelspec import KernelSpecManager
+        from jupyter_client.manager import KernelManager
 
         spec_dir = self._private / "spec" / KERNEL_NAME
         spec_dir.mkdir(parents=True, exist_ok=True)

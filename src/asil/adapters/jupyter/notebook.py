@@ -141,12 +141,14 @@ def ensure_ids(data: Notebook) -> bool:
                 else new_cell_id(taken)
             changed = True
         taken.add(cell["id"])
-        for key, default in (("metadata", {}), ("source", [])):
+        defaults: tuple[tuple[str, Any], ...] = (("metadata", {}), ("source", []))
+        for key, default in defaults:
             if key not in cell:
                 cell[key] = default
                 changed = True
         if cell["cell_type"] == "code":
-            for key, default in (("outputs", []), ("execution_count", None)):
+            code_defaults: tuple[tuple[str, Any], ...] = (("outputs", []), ("execution_count", None))
+            for key, default in code_defaults:
                 if key not in cell:
                     cell[key] = default
                     changed = True

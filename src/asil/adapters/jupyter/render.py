@@ -28,8 +28,9 @@ def notebook_html(notebook: bytes) -> str:
     import nbformat
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="lab", sanitize_html=True)
-    body, _ = exporter.from_notebook_node(nbformat.reads(notebook.decode("utf-8"), as_version=4))
+    exporter = HTMLExporter(template_name="lab", sanitize_html=True)  # type: ignore[no-untyped-call]
+    node = nbformat.reads(notebook.decode("utf-8"), as_version=4)  # type: ignore[no-untyped-call]
+    body, _ = exporter.from_notebook_node(node)
     return str(body)
 
 

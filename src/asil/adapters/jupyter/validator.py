@@ -69,7 +69,7 @@ def _cells(path: Path) -> list[dict[str, Any]]:
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or data.get("nbformat") != 4 or not isinstance(data.get("cells"), list):
         raise RawNotebookError("not an nbformat 4 notebook")
-    cells = data["cells"]
+    cells: list[dict[str, Any]] = data["cells"]
     for cell in cells:
         if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw") \
                 or not isinstance(cell.get("id"), str):
