@@ -9,8 +9,8 @@ STAMP := $(VENV)/.installed
 demo: $(STAMP)  ## the main job: the built-in suite with the oracle agent, per-app table
 	$(BIN)/asil bench --suite core --agent oracle --out asil-results/demo
 
-test: $(STAMP)  ## the whole test suite (real LibreOffice), two workers
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+test: $(STAMP)  ## the whole test suite (real applications), two workers
+	$(BIN)/python -m pytest -n 2 --dist worksteal
 
 check: $(STAMP)  ## lint and strict typing
 	$(BIN)/ruff check src tests benchmarks

@@ -25,6 +25,7 @@ _DECLARED: dict[str, str] = {
     "calc": "asil.adapters.calc.adapter:CalcAdapter",
     "drawio": "asil.adapters.drawio.adapter:DrawioAdapter",
     "inkscape": "asil.adapters.inkscape.adapter:InkscapeAdapter",
+    "jupyter": "asil.adapters.jupyter.adapter:JupyterAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")

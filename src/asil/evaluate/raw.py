@@ -22,6 +22,7 @@ RAW_VALIDATORS: dict[str, str] = {
     "calc": "asil.adapters.calc.validator:raw_judge",
     "drawio": "asil.adapters.drawio.validator:raw_judge",
     "inkscape": "asil.adapters.inkscape.validator:raw_judge",
+    "jupyter": "asil.adapters.jupyter.validator:raw_judge",
 }
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 

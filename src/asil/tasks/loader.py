@@ -37,7 +37,8 @@ def load_task_file(path: Path) -> Task:
 def load_tasks(suite: str | None = None, app: str | None = None, root: Path | None = None) -> list[Task]:
     """All tasks under ``root`` (the built-in suites by default), filtered, sorted by id."""
     root = root or builtin_root()
-    tasks = [load_task_file(p) for p in sorted(root.rglob("*.json"))]
+    # Files under an assets/ folder are task inputs, not tasks.
+    tasks = [load_task_file(p) for p in sorted(root.rglob("*.json")) if "assets" not in p.relative_to(root).parts]
     seen: dict[str, Path] = {}
     for task in tasks:
         if task.id in seen:

@@ -1,0 +1,148 @@
+"""Latency and observation-size benchmark of the JupyterLab adapter.
+
+For notebooks of 10 (small), 60 (typical) and 500 (large) cells — code cells with a few lines
+and a saved output, every fifth cell markdown — it measures, with ``time.perf_counter``:
+
+* opening the notebook (read, check, id repair);
+* ``adapter.observe()`` and the observation size (``json.dumps(obs.to_agent_dict())``, chars/4 as tokens);
+* edits: ``replace_in_cell`` on a random cell, alone and with the observation an agent gets back;
+* ``save()`` (atomic, fsynced write of the whole notebook);
+* kernel runs, reported apart: the first run (starts the confined kernel) and warm ``run_cell``.
+
+It asserts correctness (actions succeed, edits land) but never asserts on timings.
+
+    .venv/bin/python benchmarks/adapter_latency_jupyter.py [--repeats 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from asil.adapters.jupyter.adapter import JupyterAdapter
+from asil.adapters.jupyter.notebook import serialize
+from asil.protocol import Action
+from asil.workspace import Workspace
+
+SIZES = {"small": 10, "typical": 60, "large": 500}
+TARGET_P50_MS = 50.0
+TARGET_TOKENS = 8000
+
+
+def percentile(samples: list[float], q: float) -> float:
+    data = sorted(samples)
+    if not data:
+        return math.nan
+    pos = (len(data) - 1) * q / 100.0
+    low = math.floor(pos)
+    high = min(low + 1, len(data) - 1)
+    return data[low] + (data[high] - data[low]) * (pos - low)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = fn()
+    return (time.perf_counter() - started) * 1000.0, result
+
+
+def make_notebook(cells: int) -> dict[str, Any]:
+    made = []
+    for i in range(cells):
+        if i % 5 == 0:
+            made.append({"cell_type": "markdown", "id": f"c{i}", "metadata": {},
+                         "source": [f"## Step {i}\n", "Explain what the next cells compute.\n"]})
+        else:
+            made.append({"cell_type": "code", "id": f"c{i}", "metadata": {}, "execution_count": i,
+                         "source": [f"value_{i} = {i} * 2\n", f"items_{i} = [value_{i} + k for k in range(10)]\n",
+                                    f"sum(items_{i})"],
+                         "outputs": [{"output_type": "execute_result", "execution_count": i, "metadata": {},
+                                      "data": {"text/plain": [str(sum(i * 2 + k for k in range(10)))]}}]})
+    return {"cells": made, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                       "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+
+
+def stats(samples: list[float]) -> str:
+    return f"{percentile(samples, 50):8.2f} {percentile(samples, 95):8.2f}"
+
+
+def bench_size(label: str, cells: int, repeats: int, rng: random.Random) -> dict[str, Any]:
+    workspace = Workspace.temporary(prefix="asil-bench-jupyter-")
+    try:
+        workspace.write_bytes("nb.ipynb", serialize(make_notebook(cells)))
+        opens = [timed(lambda: JupyterAdapter(workspace, "nb.ipynb"))[0] for _ in range(5)]
+        adapter = JupyterAdapter(workspace, "nb.ipynb")
+        observe = [timed(adapter.observe)[0] for _ in range(repeats)]
+        tokens = len(json.dumps(adapter.observe().to_agent_dict())) / 4
+        code_ids = [c["id"] for c in adapter.nb["cells"] if c["cell_type"] == "code"]
+        edit, edit_obs, saves = [], [], []
+        for i in range(repeats):
+            cell = rng.choice(code_ids)
+            action = Action(action_type="invoke_function", target="replace_in_cell",
+                            params={"cell": cell, "old": " * 2", "new": " * 2 ", "all": False})
+            ms, result = timed(lambda action=action: adapter.execute(action, observe=False))
+            assert result.ok, result.error
+            edit.append(ms)
+            back = Action(action_type="invoke_function", target="replace_in_cell",
+                          params={"cell": cell, "old": " * 2 ", "new": " * 2"})
+            ms, result = timed(lambda back=back: adapter.execute(back))
+            assert result.ok and result.observation is not None
+            edit_obs.append(ms)
+            if i < 20:
+                saves.append(timed(adapter.save)[0])
+        adapter.close()
+        return {"label": label, "cells": cells, "open": opens, "observe": observe, "tokens": tokens,
+                "edit": edit, "edit_obs": edit_obs, "save": saves}
+    finally:
+        workspace.cleanup()
+
+
+def bench_kernel(repeats: int) -> dict[str, list[float]]:
+    workspace = Workspace.temporary(prefix="asil-bench-kernel-")
+    try:
+        workspace.write_bytes("nb.ipynb", serialize(make_notebook(10)))
+        adapter = JupyterAdapter(workspace, "nb.ipynb")
+        run = Action(action_type="invoke_function", target="run_cell", params={"cell": "c1"})
+        first, result = timed(lambda: adapter.execute(run, observe=False))
+        assert result.ok, result.error
+        warm = []
+        for _ in range(repeats):
+            ms, result = timed(lambda: adapter.execute(run))
+            assert result.ok and "[c1] 65" in (result.output or ""), result.output
+            warm.append(ms)
+        adapter.close()
+        return {"first": [first], "warm": warm}
+    finally:
+        workspace.cleanup()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=50)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    print(f"python {platform.python_version()} on {platform.machine()}, {args.repeats} repeats; times in ms (p50 p95)")
+    rows = [bench_size(label, cells, args.repeats, rng) for label, cells in SIZES.items()]
+    print(f"\n{'notebook':<9} {'cells':>5} | {'open':>17} | {'observe':>17} | {'edit':>17} | {'edit+observe':>17} | "
+          f"{'save':>17} | {'obs tokens':>10}")
+    for row in rows:
+        print(f"{row['label']:<9} {row['cells']:>5} | {stats(row['open'])} | {stats(row['observe'])} | "
+              f"{stats(row['edit'])} | {stats(row['edit_obs'])} | {stats(row['save'])} | {row['tokens']:>10.0f}")
+    kernel = bench_kernel(max(10, args.repeats // 2))
+    print(f"\nkernel: first run (starts the sandboxed kernel) {kernel['first'][0]:.0f} ms; "
+          f"warm run_cell + observe p50 {percentile(kernel['warm'], 50):.1f} ms, p95 {percentile(kernel['warm'], 95):.1f} ms")
+    typical = rows[1]
+    step = percentile(typical["edit_obs"], 50)
+    print(f"\ntargets: typical edit+observe p50 {step:.1f} ms (<= {TARGET_P50_MS:g}: "
+          f"{'met' if step <= TARGET_P50_MS else 'MISSED'}); observation tokens max "
+          f"{max(r['tokens'] for r in rows):.0f} (<= {TARGET_TOKENS}: "
+          f"{'met' if all(r['tokens'] <= TARGET_TOKENS for r in rows) else 'MISSED'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,367 @@
+"""The JupyterLab adapter: an .ipynb file seen as cells, edited as JSON, run in a confined real kernel.
+
+Edits work on a copy of the notebook (the cell list and each cell dict copied; nested values are
+only ever replaced, never changed in place), which becomes the notebook only when the whole
+action succeeded: every action, batches included, is atomic for the document. The file is
+written atomically on :meth:`save`. One kernel per adapter starts on the first run and dies
+in :meth:`close`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from asil.adapters.base import Adapter, Readiness
+from asil.adapters.jupyter import actions as act
+from asil.adapters.jupyter.fresh import FreshRun
+from asil.adapters.jupyter.kernel import CellRun, SandboxKernel, kernel_readiness
+from asil.adapters.jupyter.notebook import (
+    MAX_CELLS,
+    Cell,
+    Notebook,
+    join_source,
+    load_notebook,
+    new_cell,
+    new_cell_id,
+    retype_cell,
+    serialize,
+    split_source,
+)
+from asil.adapters.jupyter.outputs import for_file, output_text
+from asil.adapters.jupyter.view import DEFAULT_LIMIT, build_observation
+from asil.adapters.registry import register_adapter
+from asil.protocol import (
+    Action,
+    ActionFailed,
+    ActionResult,
+    ActionSchema,
+    DocumentError,
+    InvalidAction,
+    Observation,
+    parse_action,
+)
+from asil.workspace import Workspace, atomic_write
+
+NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+
+
+class CellFailed(ActionFailed):
+    """Code raised or timed out; its outputs were recorded in the notebook (as JupyterLab does)."""
+
+    code = "cell_error"
+
+
+@register_adapter("jupyter", pattern="file", extensions=(".ipynb",))
+class JupyterAdapter(Adapter):
+    """A notebook: cells are elements with their nbformat 4.5 ids; one view, paged by cell index."""
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
+                 **options: Any):
+        super().__init__(workspace, document)
+        if document is None:
+            raise DocumentError("The jupyter adapter needs an .ipynb notebook to open.")
+        self.path = workspace.resolve(document)
+        self.nb, self.dirty = load_notebook(self.path, document)  # dirty: ids were assigned
+        self.offset, self.limit = 0, limit
+        self.kernel: SandboxKernel | None = None
+        self._run_log: list[str] = []
+        self._fresh: FreshRun | None = None
+
+    # ------------------------------------------------------------ observe
+    def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
+        if view not in (None, "notebook"):
+            raise InvalidAction(f"There is no view {view!r}.", hint="The only view is 'notebook'.")
+        if offset is not None:
+            self.offset = max(0, offset)
+        if limit is not None:
+            self.limit = max(1, min(limit, 100))
+        return build_observation(self.nb, step=self.step, name=self.path.name, document=self.document,
+                                 dirty=self.dirty, offset=self.offset, limit=self.limit,
+                                 kernel=self._kernel_state(), environment=self._environment())
+
+    def _kernel_state(self) -> dict[str, Any]:
+        if self.kernel is None:
+            return {"state": "not started (starts on the first run)"}
+        return {"state": "idle" if self.kernel.alive else "dead", "restarts": self.kernel.restarts}
+
+    def _environment(self) -> dict[str, Any]:
+        return {"kernel": "IPython (real Jupyter kernel), started on the first run",
+                "sandbox": "code may write only inside the workspace; no network",
+                "working_directory": self.workspace.relative(self.path.parent) or ".",
+                "default_cell_timeout_s": act.DEFAULT_TIMEOUT_S}
+
+    # ------------------------------------------------------------ actions
+    @classmethod
+    def action_schema(cls) -> ActionSchema:
+        return act.build_schema()
+
+    def execute(self, action: Action, observe: bool = True) -> ActionResult:
+        """The base template, plus the text that code runs printed (``ActionResult.output``)."""
+        self._run_log = []
+        result = super().execute(action, observe)
+        if self._run_log:
+            result = result.model_copy(update={"output": "\n".join(self._run_log)[-4000:]})
+        return result
+
+    def _check(self, action: Action) -> None:
+        if action.action_type == "navigate":
+            self._check_navigate(action)
+            return
+        self._dispatch(action, _working_copy(self.nb), run=False)
+
+    def _apply(self, action: Action) -> list[str]:
+        if action.action_type == "navigate":
+            self._navigate(action)
+            return []
+        if action.action_type == "invoke_function" and action.target == "save":
+            self.save()
+            return []
+        work = _working_copy(self.nb)
+        try:
+            changed = self._dispatch(action, work, run=True)
+        except CellFailed:
+            if action.action_type != "batch":  # a failed run keeps its outputs; a failed batch keeps nothing
+                self.nb, self.dirty = work, True
+            raise
+        if action.target != "restart_kernel":
+            self.nb, self.dirty = work, True
+        return changed
+
+    def _dispatch(self, action: Action, nb: Notebook, run: bool) -> list[str]:
+        """Apply one action to ``nb`` (a working copy); with ``run=False`` code is only checked, never run."""
+        kind = action.action_type
+        if kind == "set_value":
+            params = act.parse_params(act.SetSource, action.params, "set_value")
+            return self._fn_edit_cell(nb, act.EditCell(cell=action.target or "", source=params.source), run)
+        if kind == "invoke_function":
+            name = action.target
+            if name not in act.FUNCTIONS:
+                raise InvalidAction(f"Unknown notebook function {name!r}.",
+                                    hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
+            parsed = act.parse_params(act.FUNCTIONS[name][0], action.params, name)
+            result: list[str] = getattr(self, f"_fn_{name}")(nb, parsed, run)
+            return result
+        if kind == "batch":
+            return self._batch(action, nb, run)
+        raise InvalidAction(f"The jupyter adapter does not support {kind} actions.",
+                            hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
+                            code="unsupported_action")
+
+    def _batch(self, action: Action, nb: Notebook, run: bool) -> list[str]:
+        params = act.parse_params(act.Batch, action.params, "batch")
+        changed: list[str] = []
+        for index, raw in enumerate(params.actions, start=1):
+            try:
+                sub = parse_action(raw)
+                if sub.action_type in NOT_IN_BATCH or sub.target == "save":
+                    what = "save" if sub.target == "save" else sub.action_type
+                    raise InvalidAction(f"A batch cannot contain {what}.",
+                                        hint="Put only set_value and invoke_function actions in a batch.")
+                sub_changed = self._dispatch(sub, nb, run)
+            except (InvalidAction, ActionFailed) as exc:
+                failed = type(exc)(f"Batch action {index}: {exc.message} Nothing in the notebook was changed.",
+                                   hint=exc.hint, code=exc.code)
+                raise failed from None
+            changed += [c for c in sub_changed if c not in changed]
+        return changed
+
+    def _check_navigate(self, action: Action) -> None:
+        act.parse_params(act.Navigate, action.params, "navigate")
+        if action.target:
+            _find(self.nb, action.target)
+
+    def _navigate(self, action: Action) -> None:
+        params = act.parse_params(act.Navigate, action.params, "navigate")
+        self.limit = params.limit or self.limit
+        if action.target:
+            self.offset = _find(self.nb, action.target)
+        elif params.offset is not None:
+            self.offset = params.offset
+
+    # ------------------------------------------------------------ functions (each: nb, params, run)
+    def _fn_edit_cell(self, nb: Notebook, p: act.EditCell, run: bool) -> list[str]:
+        cell = nb["cells"][_find(nb, p.cell)]
+        cell["source"] = split_source(p.source)
+        return [cell["id"]]
+
+    def _fn_replace_in_cell(self, nb: Notebook, p: act.ReplaceInCell, run: bool) -> list[str]:
+        cell = nb["cells"][_find(nb, p.cell)]
+        source = join_source(cell["source"])
+        found = source.count(p.old)
+        if found == 0:
+            raise InvalidAction(f"The text {p.old[:60]!r} does not occur in cell {p.cell!r}.",
+                                hint="Copy the exact text from the cell's value (spaces and quotes matter).",
+                                code="text_not_found")
+        if found > 1 and not p.all:
+            raise InvalidAction(f"The text {p.old[:60]!r} occurs {found} times in cell {p.cell!r}.",
+                                hint="Give a longer piece of text that occurs once, or set all: true.")
+        new = source.replace(p.old, p.new)
+        if len(new) > act.MAX_SOURCE:
+            raise InvalidAction(f"The new source of cell {p.cell!r} would pass {act.MAX_SOURCE} characters.")
+        cell["source"] = split_source(new)
+        return [cell["id"]]
+
+    def _fn_insert_cell(self, nb: Notebook, p: act.InsertCell, run: bool) -> list[str]:
+        taken = {c["id"] for c in nb["cells"]}
+        if p.id is not None and p.id in taken:
+            raise InvalidAction(f"A cell with id {p.id!r} already exists.", hint="Pick another id or omit it.",
+                                code="cell_exists")
+        if len(nb["cells"]) >= MAX_CELLS:
+            raise InvalidAction(f"The notebook already has {MAX_CELLS} cells, the most allowed here.")
+        cell = new_cell(p.cell_type, p.source, p.id or new_cell_id(taken))
+        nb["cells"].insert(_place(nb, p, len(nb["cells"])), cell)
+        return [cell["id"]]
+
+    def _fn_delete_cell(self, nb: Notebook, p: act.CellOnly, run: bool) -> list[str]:
+        del nb["cells"][_find(nb, p.cell)]
+        return [p.cell]
+
+    def _fn_move_cell(self, nb: Notebook, p: act.MoveCell, run: bool) -> list[str]:
+        if p.cell in (p.before, p.after):
+            raise InvalidAction("A cell cannot be moved next to itself.", hint="Name another cell in before/after.")
+        cell = nb["cells"].pop(_find(nb, p.cell))
+        nb["cells"].insert(_place(nb, p, len(nb["cells"])), cell)
+        return [p.cell]
+
+    def _fn_set_cell_type(self, nb: Notebook, p: act.SetCellType, run: bool) -> list[str]:
+        cell = nb["cells"][_find(nb, p.cell)]
+        if cell["cell_type"] != p.cell_type:
+            retype_cell(cell, p.cell_type)
+        return [p.cell]
+
+    def _fn_clear_outputs(self, nb: Notebook, p: act.ClearOutputs, run: bool) -> list[str]:
+        cells = [nb["cells"][_find(nb, p.cell)]] if p.cell else nb["cells"]
+        changed = []
+        for cell in cells:
+            if cell["cell_type"] == "code" and (cell["outputs"] or cell["execution_count"] is not None):
+                cell["outputs"], cell["execution_count"] = [], None
+                changed.append(cell["id"])
+        return changed
+
+    def _fn_run_cell(self, nb: Notebook, p: act.RunCell, run: bool) -> list[str]:
+        cell = nb["cells"][_find(nb, p.cell)]
+        if cell["cell_type"] != "code":
+            raise InvalidAction(f"Cell {p.cell!r} is a {cell['cell_type']} cell; only code cells run.",
+                                hint="Run a code cell, or change this cell's type with set_cell_type.")
+        if run:
+            self._run_into(cell, p.timeout_s)
+        return [p.cell]
+
+    def _fn_run_all(self, nb: Notebook, p: act.RunAll, run: bool) -> list[str]:
+        if not run:
+            return []
+        if p.restart and self.kernel is not None and self.kernel.alive:
+            self.kernel.restart()
+        changed = []
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                changed.append(cell["id"])
+                self._run_into(cell, p.timeout_s)
+        return changed
+
+    def _fn_restart_kernel(self, nb: Notebook, p: act.NoParams, run: bool) -> list[str]:
+        if run and self.kernel is not None and self.kernel.alive:
+            self.kernel.restart()
+        return []
+
+    def _fn_save(self, nb: Notebook, p: act.NoParams, run: bool) -> list[str]:
+        return []
+
+    def _run_into(self, cell: Cell, timeout_s: float) -> CellRun:
+        """Run a cell in the kernel and store its outputs on it; raise CellFailed when the code failed."""
+        if self.kernel is None:
+            self.kernel = SandboxKernel(self.workspace.root, self.path.parent)
+        result = self.kernel.run(join_source(cell["source"]), timeout_s)
+        cell["outputs"] = for_file(result.outputs)
+        cell["execution_count"] = result.execution_count
+        text = output_text(result.outputs).strip()
+        self._run_log.append(f"[{cell['id']}] {text}" if text else f"[{cell['id']}] (no output)")
+        if result.status == "timeout":
+            raise CellFailed(f"Cell {cell['id']!r} timed out after {timeout_s:g} s and was stopped"
+                             f"{'; the kernel was restarted, so all variables are gone' if result.restarted else ''}.",
+                             hint="Make the code faster or pass a larger timeout_s (at most 600).", code="cell_timeout")
+        if result.status == "error":
+            raise CellFailed(f"Cell {cell['id']!r} raised {result.error}; its outputs were recorded.",
+                             hint="Fix the cell's source and run it again.")
+        return result
+
+    # ------------------------------------------------------------ persistence and life
+    def save(self) -> None:
+        """Write the notebook atomically (nbformat 4.5 JSON) if it has unsaved changes."""
+        if self.dirty:
+            atomic_write(self.path, serialize(self.nb))
+            self.dirty = False
+
+    def notebook(self) -> Notebook:
+        """The current notebook (read-only use: checkpoints and renderers)."""
+        return self.nb
+
+    def render(self, path: Path) -> Path:
+        from asil.adapters.jupyter.render import render_notebook
+
+        return render_notebook(serialize(self.nb), path)
+
+    def fresh_run(self) -> FreshRun:
+        """The saved notebook run top to bottom in a fresh kernel and a scratch copy of the workspace (cached)."""
+        if self._fresh is None:
+            self._fresh = FreshRun(self.workspace.root, self.path, self.nb)
+        return self._fresh
+
+    def close(self) -> None:
+        if self._fresh is not None:
+            self._fresh.close()
+            self._fresh = None
+        if self.kernel is not None:
+            self.kernel.shutdown()
+            self.kernel = None
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        problem = kernel_readiness()
+        if problem:
+            return Readiness(False, f"notebooks can be edited, but {problem}")
+        return Readiness(True, "nbformat 4 JSON; code runs in an IPython kernel under bubblewrap")
+
+    @classmethod
+    def create_sample(cls, workspace: Workspace) -> str:
+        nb = {"cells": [new_cell("code", "values = [3, 5, 8]\nprint(sum(values))", "cell-1"),
+                        new_cell("markdown", "# Notes\nA small sample notebook.", "cell-2")],
+              "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+              "nbformat": 4, "nbformat_minor": 5}
+        atomic_write(workspace.resolve("sample.ipynb"), serialize(nb))
+        return "sample.ipynb"
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _working_copy(nb: Notebook) -> Notebook:
+    return {**nb, "cells": [dict(cell) for cell in nb["cells"]]}
+
+
+def _find(nb: Notebook, cell_id: str) -> int:
+    for index, cell in enumerate(nb["cells"]):
+        if cell["id"] == cell_id:
+            return index
+    shown = ", ".join(c["id"] for c in nb["cells"][:8]) + (" …" if len(nb["cells"]) > 8 else "")
+    raise InvalidAction(f"There is no cell with id {cell_id!r}.", hint=f"Cell ids: {shown or 'none (empty notebook)'}.",
+                        code="unknown_cell")
+
+
+def _place(nb: Notebook, p: act._Placed, end: int) -> int:
+    if p.before is not None:
+        return _find(nb, p.before)
+    if p.after is not None:
+        return _find(nb, p.after) + 1
+    if p.index is not None:
+        if p.index > end:
+            raise InvalidAction(f"Index {p.index} is past the end of the notebook ({end} cells).",
+                                hint=f"Use an index from 0 to {end}.")
+        return p.index
+    return end
+
+
+__all__ = ["CellFailed", "JupyterAdapter"]
+
+import asil.adapters.jupyter.checkpoints  # noqa: E402,F401  (registers notebook checkpoint types)

@@ -1,0 +1,17 @@
+"""The JupyterLab suite's shape: twenty tasks, an infeasible one, several with more than one success path."""
+
+from __future__ import annotations
+
+from asil.tasks import load_tasks
+
+
+def test_the_jupyter_suite_has_twenty_varied_tasks() -> None:
+    tasks = load_tasks(app="jupyter")
+    assert len(tasks) == 20
+    assert sum(not t.feasible for t in tasks) == 1
+    assert sum(len(t.evaluator.paths) > 1 for t in tasks) >= 2
+    kinds = {cp.type for t in tasks for path in t.evaluator.paths for cp in path}
+    assert {"executes_cleanly", "variable_value", "cell_source", "cell_output", "outputs_cleared",
+            "file_exists"} <= kinds
+    functions = {a.target for t in tasks for a in t.reference if a.action_type == "invoke_function"}
+    assert {"insert_cell", "replace_in_cell", "move_cell", "run_all", "clear_outputs", "set_cell_type"} <= functions
