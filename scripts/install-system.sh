@@ -11,6 +11,7 @@ python3 -c "import ensurepip, venv" >/dev/null 2>&1 || packages+=(python3-venv)
 fc-list 2>/dev/null | grep -qi dejavu || packages+=(fonts-dejavu-core)
 command -v bwrap >/dev/null 2>&1 || packages+=(bubblewrap)
 command -v unzip >/dev/null 2>&1 || packages+=(unzip)
+command -v chromium >/dev/null 2>&1 || packages+=(chromium)  # report tests render report.html headless
 
 if [ ${#packages[@]} -eq 0 ]; then
   exit 0
