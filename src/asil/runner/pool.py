@@ -22,7 +22,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from asil.runner.procs import kill_tree
-from asil.runner.worker import EpisodeJob, EpisodeOutcome, run_job, stop_programs, watch_parent
+from asil.runner.worker import EpisodeJob, EpisodeOutcome, run_job, stop_programs, warm_up, watch_parent
 
 MARKER_ENV = "ASIL_BENCH_OUT"  # set in workers (and inherited by their programs) to the run folder
 
@@ -47,6 +47,8 @@ def _worker_main(conn: Connection, scratch: str, marker: str) -> None:
     tempfile.tempdir = scratch  # workspaces, LibreOffice profiles: all inside the worker's scratch
     watch_parent()
     try:
+        warm_up()
+        conn.send(("ready", None))  # deadlines start once a worker is warm, not while it boots
         while True:
             try:
                 job = conn.recv()
@@ -72,6 +74,7 @@ class _Worker:
         child.close()
         self.job: EpisodeJob | None = None
         self.started = 0.0
+        self.ready = False
 
     def assign(self, job: EpisodeJob) -> None:
         self.job, self.started = job, time.monotonic()
@@ -112,6 +115,7 @@ class LocalPool:
         self.marker = marker
         self.timeout = episode_timeout_s
         self.context = multiprocessing.get_context("spawn")
+        self.boot_failures = 0
 
     def run(self, jobs: list[EpisodeJob], on_end: Callable[[JobEnd], None]) -> None:
         pending = deque(jobs)
@@ -120,7 +124,7 @@ class LocalPool:
             workers = [_Worker(self.context, self.marker) for _ in range(min(self.size, len(jobs)))]
             while pending or any(w.job for w in workers):
                 for worker in workers:
-                    if worker.job is None and pending:
+                    if worker.ready and worker.job is None and pending:
                         worker.assign(pending.popleft())
                 self._wait(workers, on_end)
         finally:
@@ -132,9 +136,15 @@ class LocalPool:
 
     def _wait(self, workers: list[_Worker], on_end: Callable[[JobEnd], None]) -> None:
         busy = [w for w in workers if w.job is not None]
-        ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=self._next_deadline(busy))
+        booting = [w for w in workers if not w.ready]
+        watched = busy + booting
+        ready = wait([w.conn for w in watched] + [w.process.sentinel for w in watched],
+                     timeout=self._next_deadline(busy))
         now = time.monotonic()
         for index, worker in enumerate(workers):
+            if not worker.ready and (worker.conn in ready or worker.process.sentinel in ready):
+                workers[index] = self._boot(worker)
+                continue
             if worker.job is None:
                 continue
             if worker.conn in ready or worker.process.sentinel in ready:
@@ -150,6 +160,19 @@ class LocalPool:
             else:
                 worker.job = None
             on_end(end)
+
+    def _boot(self, worker: _Worker) -> _Worker:
+        """A booting worker said it is ready — or died while booting, and is replaced."""
+        try:
+            kind, _ = worker.conn.recv()
+            worker.ready = kind == "ready"
+            return worker
+        except (EOFError, OSError):
+            worker.kill()
+            self.boot_failures += 1
+            if self.boot_failures > 3 * self.size:
+                raise RuntimeError("bench workers keep dying while they start; see the worker's stderr") from None
+            return _Worker(self.context, self.marker)
 
     def _receive(self, worker: _Worker, now: float) -> JobEnd:
         assert worker.job is not None

@@ -4,7 +4,7 @@ Results come back as data (the task folder's files), so the driver writes the ru
 exactly as the local backend does, and a cluster needs no shared file system for results.
 Deadlines: a task stops itself when its time is up (killing its LibreOffice first — on a remote
 node only the task can reach it); the driver force-cancels it a few seconds later if it is still
-there, and records the timeout either way.
+there (the grace also covers a fresh worker's start), and records the timeout either way.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 
 from asil.protocol import AsilError
 from asil.runner.pool import JobEnd
-from asil.runner.worker import EpisodeJob, EpisodeOutcome, arm_deadline, run_job
+from asil.runner.worker import EpisodeJob, EpisodeOutcome, arm_deadline, run_job, warm_up
 
-CANCEL_GRACE_S = 5.0
+CANCEL_GRACE_S = 30.0  # covers a fresh Ray worker's start; the task itself stops on time
 
 
 class RayUnavailable(AsilError):
@@ -26,6 +26,7 @@ class RayUnavailable(AsilError):
 
 
 def _ray_episode(job: EpisodeJob, timeout_s: float | None) -> EpisodeOutcome:
+    warm_up()  # a fresh Ray worker starts its LibreOffice before the episode's clock starts
     timer = arm_deadline(timeout_s) if timeout_s else None
     try:
         return run_job(job)

@@ -77,6 +77,20 @@ def run_job(job: EpisodeJob) -> EpisodeOutcome:
     return EpisodeOutcome(task.id, files, time.monotonic() - started)
 
 
+def warm_up() -> None:
+    """Start this process's LibreOffice before the first episode, so no episode pays for the start.
+
+    If it cannot start, the episodes that need it will say why (env_error with the reason).
+    """
+    from asil.apps.libreoffice import shared_office
+    from asil.protocol import AsilError
+
+    try:
+        shared_office().ensure()
+    except AsilError:
+        pass
+
+
 def stop_programs() -> None:
     """Stop this process's warm LibreOffice (and anything else it started) before the worker exits."""
     from asil.apps.libreoffice import shared_office
