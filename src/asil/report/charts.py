@@ -18,7 +18,7 @@ def bar_chart(chart_id: str, title: str, categories: list[str], series: list[tup
     plot_h = HEIGHT - TOP - BOTTOM
     group_w = (WIDTH - LEFT - 10) / max(len(categories), 1)
     bar_w = min(36.0, group_w * 0.8 / max(len(series), 1))
-    parts = [f'<svg id="{escape(chart_id)}" class="chart" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" '
+    parts = [f'<svg id="{escape(chart_id)}" class="chart" width="{WIDTH}" '
              f'height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title)}">']
     for tick in (0, 25, 50, 75, 100):
         y = TOP + plot_h * (1 - tick / 100)
