@@ -8,6 +8,7 @@ one folder per task (written whole by this process), summary.json.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from asil.agents.base import Agent
 from asil.runner.episode import run_episode
 from asil.runner.pool import JobEnd, LocalPool
 from asil.runner.results import (
+    PRIVATE,
     RunRecord,
     RunSettings,
     commit_task_folder,
@@ -124,6 +126,7 @@ def run_bench(tasks: list[Task], agent: AgentSpec | Callable[[], Agent], out_dir
     summary = summarize([r for r in results.values() if r.task_id in wanted], record.settings,
                         time.monotonic() - started)
     write_summary(out_dir, summary)
+    shutil.rmtree(out_dir / PRIVATE, ignore_errors=True)  # only staging lives there, and it is empty now
     return summary.model_dump(mode="json")
 
 
