@@ -45,7 +45,7 @@ def _worker_main(conn: Connection, scratch: str, marker: str) -> None:
     os.environ["TMPDIR"] = scratch
     os.environ[MARKER_ENV] = marker
     tempfile.tempdir = scratch  # workspaces, LibreOffice profiles: all inside the worker's scratch
-    watch_parent()
+    watch_parent(Path(scratch))
     try:
         warm_up()
         conn.send(("ready", None))  # deadlines start once a worker is warm, not while it boots

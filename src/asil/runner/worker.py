@@ -9,6 +9,7 @@ share workspaces and the result layout is the same for every backend.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -99,8 +100,8 @@ def stop_programs() -> None:
     kill_tree(os.getpid(), include_self=False)
 
 
-def watch_parent(interval_s: float = 0.5) -> threading.Thread:
-    """If the parent dies (even by SIGKILL), kill this worker's programs and exit at once.
+def watch_parent(scratch: Path | None = None, interval_s: float = 0.5) -> threading.Thread:
+    """If the parent dies (even by SIGKILL), kill this worker's programs, remove its scratch, exit at once.
 
     Otherwise an orphaned worker would finish its episode alone, and its LibreOffice would live on.
     """
@@ -110,6 +111,8 @@ def watch_parent(interval_s: float = 0.5) -> threading.Thread:
         while os.getppid() == parent:
             time.sleep(interval_s)
         kill_tree(os.getpid(), include_self=False)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
         os._exit(1)
 
     thread = threading.Thread(target=watch, name="asil-parent-watch", daemon=True)
