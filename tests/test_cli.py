@@ -86,7 +86,7 @@ def test_tasks_run_and_bench(tmp_path: Path) -> None:
     bench = run_cli("bench", "--tasks-dir", str(tasks_dir), "--out", str(tmp_path / "bench"))
     assert bench.returncode == 0 and "calc" in bench.stdout and "100.0%" in bench.stdout
     assert sorted(p.name for p in (tmp_path / "bench").iterdir()) == [
-        "calc-infeasible-macro", "calc-total-column", "summary.json"]
+        "calc-infeasible-macro", "calc-total-column", "run.json", "summary.json"]
 
 
 def test_a_broken_task_is_reported_not_crashed(tmp_path: Path) -> None:

@@ -17,6 +17,10 @@ class UsageError(AsilError):
     code = "usage"
 
 
+class EmptySuite(UsageError):
+    code = "empty_suite"
+
+
 def _print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False))
 
@@ -96,11 +100,11 @@ def cmd_act(args: argparse.Namespace) -> int:
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
-    from asil.tasks import load_tasks
-
-    tasks = load_tasks(suite=args.suite, app=args.app, root=args.tasks_dir)
-    if not tasks:
-        raise UsageError("No task matches that suite/app.", hint="Run 'asil tasks list' to see all tasks.")
+    try:
+        tasks = _load_tasks(args)
+    except EmptySuite as exc:  # a known suite that is still empty: nothing to list or check, not an error
+        print(exc.message)
+        return EXIT_OK
     if args.tasks_command == "list":
         for task in tasks:
             print(f"{task.id:<34} {task.suite:<6} {','.join(task.apps):<8} {task.domain:<14} {task.instruction[:70]}")
@@ -133,25 +137,60 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from asil.agents import make_agent
-    from asil.runner.bench import format_table, run_bench
-    from asil.tasks import load_tasks
+    from asil.runner.bench import AgentSpec, run_bench
+    from asil.runner.progress import Progress
+    from asil.runner.results import RunRecord, RunSettings
+    from asil.runner.summary import format_table
 
-    tasks = load_tasks(suite=args.suite, app=args.app, root=args.tasks_dir)
-    if not tasks:
-        raise UsageError("No task matches that suite/app.", hint="Run 'asil tasks list' to see all tasks.")
-    if args.workers != 1:
-        raise UsageError("Only --workers 1 is available in this version.", hint="Drop --workers.")
-
-    def progress(result: Any, index: int, total: int) -> None:
-        mark = "ok  " if result.success else "FAIL"
-        print(f"[{index}/{total}] {mark} {result.task_id} score {result.score:.2f} {result.time_s:.1f}s", flush=True)
-
+    tasks = _load_tasks(args)
+    if args.workers < 1:
+        raise UsageError(f"--workers must be 1 or more, not {args.workers}.", hint="e.g. --workers 2")
+    if args.episode_timeout is not None and args.episode_timeout <= 0:
+        raise UsageError(f"--episode-timeout must be a positive number of seconds, not {args.episode_timeout:g}.")
+    if args.ray_address and args.backend != "ray":
+        raise UsageError("--ray-address applies to the ray backend only.", hint="Add --backend ray.")
     options = _agent_kwargs(args)
-    summary = run_bench(tasks, lambda: make_agent(args.agent, **options), Path(args.out), budget=args.budget,
-                        progress=progress, render=args.render)
+    ablations = sorted(a.strip() for a in (args.ablate or "").split(",") if a.strip())
+    settings = RunSettings(agent=args.agent, model=options.get("model"), budget=args.budget, ablations=ablations,
+                           backend=args.backend)
+    record = RunRecord(settings=settings, suite=args.suite, app=args.app,
+                       tasks_dir=str(args.tasks_dir) if args.tasks_dir else None, workers=args.workers,
+                       episode_timeout_s=args.episode_timeout, render=args.render)
+    progress = Progress(len(tasks))
+
+    def resumed(finished: dict[str, Any]) -> None:
+        progress.done = progress.resumed = len(finished)
+        progress.succeeded = sum(r.success for r in finished.values())
+        progress.start()
+
+    summary = run_bench(tasks, AgentSpec(args.agent, options), Path(args.out), budget=args.budget,
+                        progress=progress.update, render=args.render, backend=args.backend, workers=args.workers,
+                        episode_timeout_s=args.episode_timeout, ray_address=args.ray_address, record=record,
+                        on_resume=resumed)
     print()
     print(format_table(summary))
+    return EXIT_OK
+
+
+def _load_tasks(args: argparse.Namespace) -> list[Any]:
+    """The selected tasks, or one sentence saying why there are none."""
+    from asil.tasks import load_tasks
+    from asil.tasks.loader import DECLARED_SUITES
+
+    tasks = load_tasks(suite=args.suite, app=args.app, root=args.tasks_dir)
+    if tasks:
+        return tasks
+    if args.suite in DECLARED_SUITES and not load_tasks(suite=args.suite, root=args.tasks_dir):
+        raise EmptySuite(f"The suite {args.suite!r} has no tasks yet: {DECLARED_SUITES[args.suite]}")
+    raise UsageError("No task matches that suite/app.", hint="Run 'asil tasks list' to see all tasks.")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from asil.report import build_report
+
+    report = build_report([Path(d) for d in args.dirs], Path(args.out) if args.out else None, args.embed_images)
+    print(report.text, end="")
+    print(f"\nwrote {report.html_path} and {report.text_path}")
     return EXIT_OK
 
 
@@ -236,12 +275,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--full-observations", action="store_true", help="store whole observations in traj.jsonl")
     p.add_argument("--tasks-dir", type=Path)
     p.set_defaults(func=cmd_run)
-    p = sub.add_parser("bench", help="run many tasks and print a per-app table")
+    p = sub.add_parser("bench", help="run many tasks (resumable) and print a per-app table")
     _task_filters(p)
     _agent_options(p)
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1, help="episodes run at once, each in its own process")
+    p.add_argument("--backend", choices=["local", "ray"], default="local",
+                   help="local worker processes, or Ray tasks (pip install 'asil[ray]')")
+    p.add_argument("--ray-address", help="an existing Ray cluster (default: a private local Ray)")
+    p.add_argument("--episode-timeout", type=float, metavar="S",
+                   help="wall-clock limit per episode; a late episode is stopped and recorded as a timeout")
     p.set_defaults(func=cmd_bench)
     _mcp_parser(sub)
+    p = sub.add_parser("report", help="tables and report.html for one or more run folders")
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="run folders written by 'asil bench'")
+    p.add_argument("--out", help="where to write the HTML (default: DIR/report.html of the first folder); "
+                   "report.txt goes beside it")
+    p.add_argument("--embed-images", action="store_true",
+                   help="embed step renders as data URIs (default: link them relative to the report)")
+    p.set_defaults(func=cmd_report)
     return parser
 
 
@@ -262,7 +313,7 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
                    "(default: $ASIL_SERVER or openai)")
     p.add_argument("--ablate", help="LSTC ablations, comma-separated: no-l2s, no-s2l, no-persistent-subgoal, "
                    "no-candidates, no-multi-action, no-step-abstraction, no-routing, no-stall-loop")
-    p.add_argument("--budget", type=int, help="step budget (default: each task's own)")
+    p.add_argument("--budget", type=int, help="step budget, e.g. 15, 50 or 100 (default: each task's own)")
     p.add_argument("--out", default="asil-results")
     p.add_argument("--render", action="store_true",
                    help="write step_N.png and step_N.render.json (skipped when ASIL_DISABLE_RENDER=1)")

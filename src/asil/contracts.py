@@ -9,6 +9,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from asil.protocol import Action, ActionResult, ActionSchema, Element, Observation
+from asil.runner.results import RunRecord
+from asil.runner.summary import BenchSummary
 from asil.runner.trace import EpisodeResult, TraceLine
 from asil.tasks.model import Task
 
@@ -21,6 +23,8 @@ MODELS: dict[str, type[BaseModel]] = {
     "task": Task,
     "trace_line": TraceLine,
     "result": EpisodeResult,
+    "summary": BenchSummary,
+    "run": RunRecord,
 }
 
 

@@ -24,6 +24,8 @@ def test_lstc_completes_every_calc_task(task_id: str, tmp_path: Path) -> None:
     metrics = result.metrics
     assert metrics["verification_class"] == "Pass"
     assert metrics["planner_steps"] >= 1 and metrics["actions"] + 1 == result.steps
+    totals = metrics["tokens"]
+    assert result.tokens == {"prompt": totals["prompt"], "completion": totals["completion"]}  # each call counted once
     saved = json.loads((tmp_path / task_id / "result.json").read_text())
     assert saved["metrics"]["model_calls"]["planner"]["calls"] == metrics["planner_steps"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from asil.llm.base import Message, Provider, Usage
+from asil.llm.base import LLMReply, Message, Provider, Usage
 from asil.llm.parse import DecisionParseError, extract_json
 from asil.llm.providers import make_provider
 from asil.tasks.model import Task
@@ -21,7 +21,7 @@ class ModelClient:
     def __init__(self, provider: Provider):
         self.provider = provider
         self.usage = Usage()
-        self.last_call_tokens: dict[str, int] = {}
+        self.pending_tokens: dict[str, int] = {}  # tokens of calls not yet attributed to a decision
         self.repairs = 0
 
     @classmethod
@@ -37,8 +37,7 @@ class ModelClient:
             check: Check | None = None) -> dict[str, Any]:
         """The reply as a JSON object; raises DecisionParseError if the repair round fails too."""
         reply = self.provider.complete(messages, kind, context)
-        self.usage.add(kind, reply)
-        self.last_call_tokens = {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens}
+        self._count(kind, reply)
         try:
             return _checked(reply.text, check)
         except DecisionParseError as exc:
@@ -46,8 +45,19 @@ class ModelClient:
             repair = messages + [{"role": "assistant", "content": reply.text},
                                  {"role": "user", "content": REPAIR_PROMPT.format(error=exc.message)}]
             second = self.provider.complete(repair, "repair", {**(context or {}), "for_kind": kind})
-            self.usage.add("repair", second)
+            self._count("repair", second)
             return _checked(second.text, check)
+
+
+    def _count(self, kind: str, reply: LLMReply) -> None:
+        self.usage.add(kind, reply)
+        self.pending_tokens["prompt"] = self.pending_tokens.get("prompt", 0) + reply.prompt_tokens
+        self.pending_tokens["completion"] = self.pending_tokens.get("completion", 0) + reply.completion_tokens
+
+    def take_tokens(self) -> dict[str, int]:
+        """Tokens of every call since the last decision (each call is counted in exactly one step)."""
+        taken, self.pending_tokens = self.pending_tokens, {}
+        return taken
 
 
 def _checked(text: str, check: Check | None) -> dict[str, Any]:

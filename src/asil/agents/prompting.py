@@ -24,6 +24,10 @@ def schema_text(schemas: dict[str, ActionSchema]) -> str:
         lines.append("Tips:")
         lines += [f"  - {tip}" for tip in schema.tips]
         parts.append("\n".join(lines))
+    if len(schemas) > 1:  # multi-app tasks: Env.step routes each action by its "app" field
+        parts.insert(0, f"This task uses several apps ({', '.join(schemas)}): give every action an \"app\" field "
+                        f"naming the app it acts on, e.g. {{\"app\": \"{next(iter(schemas))}\", \"action_type\": ...}}; "
+                        "without it the action goes to the first app.")
     return "\n\n".join(parts)
 
 

@@ -62,10 +62,10 @@ class ReActAgent:
         try:
             data = self.client.ask("react", messages, {"succeeded": self.succeeded}, check=_check_reply)
         except DecisionParseError as exc:
-            return Decision(action=None, error=exc, tokens=dict(self.client.last_call_tokens))
+            return Decision(action=None, error=exc, tokens=self.client.take_tokens())
         self._pending = parse_action_reply(data)
         return Decision(action=self._pending, thought=str(data.get("thought", "")),
-                        tokens=dict(self.client.last_call_tokens))
+                        tokens=self.client.take_tokens())
 
     def _remember(self, last: ActionResult | None) -> None:
         if self._pending is None or last is None:

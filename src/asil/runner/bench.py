@@ -1,66 +1,134 @@
-"""Benchmark runs: many episodes, one summary (sequential here; parallel backends come later)."""
+"""Benchmark runs: many episodes on a backend, resumable, one summary.
+
+Backends: ``local`` (spawned worker processes, see pool.py), ``ray`` (Ray tasks, see
+ray_backend.py) and ``inline`` (this process, one episode after another; for Python callers
+that pass an agent factory — no deadlines). All three write the same run folder: run.json,
+one folder per task (written whole by this process), summary.json.
+"""
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from asil.agents.base import Agent
 from asil.runner.episode import run_episode
+from asil.runner.pool import JobEnd, LocalPool
+from asil.runner.results import (
+    PRIVATE,
+    RunRecord,
+    RunSettings,
+    commit_task_folder,
+    failure_files,
+    open_run,
+    plan_resume,
+    read_task_folder,
+)
+from asil.runner.summary import BenchSummary, format_table, summarize
 from asil.runner.trace import EpisodeResult
+from asil.runner.worker import AgentSpec, EpisodeJob, EpisodeOutcome
 from asil.tasks.model import Task
 from asil.workspace import atomic_write
 
+Backend = Literal["inline", "local", "ray"]
+BACKENDS = ("local", "ray")  # what the CLI offers
 
-def run_bench(tasks: list[Task], make_agent: Callable[[], Agent], out_dir: Path, budget: int | None = None,
-              progress: Callable[[EpisodeResult, int, int], None] | None = None, render: bool = False) -> dict[str, Any]:
-    """Run every task with a fresh agent; write ``out_dir/summary.json`` and return it."""
-    results = []
-    for index, task in enumerate(tasks, start=1):
-        result = run_episode(task, make_agent(), out_dir, budget=budget, render=render)
-        results.append(result)
-        if progress:
-            progress(result, index, len(tasks))
-    summary = summarize(results)
-    atomic_write(out_dir / "summary.json", json.dumps(summary, indent=2).encode())
-    return summary
+__all__ = ["AgentSpec", "BACKENDS", "run_bench", "format_table", "summarize"]
 
 
-def summarize(results: Iterable[EpisodeResult]) -> dict[str, Any]:
-    by_app: dict[str, list[EpisodeResult]] = defaultdict(list)
-    everything = list(results)
-    for result in everything:
-        by_app[result.apps[0]].append(result)
-    return {
-        "total": _row(everything),
-        "apps": {app: _row(rows) for app, rows in sorted(by_app.items())},
-        "tasks": {r.task_id: {"success": r.success, "score": r.score, "steps": r.steps,
-                              "termination": r.termination} for r in everything},
-    }
+class Runner(Protocol):
+    def run(self, jobs: list[EpisodeJob], on_end: Callable[[JobEnd], None]) -> None: ...
 
 
-def _row(results: list[EpisodeResult]) -> dict[str, Any]:
-    count = len(results)
-    if not count:
-        return {"tasks": 0, "success": 0, "success_rate": 0.0, "mean_score": 0.0, "mean_steps": 0.0, "time_s": 0.0}
-    return {
-        "tasks": count,
-        "success": sum(r.success for r in results),
-        "success_rate": round(sum(r.success for r in results) / count, 4),
-        "mean_score": round(sum(r.score for r in results) / count, 4),
-        "mean_steps": round(sum(r.steps for r in results) / count, 2),
-        "time_s": round(sum(r.time_s for r in results), 2),
-    }
+class InlineRunner:
+    """Episodes in this process, one after another, with agents from a factory."""
+
+    def __init__(self, make_agent: Callable[[], Agent]):
+        self.make_agent = make_agent
+
+    def run(self, jobs: list[EpisodeJob], on_end: Callable[[JobEnd], None]) -> None:
+        for job in jobs:
+            started = time.monotonic()
+            task = job.load_task()
+            with tempfile.TemporaryDirectory(prefix="asil-episode-") as scratch:
+                run_episode(task, self.make_agent(), Path(scratch), budget=job.budget, render=job.render,
+                            full_observations=job.full_observations)
+                files = read_task_folder(Path(scratch) / task.id)
+            elapsed = time.monotonic() - started
+            on_end(JobEnd(job, EpisodeOutcome(task.id, files, elapsed), elapsed_s=elapsed))
 
 
-def format_table(summary: dict[str, Any]) -> str:
-    header = f"{'app':<10} {'tasks':>5} {'success':>7} {'SR':>6} {'score':>6} {'steps':>6} {'time s':>7}"
-    lines = [header, "-" * len(header)]
-    rows = list(summary["apps"].items()) + [("total", summary["total"])]
-    for name, row in rows:
-        lines.append(f"{name:<10} {row['tasks']:>5} {row['success']:>7} {row['success_rate']:>6.1%} "
-                     f"{row['mean_score']:>6.3f} {row['mean_steps']:>6.1f} {row['time_s']:>7.1f}")
-    return "\n".join(lines)
+def make_runner(backend: Backend, agent: AgentSpec | Callable[[], Agent], out_dir: Path, workers: int,
+                episode_timeout_s: float | None, ray_address: str | None) -> Runner:
+    if backend == "inline":
+        factory = agent.build if isinstance(agent, AgentSpec) else agent
+        return InlineRunner(factory)
+    if not isinstance(agent, AgentSpec):
+        raise ValueError(f"the {backend} backend builds agents in other processes: pass an AgentSpec")
+    if backend == "ray":
+        from asil.runner.ray_backend import RayRunner
+
+        return RayRunner(workers, episode_timeout_s, ray_address)
+    return LocalPool(workers, str(out_dir.resolve()), episode_timeout_s)
+
+
+def default_settings(agent: AgentSpec | Callable[[], Agent], budget: int | None, backend: Backend) -> RunSettings:
+    if isinstance(agent, AgentSpec):
+        ablate = agent.options.get("ablate") or []
+        ablations = sorted(a.strip() for a in (ablate.split(",") if isinstance(ablate, str) else ablate) if a.strip())
+        return RunSettings(agent=agent.name, model=agent.options.get("model"), budget=budget, ablations=ablations,
+                           backend=backend)
+    return RunSettings(agent=str(getattr(agent(), "name", "custom")), budget=budget, backend=backend)
+
+
+def run_bench(tasks: list[Task], agent: AgentSpec | Callable[[], Agent], out_dir: Path, budget: int | None = None,
+              progress: Callable[[EpisodeResult], None] | None = None, render: bool = False, *,
+              backend: Backend | None = None, workers: int = 1, episode_timeout_s: float | None = None,
+              ray_address: str | None = None, full_observations: bool = False, record: RunRecord | None = None,
+              on_resume: Callable[[dict[str, EpisodeResult]], None] | None = None) -> dict[str, Any]:
+    """Run the unfinished tasks of ``out_dir`` and write ``out_dir/summary.json``; returns the summary.
+
+    ``agent`` is an AgentSpec (any backend) or a factory of agents (inline backend only).
+    """
+    out_dir = Path(out_dir)
+    chosen: Backend = backend or ("local" if isinstance(agent, AgentSpec) else "inline")
+    record = record or RunRecord(settings=default_settings(agent, budget, chosen), workers=workers,
+                                 episode_timeout_s=episode_timeout_s, render=render)
+    open_run(out_dir, record)
+    started = time.monotonic()
+    results, todo = plan_resume(out_dir, tasks)
+    if on_resume is not None:
+        on_resume(results)
+    by_id = {task.id: task for task in todo}
+    spec = agent if isinstance(agent, AgentSpec) else AgentSpec(record.settings.agent)
+
+    def on_end(end: JobEnd) -> None:
+        task = by_id[end.job.task_id]
+        if end.outcome is not None:
+            files = end.outcome.files
+        else:
+            files = failure_files(task, spec.name, budget, "timeout" if end.failure == "timeout" else "crash",
+                                  end.reason, end.elapsed_s, end.trajectory)
+        commit_task_folder(out_dir, task.id, files)
+        result = EpisodeResult.model_validate_json(files["result.json"])
+        results[task.id] = result
+        if progress is not None:
+            progress(result)
+
+    jobs = [EpisodeJob.of(task, spec, budget, render, full_observations) for task in todo]
+    if jobs:
+        make_runner(chosen, agent, out_dir, workers, episode_timeout_s, ray_address).run(jobs, on_end)
+    wanted = {task.id for task in tasks}
+    summary = summarize([r for r in results.values() if r.task_id in wanted], record.settings,
+                        time.monotonic() - started)
+    write_summary(out_dir, summary)
+    shutil.rmtree(out_dir / PRIVATE, ignore_errors=True)  # only staging lives there, and it is empty now
+    return summary.model_dump(mode="json")
+
+
+def write_summary(out_dir: Path, summary: BenchSummary) -> None:
+    atomic_write(out_dir / "summary.json", summary.model_dump_json(indent=2).encode())

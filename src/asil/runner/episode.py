@@ -102,7 +102,8 @@ def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = No
         env.close()
     evaluation = episode.evaluation
     result = EpisodeResult(
-        task_id=task.id, suite=task.suite, apps=task.apps, agent=getattr(agent, "name", type(agent).__name__),
+        task_id=task.id, suite=task.suite, apps=task.apps, domain=task.domain,
+        agent=getattr(agent, "name", type(agent).__name__),
         score=evaluation.score if evaluation else 0.0, success=bool(evaluation and evaluation.success),
         checkpoints=evaluation.checkpoints if evaluation else [], steps=env.steps, budget=env.budget,
         tokens=dict(episode.tokens), time_s=round(time.monotonic() - started, 3), termination=episode.termination,

@@ -13,7 +13,9 @@ from asil.evaluate.evaluator import CheckpointVerdict
 from asil.protocol import Action, ActionError, Observation
 from asil.workspace import atomic_write
 
-Termination = Literal["done", "infeasible", "budget", "stall_cutoff", "llm_error", "agent_error", "env_error"]
+# timeout and crash are written by the bench harness when a worker had to be killed or died.
+Termination = Literal["done", "infeasible", "budget", "stall_cutoff", "llm_error", "agent_error", "env_error",
+                      "timeout", "crash"]
 
 
 class TraceLine(BaseModel):
@@ -43,6 +45,7 @@ class EpisodeResult(BaseModel):
     task_id: str
     suite: str
     apps: list[str]
+    domain: str = ""
     agent: str
     score: float
     success: bool

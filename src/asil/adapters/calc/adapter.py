@@ -499,7 +499,10 @@ def _agent_value(cell: dict[str, Any]) -> Any:
         return value
     kind = cell["type"]
     if kind in ("date", "datetime"):
-        moment = NULL_DATE + dt.timedelta(days=value)
+        try:
+            moment = NULL_DATE + dt.timedelta(days=value)
+        except (OverflowError, ValueError):  # a serial beyond Python's calendar (year 1..9999): show the number
+            return value
         return moment.date().isoformat() if kind == "date" else moment.isoformat(timespec="seconds")
     if kind == "boolean":
         return bool(value)

@@ -78,7 +78,7 @@ class LSTCAgent:
             try:
                 commitment = self._ask_planner(text)
             except DecisionParseError as exc:
-                return Decision(action=None, error=exc, tokens=dict(self.client.last_call_tokens))
+                return Decision(action=None, error=exc, tokens=self.client.take_tokens())
             self._update_subgoal(commitment)
             if commitment.control is None:
                 self.counts["commitments"] += 1
@@ -129,15 +129,14 @@ class LSTCAgent:
         self.counts["control"] += 1
         params = {"reason": reason} if kind == "infeasible" else {}
         action = Action.model_validate({"action_type": kind, "params": params})
-        return Decision(action=action, thought=reason,
-                        tokens=dict(self.client.last_call_tokens))
+        return Decision(action=action, thought=reason, tokens=self.client.take_tokens())
 
     def _issue(self, observation: Observation, channel: str, action: Action, thought: str = "") -> Decision:
         self.counts[channel] += 1
         if self.state.subgoal is not None:
             self.state.subgoal.actions += 1
         self.inflight = control.Executed(channel, action, digest(observation), observation.summary, len(self.queue))
-        return Decision(action=action, channel=channel, thought=thought, tokens=dict(self.client.last_call_tokens))
+        return Decision(action=action, channel=channel, thought=thought, tokens=self.client.take_tokens())
 
     # ------------------------------------------------------------ Short-to-Long control
     def _absorb(self, observation: Observation, result: ActionResult) -> None:

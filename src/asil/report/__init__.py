@@ -1,0 +1,35 @@
+"""Reports over run folders: text tables, and one self-contained report.html."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from asil.report.html import render_html
+from asil.report.runs import ReportError, Run, load_runs
+from asil.report.tables import Table, all_tables
+from asil.report.text import format_report
+from asil.workspace import atomic_write
+
+__all__ = ["Report", "ReportError", "Run", "Table", "build_report"]
+
+
+@dataclass
+class Report:
+    runs: list[Run]
+    tables: list[Table]
+    text: str
+    html_path: Path
+    text_path: Path
+
+
+def build_report(folders: list[Path], html_path: Path | None = None, embed_images: bool = False) -> Report:
+    """Read the run folders, write report.html and report.txt (beside the first folder's results by default)."""
+    runs = load_runs(folders)
+    tables = all_tables(runs)
+    html_path = html_path or folders[0] / "report.html"
+    text = format_report(tables)
+    atomic_write(html_path, render_html(runs, tables, html_path, embed_images).encode("utf-8"))
+    text_path = html_path.with_suffix(".txt")
+    atomic_write(text_path, text.encode("utf-8"))
+    return Report(runs, tables, text, html_path, text_path)

@@ -1,0 +1,133 @@
+"""The worker side of a bench: one episode in, one finished task folder out.
+
+Jobs and outcomes are plain picklable data, so the same function runs in a local worker
+process and as a Ray task. A worker runs each episode in a private temporary folder and
+returns the folder's files; the parent writes them into the run directory, so workers never
+share workspaces and the result layout is the same for every backend.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from asil.agents.base import Agent, make_agent
+from asil.runner.episode import run_episode
+from asil.runner.procs import kill_tree
+from asil.runner.results import read_task_folder
+from asil.tasks.model import Task
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """How to build a fresh agent in any process: a registered name and its options."""
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def build(self) -> Agent:
+        return make_agent(self.name, **self.options)
+
+
+@dataclass(frozen=True)
+class EpisodeJob:
+    task: dict[str, Any]  # the task's JSON; rebuilt in the worker
+    source_dir: str | None
+    agent: AgentSpec
+    budget: int | None = None
+    render: bool = False
+    full_observations: bool = False
+
+    @classmethod
+    def of(cls, task: Task, agent: AgentSpec, budget: int | None = None, render: bool = False,
+           full_observations: bool = False) -> EpisodeJob:
+        return cls(task.model_dump(mode="json"), str(task.source_dir) if task.source_dir else None, agent, budget,
+                   render, full_observations)
+
+    @property
+    def task_id(self) -> str:
+        return str(self.task["id"])
+
+    def load_task(self) -> Task:
+        task = Task.model_validate(self.task)
+        task.source_dir = Path(self.source_dir) if self.source_dir else None
+        return task
+
+
+@dataclass
+class EpisodeOutcome:
+    task_id: str
+    files: dict[str, bytes]
+    worker_s: float  # wall time of the job inside the worker, episode included
+
+
+def run_job(job: EpisodeJob) -> EpisodeOutcome:
+    """Run one episode in a private folder and return that folder's files."""
+    started = time.monotonic()
+    task = job.load_task()
+    with tempfile.TemporaryDirectory(prefix="asil-episode-") as scratch:
+        run_episode(task, job.agent.build(), Path(scratch), budget=job.budget, render=job.render,
+                    full_observations=job.full_observations)
+        files = read_task_folder(Path(scratch) / task.id)
+    return EpisodeOutcome(task.id, files, time.monotonic() - started)
+
+
+def warm_up() -> None:
+    """Start this process's LibreOffice before the first episode, so no episode pays for the start.
+
+    If it cannot start, the episodes that need it will say why (env_error with the reason).
+    """
+    from asil.apps.libreoffice import shared_office
+    from asil.protocol import AsilError
+
+    try:
+        shared_office().ensure()
+    except AsilError:
+        pass
+
+
+def stop_programs() -> None:
+    """Stop this process's warm LibreOffice (and anything else it started) before the worker exits."""
+    from asil.apps.libreoffice import shared_office
+
+    shared_office().stop()
+    kill_tree(os.getpid(), include_self=False)
+
+
+def watch_parent(scratch: Path | None = None, interval_s: float = 0.5) -> threading.Thread:
+    """If the parent dies (even by SIGKILL), kill this worker's programs, remove its scratch, exit at once.
+
+    Otherwise an orphaned worker would finish its episode alone, and its LibreOffice would live on.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval_s)
+        kill_tree(os.getpid(), include_self=False)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="asil-parent-watch", daemon=True)
+    thread.start()
+    return thread
+
+
+def arm_deadline(seconds: float) -> threading.Timer:
+    """Kill this process's programs and exit when ``seconds`` pass (Ray tasks stop themselves)."""
+
+    def expire() -> None:
+        kill_tree(os.getpid(), include_self=False)
+        os._exit(3)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+    return timer
