@@ -7,7 +7,8 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test check schemas system clean
 
 demo: $(STAMP)  ## the main job: the built-in suite with the oracle agent, per-app table
-	$(BIN)/asil bench --suite core --agent oracle --out asil-results/demo
+	$(BIN)/asil bench --suite core --agent oracle --workers 2 --out asil-results/demo
+	$(BIN)/asil report asil-results/demo
 
 test: $(STAMP)  ## the whole test suite (real applications), two workers
 	$(BIN)/python -m pytest -n 2 --dist worksteal
