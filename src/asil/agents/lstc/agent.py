@@ -79,8 +79,8 @@ class LSTCAgent:
                 commitment = self._ask_planner(text)
             except DecisionParseError as exc:
                 return Decision(action=None, error=exc, tokens=self.client.take_tokens())
-            self._update_subgoal(commitment)
-            if commitment.control is None:
+            if commitment.control is None:  # a finish decision opens no new stage of work
+                self._update_subgoal(commitment)
                 self.counts["commitments"] += 1
                 self.queue.extend(commitment.steps)
                 return self._issue(observation, *self.queue.popleft(), thought=commitment.rationale)
