@@ -73,7 +73,7 @@ class Env:
 
     def render(self, path: Path, app: str | None = None) -> dict[str, Any] | None:
         """A PNG of the app's current state through the real program, or None if it cannot render."""
-        adapter = self.adapters[app or self.task.apps[0]]
+        adapter = self.adapters[app or self.active_app or self.task.apps[0]]  # the app the step acted on
         started = time.perf_counter()
         try:
             written = adapter.render(path)

@@ -12,7 +12,7 @@ from asil.tasks import load_tasks
 from tests.agents.helpers import prompts, run, trace
 from tests.chat_server import ChatServer
 
-CALC = [t.id for t in load_tasks(app="calc")]
+CALC = [t.id for t in load_tasks(suite="core", app="calc")]
 
 
 @pytest.mark.slow
