@@ -33,7 +33,8 @@ def test_no_persistent_subgoal(tmp_path: Path) -> None:
     agent, result = lstc(tmp_path, "no-persistent-subgoal", ["wrong_action"])
     assert result.success
     assert not any("Current subgoal" in p for p in prompts(agent, "planner"))
-    assert result.metrics["subgoals"] == result.metrics["planner_steps"] - 1  # every committing call opens one; the finish does not
+    # every committing call opens a subgoal; the finish call does not
+    assert result.metrics["subgoals"] == result.metrics["planner_steps"] - 1
     assert '"continue"' not in system_prompt(agent)
 
 
