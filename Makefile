@@ -6,8 +6,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test check schemas system clean
 
-demo: $(STAMP)  ## the main job: the built-in suite with the oracle agent, per-app table
-	$(BIN)/asil bench --suite core --agent oracle --workers 2 --out asil-results/demo
+demo: $(STAMP)  ## the main job: every built-in task (core and multi suites) with the oracle agent, per-app table and report
+	$(BIN)/asil bench --agent oracle --workers 2 --out asil-results/demo
 	$(BIN)/asil report asil-results/demo
 
 test: $(STAMP)  ## the whole test suite (real applications), two workers
