@@ -23,6 +23,8 @@ PATTERNS = ("file", "script", "service")
 # Built-in adapters, by name. Later adapters add a line here.
 _DECLARED: dict[str, str] = {
     "calc": "asil.adapters.calc.adapter:CalcAdapter",
+    "writer": "asil.adapters.writer.adapter:WriterAdapter",
+    "impress": "asil.adapters.impress.adapter:ImpressAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")
