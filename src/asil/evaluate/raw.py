@@ -20,6 +20,8 @@ RawJudge = Callable[[Checkpoint, Workspace, "str | None", "str | None"], bool]
 
 RAW_VALIDATORS: dict[str, str] = {
     "calc": "asil.adapters.calc.validator:raw_judge",
+    "writer": "asil.adapters.writer.validator:raw_judge",
+    "impress": "asil.adapters.impress.validator:raw_judge",
 }
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 

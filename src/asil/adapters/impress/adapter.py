@@ -29,6 +29,10 @@ from asil.workspace import Workspace
 
 ENGINE = "asil_impress"
 DEFAULT_LIMIT = 6
+# The placeholders each layout creates, so a batch can address slides it adds itself.
+LAYOUT_SHAPES = {"title_slide": ["title", "subtitle"], "title_content": ["title", "body"],
+                 "title_two_content": ["title", "body"], "title_only": ["title"], "blank": [],
+                 "centered_text": ["subtitle"]}
 
 
 @register_adapter("impress", pattern="file", extensions=(".odp",))
@@ -45,6 +49,7 @@ class ImpressAdapter(OfficeDocumentAdapter):
         super().__init__(workspace, document, office=office)
         self.offset, self.limit = 0, limit
         self._ids: list[tuple[str, list[str]]] | None = None
+        self._simulating = False
 
     # ------------------------------------------------------------ state
     def slide_ids(self) -> list[tuple[str, list[str]]]:
@@ -159,6 +164,23 @@ class ImpressAdapter(OfficeDocumentAdapter):
                             hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
                             code="unsupported_action")
 
+    def _plan_batch(self, actions: list[dict[str, Any]]) -> Plan:
+        """Plan against a simulated slide list, so later actions may address slides added earlier."""
+        saved = self._ids
+        self._ids, self._simulating = [(s, list(shapes)) for s, shapes in self.slide_ids()], True
+        try:
+            return super()._plan_batch(actions)
+        finally:
+            self._ids, self._simulating = saved, False
+
+    def _predict(self, position: int, shapes: list[str]) -> str:
+        """The id the engine will give a new slide (next free slide-N); recorded while simulating a batch."""
+        numbers = [int(s[6:]) for s, _ in self.slide_ids() if s.startswith("slide-") and s[6:].isdigit()]
+        fresh = f"slide-{max(numbers, default=0) + 1}"
+        if self._simulating:
+            self.slide_ids().insert(position, (fresh, list(shapes)))
+        return fresh
+
     def _slide(self, slide: str) -> list[str]:
         for name, shapes in self.slide_ids():
             if name == slide:
@@ -181,16 +203,21 @@ class ImpressAdapter(OfficeDocumentAdapter):
     def _fn_add_slide(self, p: act.AddSlide) -> Plan:
         count = len(self.slide_ids())
         position = count if p.position is None else min(p.position - 1, count)
+        self._predict(position, LAYOUT_SHAPES[p.layout])
         return [{"op": "add_slide", "position": position, "layout": p.layout, "title": p.title, "body": p.body}], []
 
     def _fn_delete_slide(self, p: act.SlideRef) -> Plan:
         self._slide(p.slide)
         if len(self.slide_ids()) == 1:
             raise InvalidAction("The last slide of a presentation cannot be deleted.", hint="Add another slide first.")
+        if self._simulating:
+            self._ids = [(s, shapes) for s, shapes in self.slide_ids() if s != p.slide]
         return [{"op": "delete_slide", "slide": p.slide}], [p.slide]
 
     def _fn_duplicate_slide(self, p: act.SlideRef) -> Plan:
-        self._slide(p.slide)
+        shapes = self._slide(p.slide)
+        names = [s for s, _ in self.slide_ids()]
+        self._predict(names.index(p.slide) + 1, shapes)
         return [{"op": "duplicate_slide", "slide": p.slide}], []
 
     def _fn_move_slide(self, p: act.MoveSlide) -> Plan:
@@ -227,6 +254,8 @@ class ImpressAdapter(OfficeDocumentAdapter):
         if p.name in self._slide(p.slide):
             raise InvalidAction(f"Slide {p.slide} already has a shape named {p.name!r}.", hint="Pick another name.")
         spec = p.model_dump(exclude={"slide"})
+        if self._simulating:
+            self._slide(p.slide).append(p.name)
         return [{"op": "add_shape", "slide": p.slide, "spec": spec}], [f"{p.slide}/{p.name}"]
 
     def _fn_delete_shape(self, p: act.ShapeRef) -> Plan:

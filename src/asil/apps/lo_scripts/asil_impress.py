@@ -39,8 +39,11 @@ def dispatch(payload):
     """Entry point called over the bridge: ``{"op": ..., ...}`` -> ``{"ok": ..., ...}``."""
     try:
         request = json.loads(payload)
-        op = OPS[request.pop("op")]
-        return json.dumps({"ok": True, "result": op(**request)})
+        name = request.pop("op")
+        result = OPS[name](**request)
+        if name not in READ_ONLY and request.get("doc") in _DOCS:
+            _DOCS[request["doc"]].setModified(True)  # some edits (shape text, notes) leave the flag alone
+        return json.dumps({"ok": True, "result": result})
     except EngineError as exc:
         return json.dumps({"ok": False, "error": {"code": exc.code, "message": exc.message, "hint": exc.hint}})
     except Exception:
@@ -353,6 +356,11 @@ def op_duplicate_slide(doc, slide):
     fresh = _next_name(document)
     copy = document.duplicate(page)
     copy.setName(fresh)
+    # LibreOffice makes copied shape names unique across the document ('title 1'); ids only need
+    # to be unique within a slide, so the copy keeps the original's shape names.
+    for index in range(min(page.getCount(), copy.getCount())):
+        copy.getByIndex(index).setName(page.getByIndex(index).getName())
+    _name_shapes(copy)
     return fresh
 
 
@@ -499,4 +507,5 @@ def op_batch(doc, steps, snapshot_url):
     return True
 
 
+READ_ONLY = {"open", "close", "dirty", "save", "export", "restore", "create", "observe", "ids", "read"}
 OPS = {name[3:]: func for name, func in list(globals().items()) if name.startswith("op_")}

@@ -19,6 +19,7 @@ PARAGRAPH_BREAK = 0
 MAX_TEXT = 400  # characters of a paragraph shown in an observation
 HEADING_LIMIT = 60
 LISTS = {"bullet": "List 1", "number": "Numbering 123"}
+LIST_KINDS = {"List 1": "bullet", "Numbering 123": "number"}
 
 
 class EngineError(Exception):
@@ -31,8 +32,11 @@ def dispatch(payload):
     """Entry point called over the bridge: ``{"op": ..., ...}`` -> ``{"ok": ..., ...}``."""
     try:
         request = json.loads(payload)
-        op = OPS[request.pop("op")]
-        return json.dumps({"ok": True, "result": op(**request)})
+        name = request.pop("op")
+        result = OPS[name](**request)
+        if name not in READ_ONLY and request.get("doc") in _DOCS:
+            _DOCS[request["doc"]].setModified(True)  # some edits (shape text, notes) leave the flag alone
+        return json.dumps({"ok": True, "result": result})
     except EngineError as exc:
         return json.dumps({"ok": False, "error": {"code": exc.code, "message": exc.message, "hint": exc.hint}})
     except Exception:
@@ -209,11 +213,9 @@ def _paragraph(block, full=False):
     text = block.getString()
     out = {"text": text if full else text[:MAX_TEXT], "length": len(text), "style": block.ParaStyleName,
            "level": int(block.OutlineLevel)}
-    if block.NumberingStyleName or block.NumberingIsNumber:
-        label = block.ListLabelString
-        if block.NumberingIsNumber and label:
-            out["list"] = {"label": label, "level": int(block.NumberingLevel) + 1,
-                           "style": block.NumberingStyleName}
+    kind = LIST_KINDS.get(block.NumberingStyleName, "other") if block.NumberingStyleName not in ("", "Outline") else None
+    if kind:
+        out["list"] = {"kind": kind, "label": block.ListLabelString, "level": int(block.NumberingLevel) + 1}
     spans = _spans(block)
     if spans:
         out["spans"] = spans
@@ -591,4 +593,5 @@ def op_batch(doc, steps, snapshot_url):
     return True
 
 
+READ_ONLY = {"open", "close", "dirty", "save", "export", "restore", "create", "observe", "ids", "read"}
 OPS = {name[3:]: func for name, func in list(globals().items()) if name.startswith("op_")}
