@@ -22,7 +22,8 @@ def pick_slide(slides: list[dict[str, Any]], target: str | None) -> dict[str, An
     text = require(target, "slide position like '3'")
     if not text.isdigit() or not 1 <= int(text) <= len(slides):
         raise CheckpointUnreadable(f"there is no slide at position {text!r} ({len(slides)} slides)")
-    return slides[int(text) - 1]
+    slide: dict[str, Any] = slides[int(text) - 1]
+    return slide
 
 
 def slide_text_of(slide: dict[str, Any]) -> str:
@@ -30,7 +31,8 @@ def slide_text_of(slide: dict[str, Any]) -> str:
 
 
 def shape_of(slide: dict[str, Any], name: str) -> dict[str, Any]:
-    for shape in slide["shapes"]:
+    shapes: list[dict[str, Any]] = slide["shapes"]
+    for shape in shapes:
         if shape["id"] == name:
             return shape
     raise CheckpointUnreadable(f"slide has no shape named {name!r}")

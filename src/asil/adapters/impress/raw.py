@@ -30,7 +30,7 @@ def read_slides(path: Path) -> list[dict[str, Any]]:
 
 def _shape(element: Element) -> dict[str, Any]:
     box = element.find("draw:text-box", NS) if element.tag == q("draw:frame") else element
-    shape = {"id": element.get(q("draw:name")), "class": element.get(q("presentation:class")),
+    shape: dict[str, Any] = {"id": element.get(q("draw:name")), "class": element.get(q("presentation:class")),
              "text": block_text(box) if box is not None else ""}
     for key, attr in (("x_mm", "svg:x"), ("y_mm", "svg:y"), ("width_mm", "svg:width"), ("height_mm", "svg:height")):
         value = element.get(q(attr))

@@ -86,7 +86,8 @@ class SetTableCells(Params):
 class AddTableRows(Params):
     table: str
     count: Annotated[int, Field(ge=1, le=500)] = 1
-    row: Annotated[int, Field(ge=1)] | None = Field(None, description="1-based row the new rows go before; at the end when omitted.")
+    row: Annotated[int, Field(ge=1)] | None = Field(None, description="1-based row the new rows go before; "
+                                                     "at the end when omitted.")
 
 
 class DeleteTableRows(Params):
@@ -161,7 +162,8 @@ EXAMPLES = [
     {"action_type": "invoke_function", "target": "set_footer", "params": {"text": "Company confidential"}},
     {"action_type": "navigate", "target": "p1", "params": {"limit": 30}},
     {"action_type": "batch", "params": {"actions": [
-        {"action_type": "invoke_function", "target": "insert_paragraph", "params": {"before": "p1", "text": "Draft", "style": "Subtitle"}},
+        {"action_type": "invoke_function", "target": "insert_paragraph",
+         "params": {"before": "p1", "text": "Draft", "style": "Subtitle"}},
         {"action_type": "invoke_function", "target": "set_list", "params": {"paragraphs": ["p1"], "kind": "none"}}]}},
     {"action_type": "invoke_function", "target": "export_pdf", "params": {"path": "report.pdf"}},
     {"action_type": "done", "params": {"answer": "optional text answer"}},

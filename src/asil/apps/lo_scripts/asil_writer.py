@@ -232,8 +232,10 @@ def _spans(block):
             continue
         text = portion.getString()
         marks = {}
+        # Only direct formatting counts (a Heading's bold comes from its style); formatting a whole
+        # paragraph is stored on the paragraph, not on its text portions.
         direct = {name for name in ("CharWeight", "CharPosture", "CharUnderline")
-                  if portion.getPropertyState(name).value == "DIRECT_VALUE"}
+                  if "DIRECT_VALUE" in (portion.getPropertyState(name).value, block.getPropertyState(name).value)}
         if "CharWeight" in direct and portion.CharWeight >= 150:
             marks["bold"] = True
         if "CharPosture" in direct and portion.CharPosture.value in ("ITALIC", "OBLIQUE"):
