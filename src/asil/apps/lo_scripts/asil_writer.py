@@ -15,6 +15,9 @@ from com.sun.star.beans import PropertyValue, StringPair
 
 _DOCS = {}
 _COUNTER = [0]
+# Per-document reading cache (blocks with outline levels, page count, styles in use). Every
+# change goes through this engine, so it is dropped after each mutating op and batch step.
+_CACHE = {}
 PARAGRAPH_BREAK = 0
 MAX_TEXT = 400  # characters of a paragraph shown in an observation
 HEADING_LIMIT = 60
@@ -33,13 +36,19 @@ def dispatch(payload):
     try:
         request = json.loads(payload)
         name = request.pop("op")
+        if name not in CACHE_SAFE:
+            _CACHE.clear()  # also keeps a reused id() of a closed document from hitting a stale entry
         result = OPS[name](**request)
+        if name not in CACHE_SAFE:
+            _CACHE.clear()
         if name not in READ_ONLY and request.get("doc") in _DOCS:
             _DOCS[request["doc"]].setModified(True)  # some edits (shape text, notes) leave the flag alone
         return json.dumps({"ok": True, "result": result})
     except EngineError as exc:
+        _CACHE.clear()
         return json.dumps({"ok": False, "error": {"code": exc.code, "message": exc.message, "hint": exc.hint}})
     except Exception:
+        _CACHE.clear()
         return json.dumps({"ok": False, "error": {"code": "engine_error", "message": traceback.format_exc()}})
 
 
@@ -201,8 +210,23 @@ def _blocks(doc):
     return found
 
 
+def _cached(document):
+    """Blocks and outline levels, computed once per state of the document."""
+    key = id(document)
+    if key not in _CACHE:
+        blocks = _blocks(document)
+        levels, styles = [], []
+        for kind, _, block in blocks:
+            level, style = block.getPropertyValues(("OutlineLevel", "ParaStyleName")) if kind == "paragraph" else (0, None)
+            levels.append(int(level))
+            if style and style not in styles:
+                styles.append(style)
+        _CACHE[key] = {"blocks": blocks, "levels": levels, "styles": styles}
+    return _CACHE[key]
+
+
 def _find(doc, ident, kind=None):
-    for index, (found_kind, found_id, block) in enumerate(_blocks(doc)):
+    for index, (found_kind, found_id, block) in enumerate(_cached(doc)["blocks"]):
         if found_id == ident and (kind is None or kind == found_kind):
             return index, block
     raise EngineError("no_element", f"There is no {kind or 'paragraph or table'} with id {ident!r}.",
@@ -279,7 +303,7 @@ def _cell_name(col, row):
 
 
 def _page_style(doc):
-    first = _blocks(doc)[0][2]
+    first = _cached(doc)["blocks"][0][2]
     name = first.PageStyleName or "Standard"
     return doc.getStyleFamilies().getByName("PageStyles").getByName(name)
 
@@ -297,29 +321,22 @@ def _page_info(doc):
 
 def op_observe(doc, offset, limit, table_rows=20):
     document = _doc(doc)
-    blocks = _blocks(document)
+    state = _cached(document)
+    blocks, levels = state["blocks"], state["levels"]
     window = []
     for index in range(offset, min(offset + limit, len(blocks))):
         kind, ident, block = blocks[index]
         item = {"id": ident, "kind": kind, "index": index}
         item.update(_paragraph(block) if kind == "paragraph" else _table(block, table_rows))
         window.append(item)
-    outline, headings = [], 0
-    for index, (kind, ident, block) in enumerate(blocks):
-        if kind == "paragraph" and block.OutlineLevel > 0:
-            headings += 1
-            if len(outline) < HEADING_LIMIT:
-                outline.append({"id": ident, "index": index, "level": int(block.OutlineLevel),
-                                "text": block.getString()[:80]})
-    return {"total": len(blocks), "blocks": window, "outline": outline, "headings": headings,
+    headings = [i for i, level in enumerate(levels) if level]
+    outline = [{"id": blocks[i][1], "index": i, "level": levels[i], "text": blocks[i][2].getString()[:80]}
+               for i in headings[:HEADING_LIMIT]]
+    if "pages" not in state:
+        state["pages"] = int(document.getCurrentController().PageCount)
+    return {"total": len(blocks), "blocks": window, "outline": outline, "headings": len(headings),
             "page": _page_info(document), "dirty": bool(document.isModified()),
-            "pages": int(document.getCurrentController().PageCount),
-            "paragraph_styles": _style_names(document)}
-
-
-def _style_names(document):
-    family = document.getStyleFamilies().getByName("ParagraphStyles")
-    return [n for n in family.getElementNames() if family.getByName(n).isInUse()]
+            "pages": state["pages"], "paragraph_styles": state["styles"]}
 
 
 def op_dirty(doc):
@@ -327,14 +344,14 @@ def op_dirty(doc):
 
 
 def op_ids(doc):
-    return [[kind, ident] for kind, ident, _ in _blocks(_doc(doc))]
+    return [[kind, ident] for kind, ident, _ in _cached(_doc(doc))["blocks"]]
 
 
 def op_read(doc):
     """The whole document for checkpoints: every block in full, page info and page count."""
     document = _doc(doc)
     out = []
-    for kind, ident, block in _blocks(document):
+    for kind, ident, block in _cached(document)["blocks"]:
         item = {"id": ident, "kind": kind}
         item.update(_paragraph(block, full=True) if kind == "paragraph" else _table(block))
         out.append(item)
@@ -408,7 +425,7 @@ def _is_para(block):
 def op_delete_block(doc, block):
     document = _doc(doc)
     index, found = _find(document, block)
-    if len(_blocks(document)) == 1:
+    if len(_cached(document)["blocks"]) == 1:
         raise EngineError("last_block", "The last paragraph of a document cannot be deleted.",
                           "Replace its text with set_value instead.")
     found.dispose()
@@ -585,15 +602,19 @@ def op_batch(doc, steps, snapshot_url):
         op = OPS[request.pop("op")]
         try:
             op(doc=doc, **request)
+            _CACHE.clear()
         except EngineError as exc:
+            _CACHE.clear()
             op_restore(doc, snapshot_url, dirty)
             raise EngineError(exc.code, f"Batch step {index + 1} failed and the batch was undone: {exc.message}",
                               exc.hint) from None
         except Exception:
+            _CACHE.clear()
             op_restore(doc, snapshot_url, dirty)
             raise
     return True
 
 
+CACHE_SAFE = {"observe", "ids", "read", "dirty", "save", "export"}
 READ_ONLY = {"open", "close", "dirty", "save", "export", "restore", "create", "observe", "ids", "read"}
 OPS = {name[3:]: func for name, func in list(globals().items()) if name.startswith("op_")}
