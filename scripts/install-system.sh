@@ -5,6 +5,9 @@ set -euo pipefail
 
 packages=()
 command -v soffice >/dev/null 2>&1 || packages+=(libreoffice-calc-nogui)
+[ -f /usr/lib/libreoffice/program/libswlo.so ] || packages+=(libreoffice-writer-nogui)
+[ -f /usr/lib/libreoffice/program/libsdlo.so ] || packages+=(libreoffice-impress-nogui)
+command -v pdftoppm >/dev/null 2>&1 || packages+=(poppler-utils)
 [ -f /usr/lib/libreoffice/program/pythonscript.py ] || packages+=(libreoffice-script-provider-python)
 [ -f /usr/lib/python3/dist-packages/uno.py ] || packages+=(python3-uno)
 python3 -c "import ensurepip, venv" >/dev/null 2>&1 || packages+=(python3-venv)

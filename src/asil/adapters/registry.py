@@ -26,6 +26,8 @@ _DECLARED: dict[str, str] = {
     "drawio": "asil.adapters.drawio.adapter:DrawioAdapter",
     "inkscape": "asil.adapters.inkscape.adapter:InkscapeAdapter",
     "jupyter": "asil.adapters.jupyter.adapter:JupyterAdapter",
+    "writer": "asil.adapters.writer.adapter:WriterAdapter",
+    "impress": "asil.adapters.impress.adapter:ImpressAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")

@@ -29,7 +29,14 @@ INSTALL_HINT = (
 DEBIAN_UNO_PATH = "/usr/lib/python3/dist-packages"
 START_TIMEOUT_S = 60.0
 # Engine error codes that mean "the request was wrong" (status invalid) rather than "it failed".
-INPUT_ERRORS = {"invalid_formula", "invalid_number_format", "no_sheet", "sheet_exists", "last_sheet"}
+INPUT_ERRORS = {
+    # Calc
+    "invalid_formula", "invalid_number_format", "no_sheet", "sheet_exists", "last_sheet",
+    # Writer and Impress
+    "bad_anchor", "bad_regex", "last_block", "last_slide", "no_element", "no_match", "no_notes",
+    "no_placeholder", "no_shape", "no_slide", "no_style", "no_text", "out_of_table", "shape_exists",
+    "table_exists",
+}
 _pipe_names = itertools.count()
 
 # Keep LibreOffice from writing lock files and recovery data into users' folders.

@@ -23,6 +23,8 @@ RAW_VALIDATORS: dict[str, str] = {
     "drawio": "asil.adapters.drawio.validator:raw_judge",
     "inkscape": "asil.adapters.inkscape.validator:raw_judge",
     "jupyter": "asil.adapters.jupyter.validator:raw_judge",
+    "writer": "asil.adapters.writer.validator:raw_judge",
+    "impress": "asil.adapters.impress.validator:raw_judge",
 }
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 

@@ -71,3 +71,4 @@ def build_spreadsheet(item: SetupFile, task: Task, target: Path) -> None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         create_spreadsheet(cached, item.content)
     shutil.copyfile(cached, target)
+import asil.tasks.office_builders  # noqa: E402,F401  (registers the document and presentation builders)

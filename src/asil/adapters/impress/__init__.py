@@ -1,0 +1,1 @@
+"""The Impress adapter: .odp presentations in a warm headless LibreOffice."""

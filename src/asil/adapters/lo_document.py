@@ -1,0 +1,185 @@
+"""Shared plumbing of the LibreOffice document adapters (Writer, Impress).
+
+Each adapter plans an action into engine steps (validation, no side effects), then runs
+them in the warm LibreOffice: one step directly, a batch atomically against a snapshot.
+Files are checked for hostile content before LibreOffice sees them, and every write
+(save, export, render) lands atomically.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, ClassVar
+
+from asil.adapters.base import Adapter, Readiness
+from asil.adapters.odf.safety import check_package
+from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
+from asil.protocol import Action, ActionFailed, AppUnavailable, DocumentError, InvalidAction, parse_action
+from asil.workspace import Workspace, commit_file
+
+Step = dict[str, Any]
+Plan = tuple[list[Step], list[str]]
+BATCH_FORBIDDEN = ("batch", "navigate", "done", "infeasible")
+
+
+class OfficeDocumentAdapter(Adapter):
+    """A document open in the shared headless LibreOffice, driven by one engine script."""
+
+    ENGINE: ClassVar[str] = ""
+    KIND: ClassVar[str] = ""  # "text document", "presentation"
+    MIMETYPE: ClassVar[bytes] = b""
+    SAVE_FILTER: ClassVar[str] = ""
+    PDF_FILTER: ClassVar[str] = ""
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
+                 **options: Any):
+        super().__init__(workspace, document)
+        extension = self.extensions[0]
+        if document is None:
+            raise DocumentError(f"The {self.name} adapter needs a {extension} document to open.")
+        self.path = workspace.resolve(document)
+        check_package(self.path, document, self.MIMETYPE, extension, self.KIND)
+        self.office = office or shared_office()
+        self._doc = ""
+        self._generation = -1
+        self._open()
+
+    # ------------------------------------------------------------ plumbing
+    def _open(self) -> None:
+        self._doc = self.office.call(self.ENGINE, "open", url=self.path.as_uri())
+        self._generation = self.office.generation
+
+    def _call(self, op: str, **args: Any) -> Any:
+        self.office.ensure()
+        if self.office.generation != self._generation:
+            self._open()  # LibreOffice was restarted: back to the last saved file
+            raise OfficeRestarted("LibreOffice had stopped and was restarted; unsaved changes were lost.",
+                                  hint="The document was reopened from its last saved state; repeat the action.")
+        try:
+            return self.office.call(self.ENGINE, op, doc=self._doc, **args)
+        except OfficeRestarted:
+            self._open()
+            raise
+
+    # ------------------------------------------------------------ actions
+    def _check(self, action: Action) -> None:
+        self._plan(action)
+
+    def _plan(self, action: Action) -> Plan:
+        """Check an action against the state and turn it into engine steps and changed ids."""
+        raise NotImplementedError
+
+    def _plan_batch(self, actions: list[dict[str, Any]]) -> Plan:
+        steps: list[Step] = []
+        changed: list[str] = []
+        for index, raw in enumerate(actions, start=1):
+            try:
+                sub = parse_action(raw)
+                if sub.action_type in BATCH_FORBIDDEN or sub.target in ("save", "export_pdf"):
+                    raise InvalidAction(f"A batch cannot contain {sub.target or sub.action_type}.",
+                                        hint="Put only set_value and invoke_function editing actions in a batch.")
+                sub_steps, sub_changed = self._plan(sub)
+            except InvalidAction as exc:
+                raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+            steps += sub_steps
+            changed += [c for c in sub_changed if c not in changed]
+        return steps, changed
+
+    def _run(self, steps: list[Step], atomic: bool) -> Any:
+        """Run engine steps; a batch is undone as a whole when any step fails."""
+        if atomic:
+            # The snapshot lives outside the user's folder so a batch leaves no debris beside the document.
+            with tempfile.TemporaryDirectory(prefix="asil-batch-") as scratch:
+                snapshot = (Path(scratch) / f"snapshot{self.extensions[0]}").as_uri()
+                return self._call("batch", steps=steps, snapshot_url=snapshot)
+        result = None
+        for step in steps:
+            request = dict(step)
+            result = self._call(request.pop("op"), **request)
+        return result
+
+    # ------------------------------------------------------------ persistence and life
+    @property
+    def dirty(self) -> bool:
+        raise NotImplementedError
+
+    def save(self) -> None:
+        """Write the document atomically if it has unsaved changes."""
+        if not self.dirty:
+            return
+        tmp = self.path.with_name(f".{self.path.name}.asil-saving")
+        try:
+            self._call("save", url=tmp.as_uri())
+            commit_file(tmp, self.path)
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def export_pdf(self, relative: str) -> Path:
+        """Export the document as PDF through LibreOffice into the workspace (atomic)."""
+        target = self.workspace.resolve(relative)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.asil-export")
+        try:
+            self._call("export", url=tmp.as_uri(), filter_name=self.PDF_FILTER)
+            commit_file(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return target
+
+    def current_page(self) -> int:
+        """The 1-based page (Writer) or slide (Impress) a render shows."""
+        return 1
+
+    def render(self, path: Path) -> Path:
+        """A PNG of the current page/slide: LibreOffice exports it as PDF, poppler rasterizes it."""
+        pdftoppm = shutil.which("pdftoppm")
+        if pdftoppm is None:
+            raise AppUnavailable("pdftoppm is not installed.", hint="Install it with: apt-get install poppler-utils")
+        path = Path(path)
+        with tempfile.TemporaryDirectory(prefix="asil-render-") as scratch:
+            pdf = Path(scratch) / "page.pdf"
+            self._call("export", url=pdf.as_uri(), filter_name=self.PDF_FILTER, page=self.current_page())
+            done = subprocess.run([pdftoppm, "-png", "-r", "60", "-singlefile", "-f", "1", "-l", "1", str(pdf),
+                                   str(Path(scratch) / "page")], capture_output=True, timeout=60)
+            image = Path(scratch) / "page.png"
+            if done.returncode != 0 or not image.is_file():
+                raise ActionFailed("Rendering the page failed.", hint=done.stderr.decode(errors="replace")[-200:])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            staged = path.with_name(f".{path.name}.asil-render")
+            shutil.copyfile(image, staged)
+            commit_file(staged, path)
+        return path
+
+    def close(self) -> None:
+        if self._doc and self.office.alive and self.office.generation == self._generation:
+            try:
+                self.office.call(self.ENGINE, "close", doc=self._doc)
+            except Exception:  # closing a document that LibreOffice already dropped is fine
+                pass
+        self._doc = ""
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        if soffice_path() is None:
+            return Readiness(False, "LibreOffice (soffice) is not installed")
+        try:
+            import_uno()
+        except AppUnavailable as exc:
+            return Readiness(False, exc.message)
+        if not Path("/usr/lib/libreoffice/program/pythonscript.py").exists():
+            return Readiness(False, "libreoffice-script-provider-python is not installed")
+        return Readiness(True, "LibreOffice headless with Python scripting")
+
+
+def create_with_engine(engine: str, path: Path, spec: dict[str, Any], office: Office | None = None) -> None:
+    """Build a document with LibreOffice from a JSON spec, written atomically."""
+    office = office or shared_office()
+    tmp = path.with_name(f".{path.name}.asil-create")
+    try:
+        office.call(engine, "create", url=tmp.as_uri(), spec=spec)
+        commit_file(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

@@ -1,0 +1,1 @@
+"""OpenDocument packages read without LibreOffice: safety checks and a hardened XML reader."""

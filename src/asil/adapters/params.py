@@ -1,0 +1,39 @@
+"""Parameter models for semantic functions: strict pydantic, one clear sentence on bad input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from asil.protocol import FunctionSpec, InvalidAction
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+
+def parse_params(model: type[Params], params: dict[str, Any], what: str) -> Any:
+    """Validate params against a model; raise InvalidAction naming the field and what is valid."""
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"] if not _is_type_tag(p)) or "params"
+        allowed = ", ".join(model.model_fields)
+        if first["type"] == "extra_forbidden":
+            message = f"{what} does not take the parameter {where!r}."
+        elif first["type"] == "missing":
+            message = f"{what} needs the parameter {where!r}."
+        else:
+            message = f"Parameter {where!r} of {what} is wrong: {first['msg']}."
+        raise InvalidAction(message, hint=f"Parameters of {what}: {allowed or 'none'}.", code="bad_params") from None
+
+
+def _is_type_tag(part: object) -> bool:
+    return isinstance(part, str) and (part in {"float", "int", "str", "bool", "none"} or "[" in part)
+
+
+def function_specs(functions: dict[str, tuple[type[Params], str, bool]]) -> dict[str, FunctionSpec]:
+    return {name: FunctionSpec(description=text, params=model.model_json_schema(), destructive=destructive)
+            for name, (model, text, destructive) in functions.items()}

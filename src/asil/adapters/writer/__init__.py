@@ -1,0 +1,1 @@
+"""The Writer adapter: .odt text documents in a warm headless LibreOffice."""

@@ -1,0 +1,620 @@
+"""ASIL's Writer engine: runs *inside* LibreOffice's Python (via the script provider).
+
+Blocks (paragraphs and tables) are read in body order. Every body paragraph carries an
+ODF ``xml:id`` (``p1``, ``p2``, ...) that ASIL assigns once and LibreOffice keeps in the
+file, so ids do not shift when paragraphs are inserted or deleted elsewhere. Tables are
+addressed by their unique names. Standard library and UNO only.
+"""
+
+import json
+import re
+import traceback
+
+import uno  # noqa: F401  (present inside LibreOffice)
+from com.sun.star.beans import PropertyValue, StringPair
+
+_DOCS = {}
+_COUNTER = [0]
+# Per-document reading cache (blocks with outline levels, page count, styles in use). Every
+# change goes through this engine, so it is dropped after each mutating op and batch step.
+_CACHE = {}
+PARAGRAPH_BREAK = 0
+MAX_TEXT = 400  # characters of a paragraph shown in an observation
+HEADING_LIMIT = 60
+LISTS = {"bullet": "List 1", "number": "Numbering 123"}
+LIST_KINDS = {"List 1": "bullet", "Numbering 123": "number"}
+
+
+class EngineError(Exception):
+    def __init__(self, code, message, hint=None):
+        super().__init__(message)
+        self.code, self.message, self.hint = code, message, hint
+
+
+def dispatch(payload):
+    """Entry point called over the bridge: ``{"op": ..., ...}`` -> ``{"ok": ..., ...}``."""
+    try:
+        request = json.loads(payload)
+        name = request.pop("op")
+        if name not in CACHE_SAFE:
+            _CACHE.clear()  # also keeps a reused id() of a closed document from hitting a stale entry
+        result = OPS[name](**request)
+        if name not in CACHE_SAFE:
+            _CACHE.clear()
+        if name not in READ_ONLY and request.get("doc") in _DOCS:
+            _DOCS[request["doc"]].setModified(True)  # some edits (shape text, notes) leave the flag alone
+        return json.dumps({"ok": True, "result": result})
+    except EngineError as exc:
+        _CACHE.clear()
+        return json.dumps({"ok": False, "error": {"code": exc.code, "message": exc.message, "hint": exc.hint}})
+    except Exception:
+        _CACHE.clear()
+        return json.dumps({"ok": False, "error": {"code": "engine_error", "message": traceback.format_exc()}})
+
+
+def _props(**values):
+    out = []
+    for name, value in values.items():
+        prop = PropertyValue()
+        prop.Name, prop.Value = name, value
+        out.append(prop)
+    return tuple(out)
+
+
+def _desktop():
+    return XSCRIPTCONTEXT.getDesktop()  # noqa: F821  (injected by the script provider)
+
+
+# ---------------------------------------------------------------- documents
+
+
+def op_open(url):
+    try:
+        doc = _desktop().loadComponentFromURL(url, "_blank", 0, _props(Hidden=True, MacroExecutionMode=0, UpdateDocMode=0))
+    except Exception as exc:
+        raise EngineError("bad_document", f"LibreOffice could not open the file ({type(exc).__name__}).") from None
+    if doc is None or not doc.supportsService("com.sun.star.text.TextDocument"):
+        if doc is not None:
+            doc.close(True)
+        raise EngineError("bad_document", "The file is not a text document LibreOffice can open.")
+    _COUNTER[0] += 1
+    key = f"doc{_COUNTER[0]}"
+    _DOCS[key] = doc
+    _blocks(doc)  # assigns ids without marking the document modified
+    return key
+
+
+def _doc(doc):
+    try:
+        return _DOCS[doc]
+    except KeyError:
+        raise EngineError("no_document", "The document is not open in LibreOffice.") from None
+
+
+def op_close(doc):
+    found = _DOCS.pop(doc, None)
+    if found is not None:
+        found.close(True)
+    return True
+
+
+def op_save(doc, url):
+    document = _doc(doc)
+    document.storeToURL(url, _props(FilterName="writer8"))
+    document.setModified(False)
+    return True
+
+
+def op_export(doc, url, filter_name, page=None):
+    document = _doc(doc)
+    args = {"FilterName": filter_name}
+    if page is not None:
+        args["FilterData"] = uno.Any("[]com.sun.star.beans.PropertyValue", _props(PageRange=str(page)))
+    document.storeToURL(url, _props(**args))
+    return True
+
+
+def op_restore(doc, url, dirty):
+    """Replace the open document by a snapshot (used to undo a failed batch)."""
+    old = _doc(doc)
+    new = _desktop().loadComponentFromURL(url, "_blank", 0, _props(Hidden=True))
+    old.close(True)
+    _DOCS[doc] = new
+    new.setModified(bool(dirty))
+    return True
+
+
+def op_create(url, spec):
+    """Build a text document from ``{"blocks": [...], "page": {...}, "header", "footer"}``."""
+    doc = _desktop().loadComponentFromURL("private:factory/swriter", "_blank", 0, _props(Hidden=True))
+    try:
+        text = doc.getText()
+        cursor = text.createTextCursor()
+        reuse = True  # the cursor sits in an empty paragraph that the next block can fill
+        for block in spec.get("blocks", []):
+            if not reuse:
+                text.insertControlCharacter(cursor, PARAGRAPH_BREAK, False)
+            reuse = False
+            if "table" in block:
+                _create_table(doc, text, cursor, block)
+                reuse = True
+                continue
+            _reset_paragraph(cursor)
+            text.insertString(cursor, block.get("text", ""), False)
+            cursor.ParaStyleName = _para_style(doc, block.get("style", "Standard"))
+            if block.get("list"):
+                cursor.NumberingStyleName = LISTS[block["list"]]
+            for span in block.get("spans", []):
+                paragraph = _current_paragraph(cursor)
+                _apply_marks(doc, _span(paragraph, span["text"]), span)
+        _blocks(doc)
+        if spec.get("page"):
+            _set_page(doc, spec["page"])
+        for part in ("header", "footer"):
+            if spec.get(part):
+                _set_margin_text(doc, part, spec[part])
+        doc.storeToURL(url, _props(FilterName="writer8"))
+    finally:
+        doc.close(True)
+    return True
+
+
+def _reset_paragraph(cursor):
+    cursor.NumberingStyleName = ""
+    cursor.CharWeight = 100.0
+    cursor.CharPosture = uno.Enum("com.sun.star.awt.FontSlant", "NONE")
+
+
+def _create_table(doc, text, cursor, block):
+    rows = block["table"]
+    table = doc.createInstance("com.sun.star.text.TextTable")
+    table.initialize(len(rows), max(len(r) for r in rows))
+    if block.get("name"):
+        table.setName(block["name"])
+    text.insertTextContent(cursor, table, False)
+    _fill(table, 0, 0, rows)
+
+
+def _current_paragraph(cursor):
+    return cursor.getText().createTextCursorByRange(cursor).createEnumeration().nextElement()
+
+
+# ---------------------------------------------------------------- reading
+
+
+def _blocks(doc):
+    """Body blocks in order; paragraphs without an id get the next free ``pN``."""
+    was_modified = doc.isModified()
+    found, missing, top = [], [], 0
+    enum = doc.getText().createEnumeration()
+    while enum.hasMoreElements():
+        block = enum.nextElement()
+        if block.supportsService("com.sun.star.text.TextTable"):
+            found.append(("table", block.getName(), block))
+            continue
+        ident = block.MetadataReference.Second
+        if not ident:
+            missing.append(len(found))
+        else:
+            match = re.fullmatch(r"p(\d+)", ident)
+            if match:
+                top = max(top, int(match.group(1)))
+        found.append(("paragraph", ident, block))
+    for index in missing:
+        top += 1
+        kind, _, block = found[index]
+        block.MetadataReference = StringPair("content.xml", f"p{top}")
+        found[index] = (kind, f"p{top}", block)
+    if missing and not was_modified:
+        doc.setModified(False)
+    return found
+
+
+def _cached(document):
+    """Blocks and outline levels, computed once per state of the document."""
+    key = id(document)
+    if key not in _CACHE:
+        blocks = _blocks(document)
+        levels, styles = [], []
+        for kind, _, block in blocks:
+            level, style = block.getPropertyValues(("OutlineLevel", "ParaStyleName")) if kind == "paragraph" else (0, None)
+            levels.append(int(level))
+            if style and style not in styles:
+                styles.append(style)
+        _CACHE[key] = {"blocks": blocks, "levels": levels, "styles": styles}
+    return _CACHE[key]
+
+
+def _find(doc, ident, kind=None):
+    for index, (found_kind, found_id, block) in enumerate(_cached(doc)["blocks"]):
+        if found_id == ident and (kind is None or kind == found_kind):
+            return index, block
+    raise EngineError("no_element", f"There is no {kind or 'paragraph or table'} with id {ident!r}.",
+                      "Use an id from the observation, e.g. p3 or Table1.")
+
+
+def _paragraph(block, full=False):
+    text = block.getString()
+    out = {"text": text if full else text[:MAX_TEXT], "length": len(text), "style": block.ParaStyleName,
+           "level": int(block.OutlineLevel)}
+    kind = LIST_KINDS.get(block.NumberingStyleName, "other") if block.NumberingStyleName not in ("", "Outline") else None
+    if kind:
+        out["list"] = {"kind": kind, "label": block.ListLabelString, "level": int(block.NumberingLevel) + 1}
+    spans = _spans(block)
+    if spans:
+        out["spans"] = spans
+    return out
+
+
+def _spans(block):
+    """Formatted runs (bold, italic, underline, character style) of a paragraph, if any."""
+    spans = []
+    portions = block.createEnumeration()
+    while portions.hasMoreElements():
+        portion = portions.nextElement()
+        if portion.TextPortionType != "Text":
+            continue
+        text = portion.getString()
+        marks = {}
+        # Only direct formatting counts (a Heading's bold comes from its style); formatting a whole
+        # paragraph is stored on the paragraph, not on its text portions.
+        direct = {name for name in ("CharWeight", "CharPosture", "CharUnderline")
+                  if "DIRECT_VALUE" in (portion.getPropertyState(name).value, block.getPropertyState(name).value)}
+        if "CharWeight" in direct and portion.CharWeight >= 150:
+            marks["bold"] = True
+        if "CharPosture" in direct and portion.CharPosture.value in ("ITALIC", "OBLIQUE"):
+            marks["italic"] = True
+        if "CharUnderline" in direct and portion.CharUnderline:
+            marks["underline"] = True
+        if portion.CharStyleName:
+            marks["char_style"] = portion.CharStyleName
+        if marks and text:
+            spans.append({"text": text[:MAX_TEXT], **marks})
+    return spans
+
+
+def _table(block, limit_rows=None):
+    names = block.getCellNames()
+    rows, cols = block.getRows().getCount(), block.getColumns().getCount()
+    data = block.getDataArray() if _simple(names, rows, cols) else None
+    if data is None:
+        cells = [[block.getCellByName(n).getString() for n in names if _row_of(n) == r + 1] for r in range(rows)]
+    else:
+        cells = [[block.getCellByName(_cell_name(c, r)).getString() for c in range(cols)] for r in range(rows)]
+    shown = cells if limit_rows is None else cells[:limit_rows]
+    return {"name": block.getName(), "rows": rows, "cols": cols, "cells": shown}
+
+
+def _simple(names, rows, cols):
+    return len(names) == rows * cols
+
+
+def _row_of(name):
+    return int(re.sub(r"^[A-Za-z]+", "", name))
+
+
+def _cell_name(col, row):
+    letters = ""
+    col += 1
+    while col:
+        col, rest = divmod(col - 1, 26)
+        letters = chr(65 + rest) + letters
+    return f"{letters}{row + 1}"
+
+
+def _page_style(doc):
+    first = _cached(doc)["blocks"][0][2]
+    name = first.PageStyleName or "Standard"
+    return doc.getStyleFamilies().getByName("PageStyles").getByName(name)
+
+
+def _page_info(doc):
+    style = _page_style(doc)
+    info = {"style": style.getName(), "width_mm": round(style.Width / 100, 1), "height_mm": round(style.Height / 100, 1),
+            "orientation": "landscape" if style.IsLandscape else "portrait",
+            "margin_top_mm": round(style.TopMargin / 100, 1), "margin_bottom_mm": round(style.BottomMargin / 100, 1),
+            "margin_left_mm": round(style.LeftMargin / 100, 1), "margin_right_mm": round(style.RightMargin / 100, 1),
+            "header": style.HeaderText.getString() if style.HeaderIsOn else None,
+            "footer": style.FooterText.getString() if style.FooterIsOn else None}
+    return info
+
+
+def op_observe(doc, offset, limit, table_rows=20):
+    document = _doc(doc)
+    state = _cached(document)
+    blocks, levels = state["blocks"], state["levels"]
+    window = []
+    for index in range(offset, min(offset + limit, len(blocks))):
+        kind, ident, block = blocks[index]
+        item = {"id": ident, "kind": kind, "index": index}
+        item.update(_paragraph(block) if kind == "paragraph" else _table(block, table_rows))
+        window.append(item)
+    headings = [i for i, level in enumerate(levels) if level]
+    outline = [{"id": blocks[i][1], "index": i, "level": levels[i], "text": blocks[i][2].getString()[:80]}
+               for i in headings[:HEADING_LIMIT]]
+    if "pages" not in state:
+        state["pages"] = int(document.getCurrentController().PageCount)
+    return {"total": len(blocks), "blocks": window, "outline": outline, "headings": len(headings),
+            "page": _page_info(document), "dirty": bool(document.isModified()),
+            "pages": state["pages"], "paragraph_styles": state["styles"]}
+
+
+def op_dirty(doc):
+    return bool(_doc(doc).isModified())
+
+
+def op_ids(doc):
+    return [[kind, ident] for kind, ident, _ in _cached(_doc(doc))["blocks"]]
+
+
+def op_read(doc):
+    """The whole document for checkpoints: every block in full, page info and page count."""
+    document = _doc(doc)
+    out = []
+    for kind, ident, block in _cached(document)["blocks"]:
+        item = {"id": ident, "kind": kind}
+        item.update(_paragraph(block, full=True) if kind == "paragraph" else _table(block))
+        out.append(item)
+    return {"blocks": out, "page": _page_info(document)}
+
+
+# ---------------------------------------------------------------- writing
+
+
+def _para_style(document, name):
+    family = document.getStyleFamilies().getByName("ParagraphStyles")
+    if family.hasByName(name):
+        return name
+    for internal in family.getElementNames():
+        if family.getByName(internal).DisplayName.casefold() == name.casefold():
+            return internal
+    raise EngineError("no_style", f"There is no paragraph style named {name!r}.",
+                      "Styles include Standard, Text body, Heading 1, Heading 2, Title, Quotations.")
+
+
+def _char_style(document, name):
+    family = document.getStyleFamilies().getByName("CharacterStyles")
+    if family.hasByName(name):
+        return name
+    for internal in family.getElementNames():
+        if family.getByName(internal).DisplayName.casefold() == name.casefold():
+            return internal
+    raise EngineError("no_style", f"There is no character style named {name!r}.",
+                      "Character styles include Emphasis, Strong Emphasis, Source Text, Quotation.")
+
+
+def op_set_text(doc, paragraph, text):
+    _, block = _find(_doc(doc), paragraph, "paragraph")
+    _replace_text(block, text)
+    return True
+
+
+def _replace_text(block, text):
+    """Replace a paragraph's text in place (SwXParagraph.setString would drop its xml:id)."""
+    ident = block.MetadataReference
+    cursor = block.getText().createTextCursorByRange(block)
+    cursor.setString(text)
+    paragraph = _current_paragraph(cursor)
+    if ident.Second and not paragraph.MetadataReference.Second:
+        paragraph.MetadataReference = ident
+
+
+def op_insert_paragraph(doc, anchor, position, text, style=None, list_kind=None):
+    document = _doc(doc)
+    index, block = _find(document, anchor)
+    body = document.getText()
+    if _is_para(block):
+        cursor = body.createTextCursorByRange(block.getStart() if position == "before" else block.getEnd())
+        body.insertControlCharacter(cursor, PARAGRAPH_BREAK, False)
+    elif position == "before":
+        body.insertTextContentBefore(document.createInstance("com.sun.star.text.Paragraph"), block)
+    else:
+        body.insertTextContentAfter(document.createInstance("com.sun.star.text.Paragraph"), block)
+    _, ident, new = _blocks(document)[index if position == "before" else index + 1]
+    _replace_text(new, text)
+    new.CharWeight, new.CharPosture = 100.0, uno.Enum("com.sun.star.awt.FontSlant", "NONE")
+    new.ParaStyleName = _para_style(document, style) if style else (block.ParaStyleName if _is_para(block) else "Standard")
+    new.NumberingStyleName = LISTS[list_kind] if list_kind else ""
+    return ident
+
+
+def _is_para(block):
+    return not block.supportsService("com.sun.star.text.TextTable")
+
+
+def op_delete_block(doc, block):
+    document = _doc(doc)
+    index, found = _find(document, block)
+    if len(_cached(document)["blocks"]) == 1:
+        raise EngineError("last_block", "The last paragraph of a document cannot be deleted.",
+                          "Replace its text with set_value instead.")
+    found.dispose()
+    return True
+
+
+def op_set_style(doc, paragraphs, style):
+    document = _doc(doc)
+    name = _para_style(document, style)
+    for ident in paragraphs:
+        _find(document, ident, "paragraph")[1].ParaStyleName = name
+    return True
+
+
+def op_set_list(doc, paragraphs, kind):
+    document = _doc(doc)
+    for ident in paragraphs:
+        _find(document, ident, "paragraph")[1].NumberingStyleName = LISTS.get(kind, "")
+    return True
+
+
+def op_format_text(doc, paragraph, text, marks):
+    document = _doc(doc)
+    _, block = _find(document, paragraph, "paragraph")
+    _apply_marks(document, _span(block, text, paragraph), marks)
+    return True
+
+
+def _span(block, text, ident="the paragraph"):
+    """A cursor selecting ``text`` inside a paragraph (the whole paragraph when text is None)."""
+    content = block.getString()
+    start = 0 if text is None else content.find(text)
+    if start < 0 or text == "":
+        raise EngineError("no_match", f"Paragraph {ident} does not contain the text {text!r}.",
+                          "Give a piece of text copied exactly from the paragraph, or omit text to format all of it.")
+    cursor = block.getText().createTextCursorByRange(block.getStart())
+    cursor.goRight(start, False)
+    cursor.goRight(len(content) if text is None else len(text), True)
+    return cursor
+
+
+def _apply_marks(document, target, marks):
+    if marks.get("bold") is not None:
+        target.CharWeight = 150.0 if marks["bold"] else 100.0
+    if marks.get("italic") is not None:
+        target.CharPosture = uno.Enum("com.sun.star.awt.FontSlant", "ITALIC" if marks["italic"] else "NONE")
+    if marks.get("underline") is not None:
+        target.CharUnderline = 1 if marks["underline"] else 0
+    if "char_style" in marks:
+        target.CharStyleName = _char_style(document, marks["char_style"]) if marks["char_style"] else ""
+
+
+def op_find_replace(doc, find, replace, regex=False, match_case=False, paragraph=None):
+    document = _doc(doc)
+    if paragraph is not None:
+        _, block = _find(document, paragraph, "paragraph")
+        content = block.getString()
+        flags = 0 if match_case else re.IGNORECASE
+        pattern = find if regex else re.escape(find)
+        try:
+            new, count = re.subn(pattern, replace.replace("\\", "\\\\") if not regex else replace, content, flags=flags)
+        except re.error as exc:
+            raise EngineError("bad_regex", f"The regular expression {find!r} is not valid ({exc}).",
+                              "Use Python regular expression syntax, or set regex to false.") from None
+        if count:
+            _replace_text(block, new)
+        return count
+    descriptor = document.createReplaceDescriptor()
+    descriptor.SearchString, descriptor.ReplaceString = find, replace
+    descriptor.SearchRegularExpression, descriptor.SearchCaseSensitive = bool(regex), bool(match_case)
+    return int(document.replaceAll(descriptor))
+
+
+def op_insert_table(doc, anchor, rows, name=None):
+    document = _doc(doc)
+    index, block = _find(document, anchor)
+    if not _is_para(block):
+        raise EngineError("bad_anchor", "A table can only be inserted after a paragraph.", "Give a paragraph id as 'after'.")
+    if name and document.getTextTables().hasByName(name):
+        raise EngineError("table_exists", f"A table named {name!r} already exists.", "Pick another name.")
+    table = document.createInstance("com.sun.star.text.TextTable")
+    table.initialize(len(rows), max(len(r) for r in rows))
+    if name:
+        table.setName(name)
+    body = document.getText()
+    body.insertTextContent(body.createTextCursorByRange(block.getEnd()), table, False)
+    blocks = _blocks(document)
+    after = blocks[index + 2] if index + 2 < len(blocks) else None
+    if after and after[0] == "paragraph" and after[2].getString() == "" and index + 3 < len(blocks):
+        after[2].dispose()  # the split leaves an empty paragraph behind the table
+    _fill(table, 0, 0, rows)
+    return table.getName()
+
+
+def _fill(table, col, row, rows):
+    for r, line in enumerate(rows):
+        for c, value in enumerate(line):
+            table.getCellByName(_cell_name(col + c, row + r)).setString("" if value is None else str(value))
+
+
+def op_set_cells(doc, table, col, row, rows):
+    document = _doc(doc)
+    _, found = _find(document, table, "table")
+    need_rows = row + len(rows) - found.getRows().getCount()
+    if need_rows > 0:
+        found.getRows().insertByIndex(found.getRows().getCount(), need_rows)
+    width = max(len(r) for r in rows)
+    if col + width > found.getColumns().getCount():
+        raise EngineError("out_of_table", f"The values run past the last column of {table}.",
+                          f"{table} has {found.getColumns().getCount()} columns; add columns with add_table_columns.")
+    _fill(found, col, row, rows)
+    return True
+
+
+def op_add_table_rows(doc, table, count, position=None):
+    _, found = _find(_doc(doc), table, "table")
+    rows = found.getRows()
+    rows.insertByIndex(rows.getCount() if position is None else position, count)
+    return True
+
+
+def op_delete_table_rows(doc, table, position, count):
+    _, found = _find(_doc(doc), table, "table")
+    rows = found.getRows()
+    if position + count > rows.getCount() or count >= rows.getCount():
+        raise EngineError("out_of_table", f"{table} has {rows.getCount()} rows; cannot delete rows "
+                          f"{position + 1}..{position + count}.", "Delete fewer rows; a table keeps at least one.")
+    rows.removeByIndex(position, count)
+    return True
+
+
+def _set_page(document, page):
+    style = _page_style(document)
+    if "orientation" in page:
+        landscape = page["orientation"] == "landscape"
+        width, height = style.Width, style.Height
+        if landscape != (width > height):
+            style.Width, style.Height = height, width
+        style.IsLandscape = landscape
+    for key, prop in (("width_mm", "Width"), ("height_mm", "Height"), ("margin_top_mm", "TopMargin"),
+                      ("margin_bottom_mm", "BottomMargin"), ("margin_left_mm", "LeftMargin"),
+                      ("margin_right_mm", "RightMargin")):
+        if key in page:
+            setattr(style, prop, int(round(page[key] * 100)))
+
+
+def op_set_page(doc, page):
+    _set_page(_doc(doc), page)
+    return True
+
+
+def _set_margin_text(document, part, text):
+    style = _page_style(document)
+    flag = "HeaderIsOn" if part == "header" else "FooterIsOn"
+    if text is None:
+        setattr(style, flag, False)
+        return
+    setattr(style, flag, True)
+    (style.HeaderText if part == "header" else style.FooterText).setString(text)
+
+
+def op_set_margin_text(doc, part, text):
+    _set_margin_text(_doc(doc), part, text)
+    return True
+
+
+def op_batch(doc, steps, snapshot_url):
+    """Apply steps atomically: on any failure the document returns to the snapshot."""
+    document = _doc(doc)
+    dirty = document.isModified()
+    document.storeToURL(snapshot_url, _props(FilterName="writer8"))
+    for index, step in enumerate(steps):
+        request = dict(step)
+        op = OPS[request.pop("op")]
+        try:
+            op(doc=doc, **request)
+            _CACHE.clear()
+        except EngineError as exc:
+            _CACHE.clear()
+            op_restore(doc, snapshot_url, dirty)
+            raise EngineError(exc.code, f"Batch step {index + 1} failed and the batch was undone: {exc.message}",
+                              exc.hint) from None
+        except Exception:
+            _CACHE.clear()
+            op_restore(doc, snapshot_url, dirty)
+            raise
+    return True
+
+
+CACHE_SAFE = {"observe", "ids", "read", "dirty", "save", "export"}
+READ_ONLY = {"open", "close", "dirty", "save", "export", "restore", "create", "observe", "ids", "read"}
+OPS = {name[3:]: func for name, func in list(globals().items()) if name.startswith("op_")}
