@@ -17,10 +17,6 @@ class UsageError(AsilError):
     code = "usage"
 
 
-class EmptySuite(UsageError):
-    code = "empty_suite"
-
-
 def _print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False))
 
@@ -100,11 +96,7 @@ def cmd_act(args: argparse.Namespace) -> int:
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
-    try:
-        tasks = _load_tasks(args)
-    except EmptySuite as exc:  # a known suite that is still empty: nothing to list or check, not an error
-        print(exc.message)
-        return EXIT_OK
+    tasks = _load_tasks(args)
     if args.tasks_command == "list":
         for task in tasks:
             print(f"{task.id:<34} {task.suite:<6} {','.join(task.apps):<8} {task.domain:<14} {task.instruction[:70]}")
@@ -175,13 +167,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def _load_tasks(args: argparse.Namespace) -> list[Any]:
     """The selected tasks, or one sentence saying why there are none."""
     from asil.tasks import load_tasks
-    from asil.tasks.loader import DECLARED_SUITES
 
     tasks = load_tasks(suite=args.suite, app=args.app, root=args.tasks_dir)
     if tasks:
         return tasks
-    if args.suite in DECLARED_SUITES and not load_tasks(suite=args.suite, root=args.tasks_dir):
-        raise EmptySuite(f"The suite {args.suite!r} has no tasks yet: {DECLARED_SUITES[args.suite]}")
     raise UsageError("No task matches that suite/app.", hint="Run 'asil tasks list' to see all tasks.")
 
 

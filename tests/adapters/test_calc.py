@@ -238,7 +238,7 @@ def test_entity_declarations_and_zip_bombs_are_refused_unread(workspace: Workspa
     _rewrite_member(sales, workspace.root / "external.ods", "content.xml", external)
     for name in ("laughs.ods", "external.ods"):
         before = (workspace.root / name).read_bytes()
-        with pytest.raises(DocumentError, match="declares XML entities"):
+        with pytest.raises(DocumentError, match="declares a DTD or entities"):
             CalcAdapter(workspace, name)
         assert (workspace.root / name).read_bytes() == before
     bomb = workspace.root / "bomb.ods"
@@ -246,5 +246,5 @@ def test_entity_declarations_and_zip_bombs_are_refused_unread(workspace: Workspa
         archive.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
         archive.writestr("content.xml", b"<a/>")
         archive.writestr("padding.bin", b"\0" * (64 * 1024 * 1024))  # 64 MiB of zeros, ~64 KiB compressed
-    with pytest.raises(DocumentError, match="zip bomb"):
+    with pytest.raises(DocumentError, match="compresses .*:1"):
         CalcAdapter(workspace, "bomb.ods")

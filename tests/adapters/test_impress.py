@@ -102,7 +102,7 @@ def test_a_failing_batch_changes_nothing(workspace: Workspace, deck: Path) -> No
             {"action_type": F, "target": "delete_shape", "params": {"slide": "slide-2", "shape": "title"}},
             {"action_type": F, "target": "set_title", "params": {"slide": "slide-2", "text": "no title any more"}},
         ]}})
-        assert result.status == "error" and "undone" in result.error.message  # type: ignore[union-attr]
+        assert result.status == "invalid" and "undone" in result.error.message  # type: ignore[union-attr]
         assert titles(impress) == before
 
 

@@ -105,7 +105,7 @@ def test_a_failing_batch_changes_nothing(workspace: Workspace, memo: Path) -> No
             {"action_type": "set_value", "target": "p1", "params": {"text": "Changed"}},
             {"action_type": F, "target": "set_paragraph_style", "params": {"paragraphs": ["p3"], "style": "No Such Style"}},
         ]}})
-        assert result.status == "error" and "undone" in result.error.message  # type: ignore[union-attr]
+        assert result.status == "invalid" and "undone" in result.error.message  # type: ignore[union-attr]
         assert writer.observe().model_dump(exclude={"metadata"}) == before
 
 

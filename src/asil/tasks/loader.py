@@ -11,13 +11,6 @@ from pydantic import ValidationError
 from asil.protocol import AsilError
 from asil.tasks.model import Task
 
-# Suites the benchmark defines, with what they hold; a declared suite may still be empty.
-DECLARED_SUITES: dict[str, str] = {
-    "core": "single-application tasks, 20 per app.",
-    "multi": "multi-application tasks, which arrive with the Writer, Impress, Inkscape, draw.io and Jupyter "
-             "adapters (only calc exists so far).",
-}
-
 
 class TaskError(AsilError):
     code = "bad_task"

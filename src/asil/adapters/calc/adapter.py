@@ -22,7 +22,7 @@ from asil.adapters.calc.refs import (
     quote_sheet,
     split_sheet,
 )
-from asil.adapters.odf_guard import check_odf
+from asil.adapters.odf.safety import check_package
 from asil.adapters.registry import register_adapter
 from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
 from asil.protocol import (
@@ -456,7 +456,7 @@ def create_spreadsheet(path: Path, sheets: list[dict[str, Any]], office: Office 
 
 def check_ods(path: Path, shown: str) -> None:
     """Refuse missing, corrupted, non-spreadsheet and hostile files before LibreOffice sees them."""
-    check_odf(path, shown, ODS_MIMETYPE, "spreadsheet", ".ods")
+    check_package(path, shown, ODS_MIMETYPE, ".ods", "spreadsheet")
 
 
 def check_png(path: Path) -> None:
