@@ -113,6 +113,8 @@ def watch_parent(scratch: Path | None = None, interval_s: float = 0.5) -> thread
         kill_tree(os.getpid(), include_self=False)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
+        # The main thread may have restarted a LibreOffice it saw die meanwhile: kill again, then go.
+        kill_tree(os.getpid(), include_self=False)
         os._exit(1)
 
     thread = threading.Thread(target=watch, name="asil-parent-watch", daemon=True)
