@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from asil.apps import SPAWN_LOCK
 from asil.protocol import ActionFailed, AppUnavailable, AsilError, InvalidAction
 
 INSTALL_HINT = (
@@ -109,9 +110,10 @@ class Office:
         args = [binary, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault",
                 "--nolockcheck", f"-env:UserInstallation={self.profile.as_uri()}",
                 f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext"]
-        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, start_new_session=True,
-                                        env=_office_environment(uno))
+        with SPAWN_LOCK:
+            self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL, start_new_session=True,
+                                            env=_office_environment(uno))
         self._context = self._connect(uno, pipe)
         self._scripts = {}
         self.generation += 1

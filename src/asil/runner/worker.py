@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.agents.base import Agent, make_agent
+from asil.apps import SPAWN_LOCK
 from asil.runner.episode import run_episode
 from asil.runner.procs import kill_tree
 from asil.runner.results import read_task_folder
@@ -110,11 +111,10 @@ def watch_parent(scratch: Path | None = None, interval_s: float = 0.5) -> thread
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(interval_s)
+        SPAWN_LOCK.acquire()  # never released: no program may start between the kill and the exit
         kill_tree(os.getpid(), include_self=False)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
-        # The main thread may have restarted a LibreOffice it saw die meanwhile: kill again, then go.
-        kill_tree(os.getpid(), include_self=False)
         os._exit(1)
 
     thread = threading.Thread(target=watch, name="asil-parent-watch", daemon=True)
@@ -126,6 +126,7 @@ def arm_deadline(seconds: float) -> threading.Timer:
     """Kill this process's programs and exit when ``seconds`` pass (Ray tasks stop themselves)."""
 
     def expire() -> None:
+        SPAWN_LOCK.acquire()  # never released: the process exits
         kill_tree(os.getpid(), include_self=False)
         os._exit(3)
 
