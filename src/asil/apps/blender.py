@@ -90,10 +90,13 @@ class BlenderSession:
             self.conn.settimeout(timeout_s)
             self.conn.sendall(line.encode("utf-8"))
             answer = self.reader.readline()
-        except (TimeoutError, OSError):
+        except TimeoutError:
             self.kill()
             raise BlenderCrashed(f"Blender did not answer {op!r} within {timeout_s:g} s and was stopped.",
                                  hint="Make the request smaller or faster.") from None
+        except OSError as exc:
+            self.kill()
+            raise BlenderCrashed(f"The connection to Blender broke during {op!r} ({exc.strerror}).") from None
         if not answer:
             code = self.process.wait(timeout=10)
             self.kill()

@@ -29,6 +29,7 @@ from asil.protocol import (
 from asil.workspace import Workspace, commit_file
 
 NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+READ_ONLY_OPS = ("scene", "ping")
 TRANSFORM_SUFFIXES = ("location", "rotation", "scale")
 BLEND_MAGIC = (b"BLENDER", b"\x1f\x8b", b"\x28\xb5\x2f\xfd")  # plain, gzip, zstd
 
@@ -71,20 +72,30 @@ class BlenderAdapter(Adapter):
             self.session.kill()
             self.restarts += 1
         source = self.work if self.work.is_file() else self.path
-        self.session = BlenderSession(source)
-        opened = self.session.request("ping")
-        if not opened["file"]:
-            self.session.kill()
+        try:
+            self.session = BlenderSession(source)
+            opened = self.session.request("ping")
+        except BlenderCrashed:
             self.session = None
+            if source == self.work:
+                raise
+            opened = {"file": ""}
+        if not opened["file"]:
+            if self.session is not None:
+                self.session.kill()
+                self.session = None
             raise DocumentError(f"Blender could not read {self.document!r}; the file is damaged or not a .blend.",
                                 hint="Open a .blend file saved by Blender.")
         return self.session
 
     def _call(self, op: str, params: dict[str, Any], *, dry: bool = False, timeout_s: float | None = None) -> Any:
-        blender = self._blender()
-        if timeout_s is None:
-            return blender.request(op, params, dry=dry)
-        return blender.request(op, params, dry=dry, timeout_s=timeout_s)
+        extra = {} if timeout_s is None else {"timeout_s": timeout_s}
+        try:
+            return self._blender().request(op, params, dry=dry, **extra)
+        except BlenderCrashed:
+            if not (dry or op in READ_ONLY_OPS):
+                raise
+            return self._blender().request(op, params, dry=dry, **extra)  # reads are safe to retry once
 
     def _checkpoint(self) -> None:
         """Copy the scene to the private work file: the state a failure or crash goes back to."""

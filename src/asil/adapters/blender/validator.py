@@ -37,6 +37,10 @@ for m in bpy.data.materials:
         mats[m.name] = {'base_color': list(p.inputs['Base Color'].default_value),
                         'metallic': p.inputs['Metallic'].default_value,
                         'roughness': p.inputs['Roughness'].default_value}
+FIELDS = ('levels', 'render_levels', 'width', 'segments', 'count', 'thickness', 'ratio', 'use_axis',
+          'relative_offset_displace')
+def plain(v):
+    return v if isinstance(v, (int, float, str, bool)) else list(v)
 objs = {}
 for o in bpy.data.objects:
     keys = {}
@@ -48,8 +52,7 @@ for o in bpy.data.objects:
          'collections': [c.name for c in o.users_collection],
          'materials': [s.material.name for s in o.material_slots if s.material is not None],
          'keys': {k: sorted(v) for k, v in keys.items()},
-         'modifiers': [{'name': m.name, 'type': m.type, **{a: getattr(m, a) if isinstance(getattr(m, a), (int, float, str, bool)) else list(getattr(m, a))
-                        for a in ('levels', 'render_levels', 'width', 'segments', 'count', 'thickness', 'ratio', 'use_axis', 'relative_offset_displace') if hasattr(m, a)}}
+         'modifiers': [{'name': m.name, 'type': m.type, **{a: plain(getattr(m, a)) for a in FIELDS if hasattr(m, a)}}
                        for m in o.modifiers]}
     if o.type == 'LIGHT':
         d['light'] = {'type': o.data.type, 'energy': o.data.energy, 'color': list(o.data.color)}

@@ -346,7 +346,7 @@ def _apply_settings(mod, settings, dry):
         try:
             setattr(mod, key, value)
         except (TypeError, ValueError, AttributeError) as exc:
-            raise Invalid(f"The value {value!r} does not fit setting {key!r} of a {mod.type} modifier: {exc}.")
+            raise Invalid(f"The value {value!r} does not fit setting {key!r} of a {mod.type} modifier: {exc}.") from None
 
 
 def _modifier_of(obj, name):
