@@ -71,22 +71,21 @@ class BlenderAdapter(Adapter):
         if self.session is not None:
             self.session.kill()
             self.restarts += 1
+        self.session = None
         source = self.work if self.work.is_file() else self.path
         try:
-            self.session = BlenderSession(source)
-            opened = self.session.request("ping")
+            session = BlenderSession(source)
         except BlenderCrashed:
-            self.session = None
             if source == self.work:
                 raise
-            opened = {"file": ""}
-        if not opened["file"]:
-            if self.session is not None:
-                self.session.kill()
-                self.session = None
+            session = None  # Blender refused the user's file at start-up
+        if session is None or not session.request("ping")["file"]:
+            if session is not None:
+                session.kill()
             raise DocumentError(f"Blender could not read {self.document!r}; the file is damaged or not a .blend.",
                                 hint="Open a .blend file saved by Blender.")
-        return self.session
+        self.session = session
+        return session
 
     def _call(self, op: str, params: dict[str, Any], *, dry: bool = False, timeout_s: float | None = None) -> Any:
         extra = {} if timeout_s is None else {"timeout_s": timeout_s}
