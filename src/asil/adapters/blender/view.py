@@ -6,7 +6,8 @@ from typing import Any
 
 from asil.protocol import AppState, Element, Metadata, Navigation, Observation, Paging
 
-DEFAULT_LIMIT = 50
+DEFAULT_LIMIT = 30
+MAX_MATERIALS = 30  # environment.materials lists at most this many (each object's meta names its own)
 OBJECT_ACTIONS = ["set_transform", "rename_object", "duplicate_object", "delete_object", "set_parent",
                   "insert_keyframe", "move_to_collection"]
 KIND_ACTIONS = {"MESH": ["assign_material", "add_modifier", "edit_modifier", "remove_modifier"],
@@ -19,9 +20,10 @@ def object_element(obj: dict[str, Any], children: list[str]) -> Element:
     meta = {key: obj[key] for key in META_FIELDS if obj.get(key)}
     if obj["parent"]:
         meta["parent"] = obj["parent"]
-    return Element(id=obj["name"], type=obj["type"].lower(), label=obj["name"],
+    # The actions every object takes are listed once in environment.object_actions, not per element.
+    return Element(id=obj["name"], type=obj["type"].lower(),
                    value={"location": obj["location"], "rotation": obj["rotation"], "scale": obj["scale"]},
-                   data_type="transform", actions=OBJECT_ACTIONS + KIND_ACTIONS.get(obj["type"], []),
+                   data_type="transform", actions=KIND_ACTIONS.get(obj["type"], []),
                    children=children, meta=meta)
 
 
@@ -29,7 +31,8 @@ def scene_element(settings: dict[str, Any]) -> Element:
     value = {key: settings[key] for key in ("frame_start", "frame_end", "frame_current", "fps", "camera")}
     return Element(id="@scene", type="scene", label=settings["name"], value=value, data_type="scene",
                    actions=["set_frame_range", "set_render", "render_frame"],
-                   meta={"render": settings["render"], "collections": settings["collections"]})
+                   meta={"render": settings["render"],
+                         "collections": {name: len(members) for name, members in settings["collections"].items()}})
 
 
 def build_observation(scene: dict[str, Any], *, step: int, name: str, document: str | None, dirty: bool,
@@ -56,8 +59,8 @@ def build_observation(scene: dict[str, Any], *, step: int, name: str, document: 
         app_state=AppState(view="scene", active_document=name, document_path=document, dirty=dirty,
                            details={"camera": settings["camera"]}),
         elements=elements,
-        environment={"materials": scene["materials"], "units": "metres; rotations in degrees",
-                     "blender": session},
+        environment={"materials": dict(list(scene["materials"].items())[:MAX_MATERIALS]),
+                     "units": "metres; rotations in degrees", "object_actions": OBJECT_ACTIONS, "blender": session},
         navigation=Navigation(views=["scene"], paging=Paging(offset=offset, limit=limit, total=total)),
         summary=summary,
     )

@@ -39,9 +39,26 @@ def build(spec):
         bpy.context.scene.camera = cameras[0] if cameras else None
 
 
-def _object(item):
+TEMPLATES = {}  # kind -> mesh: later primitives of a kind copy it (bpy.ops per object is slow in big scenes)
+
+
+def _add(item):
     keys = ("kind", "name", "location", "rotation", "scale", "light_type")
-    ops.op_add_object({k: item[k] for k in keys if k in item}, False)
+    params = {k: item[k] for k in keys if k in item}
+    kind = item["kind"]
+    if kind in TEMPLATES:
+        obj = bpy.data.objects.new(item["name"], TEMPLATES[kind].copy())
+        obj.data.name = item["name"]
+        bpy.context.collection.objects.link(obj)
+        ops._set_transform(obj, params)
+        return
+    ops.op_add_object(params, False)
+    if kind in ops.PRIMITIVES:
+        TEMPLATES[kind] = bpy.data.objects[item["name"]].data
+
+
+def _object(item):
+    _add(item)
     name = item["name"]
     if item.get("material"):
         ops.op_assign_material({"object": name, **item["material"]}, False)
