@@ -204,3 +204,20 @@ def test_a_damaged_blend_is_refused_with_one_sentence(scene_file: Path, tmp_path
         adapter.observe()
     adapter.close()
     assert digest(tmp_path / "cut.blend") == before
+
+
+def test_checkpoints_and_the_raw_validator_fail_closed(scene_file: Path, tmp_path: Path) -> None:
+    from asil.adapters.blender.validator import raw_judge
+    from asil.evaluate.checkpoints import Checkpoint
+    from asil.evaluate.evaluator import evaluate_paths
+
+    ws = Workspace(tmp_path)
+    shutil.copyfile(scene_file, tmp_path / "scene.blend")
+    (tmp_path / "broken.blend").write_bytes(b"BLENDER-v304" + b"\0" * 64)
+    good = Checkpoint(type="blender_object_value", app="blender", document="scene.blend", target="Box.location",
+                      expected=[1, 2, 3], tolerance=0.001)
+    ghost = good.model_copy(update={"target": "Ghost.location"})
+    broken = good.model_copy(update={"document": "broken.blend"})
+    verdicts = evaluate_paths([[good], [ghost], [broken]], ws)
+    assert [p.success for p in verdicts.paths] == [True, False, False]
+    assert [raw_judge(cp, ws) for cp in (good, ghost, broken)] == [True, False, False]
