@@ -254,6 +254,8 @@ TIPS = [
     "Modifier settings: SUBSURF levels/render_levels, BEVEL width/segments, ARRAY count/"
     "relative_offset_displace, SOLIDIFY thickness, MIRROR use_axis [x, y, z], DECIMATE ratio.",
     "A batch is atomic: if one action fails, the scene is as before the batch.",
+    "A keyframed property follows its animation when the frame changes (as in Blender): to change an "
+    "animated object's transform for good, insert a keyframe with the new value.",
     "Large scenes are shown a page of objects at a time: navigate with params.offset/limit or an object name.",
     "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
     "when the request cannot be done.",

@@ -29,7 +29,7 @@ from asil.protocol import (
 from asil.workspace import Workspace, commit_file
 
 NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
-READ_ONLY_OPS = ("scene", "ping")
+READ_ONLY_OPS = ("scene", "ping", "find")
 TRANSFORM_SUFFIXES = ("location", "rotation", "scale")
 BLEND_MAGIC = (b"BLENDER", b"\x1f\x8b", b"\x28\xb5\x2f\xfd")  # plain, gzip, zstd
 
@@ -132,7 +132,7 @@ class BlenderAdapter(Adapter):
         if kind == "navigate":
             act.parse_params(act.Navigate, action.params, "navigate")
             if action.target:
-                self._call("delete_object", {"object": action.target}, dry=True)  # names an existing object
+                self._call("find", {"object": action.target})
             return
         if kind == "batch":
             for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):

@@ -542,6 +542,10 @@ def op_open(params, dry):
     return []
 
 
+def op_find(params, dry):
+    return _obj(params["object"]).name
+
+
 def op_ping(params, dry):
     return {"version": bpy.app.version_string, "file": bpy.data.filepath}
 
