@@ -43,7 +43,10 @@ def build_blend(target: Path, spec: dict[str, Any], *, default_scene: bool = Fal
 
 def cached_blend(spec: dict[str, Any], cache: Path) -> Path:
     """The .blend for ``spec``, built once per content hash under ``cache``."""
-    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:24]
+    hasher = hashlib.sha256(json.dumps(spec, sort_keys=True).encode())
+    for script in sorted(server_script().parent.glob("*.py")):  # a changed builder builds afresh
+        hasher.update(script.read_bytes())
+    digest = hasher.hexdigest()[:24]
     cached = cache / "blend" / f"{digest}.blend"
     if not cached.is_file():
         build_blend(cached, spec)
