@@ -221,3 +221,20 @@ def test_checkpoints_and_the_raw_validator_fail_closed(scene_file: Path, tmp_pat
     verdicts = evaluate_paths([[good], [ghost], [broken]], ws)
     assert [p.success for p in verdicts.paths] == [True, False, False]
     assert [raw_judge(cp, ws) for cp in (good, ghost, broken)] == [True, False, False]
+
+
+def test_the_render_hook_works_without_a_camera_and_puts_the_settings_back(tmp_path: Path) -> None:
+    from tests.png import pixels
+
+    ws = Workspace(tmp_path)
+    build_blend(tmp_path / "bare.blend", {"objects": [{"name": "Rock", "kind": "ico_sphere"},
+                                                      {"name": "Sun", "kind": "light", "light_type": "SUN"}]})
+    with BlenderAdapter(ws, "bare.blend") as adapter:
+        before = adapter.scene_data()
+        refused = adapter.execute(fn("render_frame", path="out.png"))
+        assert refused.status == "invalid" and refused.error is not None and "no active camera" in refused.error.message
+        shot = adapter.render(tmp_path / "shot.png")
+        assert adapter.scene_data() == before  # no camera left behind, render settings as they were
+    width, height, rows = pixels(shot)
+    assert (width, height) == (160, 120) and len({bytes(r) for r in rows}) > 10
+    assert not (tmp_path / "out.png").exists()
