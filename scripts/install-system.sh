@@ -17,6 +17,7 @@ command -v unzip >/dev/null 2>&1 || packages+=(unzip)
 command -v chromium >/dev/null 2>&1 || packages+=(chromium)  # renders draw.io pages (with mxgraph from npm)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 command -v inkscape >/dev/null 2>&1 || packages+=(inkscape)
+command -v blender >/dev/null 2>&1 || packages+=(blender)  # the Blender adapter runs a headless blender -b
 
 renderer="$(dirname "$0")/install-drawio-renderer.sh"
 

@@ -71,4 +71,16 @@ def build_spreadsheet(item: SetupFile, task: Task, target: Path) -> None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         create_spreadsheet(cached, item.content)
     shutil.copyfile(cached, target)
+
+
+@file_builder("blend")
+def build_blend_file(item: SetupFile, task: Task, target: Path) -> None:
+    """Built once by a one-shot Blender from the scene spec, then copied from the cache."""
+    from asil.adapters.blender.scene import cached_blend
+
+    if not isinstance(item.content, dict):
+        raise SetupError(f"Task {task.id}: blend file {item.path!r} needs content: a scene spec object.")
+    shutil.copyfile(cached_blend(item.content, cache_dir()), target)
+
+
 import asil.tasks.office_builders  # noqa: E402,F401  (registers the document and presentation builders)

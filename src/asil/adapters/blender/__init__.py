@@ -1,0 +1,1 @@
+"""The Blender adapter (native scripting through bpy)."""

@@ -1,0 +1,278 @@
+"""The Blender action vocabulary: parameter models, the published schema, examples and tips.
+
+Every action is data; the adapter turns it into bpy calls inside Blender. No agent text is
+ever run as code, except through ``run_python`` when the adapter was opened with ``allow_code``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from asil.protocol import Action, ActionSchema, FunctionSpec, InvalidAction
+
+MAX_BATCH = 100
+Name = Annotated[str, Field(min_length=1, max_length=63, pattern=r"^[^\x00-\x1f]+$")]
+ObjectRef = Annotated[str, Field(min_length=1, max_length=63, description="An object name (its element id).")]
+Finite = Annotated[float, Field(ge=-1e6, le=1e6)]
+Vector = Annotated[list[Finite], Field(min_length=3, max_length=3)]
+Color = Annotated[list[Annotated[float, Field(ge=0, le=1)]], Field(min_length=3, max_length=4,
+                                                                  description="RGB or RGBA, 0..1")]
+ObjectKind = Literal["cube", "uv_sphere", "ico_sphere", "cylinder", "cone", "torus", "plane", "monkey",
+                     "empty", "camera", "light"]
+LightType = Literal["POINT", "SUN", "SPOT", "AREA"]
+ModifierType = Literal["SUBSURF", "BEVEL", "ARRAY", "MIRROR", "SOLIDIFY", "DECIMATE", "WIREFRAME", "TRIANGULATE"]
+Frame = Annotated[int, Field(ge=0, le=1_048_574)]
+Size = Annotated[int, Field(ge=4, le=4096)]
+SettingValue = bool | int | float | str | list[bool] | list[float]
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class _Transform(_Params):
+    location: Vector | None = None
+    rotation: Vector | None = Field(None, description="Euler XYZ rotation in degrees.")
+    scale: Vector | None = None
+
+
+class AddObject(_Transform):
+    kind: ObjectKind
+    name: Name | None = Field(None, description="Name of the new object; Blender picks one when omitted.")
+    light_type: LightType | None = Field(None, description="For kind 'light' (POINT when omitted).")
+
+
+class ObjectOnly(_Params):
+    object: ObjectRef
+
+
+class DuplicateObject(_Transform):
+    object: ObjectRef
+    name: Name | None = None
+    linked: bool = Field(False, description="Share the mesh data instead of copying it.")
+
+
+class RenameObject(_Params):
+    object: ObjectRef
+    name: Name
+
+
+class SetTransform(_Transform):
+    object: ObjectRef
+
+
+class SetParent(_Params):
+    object: ObjectRef
+    parent: ObjectRef | None = Field(description="The new parent, or null to clear the parent.")
+    keep_transform: bool = Field(True, description="Keep the object where it is in the world.")
+
+
+class _MaterialValues(_Params):
+    base_color: Color | None = None
+    metallic: Annotated[float, Field(ge=0, le=1)] | None = None
+    roughness: Annotated[float, Field(ge=0, le=1)] | None = None
+
+
+class AssignMaterial(_MaterialValues):
+    object: ObjectRef
+    material: Name = Field(description="A material name; it is created (Principled BSDF) when missing.")
+    replace: bool = Field(True, description="Replace the first material slot instead of adding a slot.")
+
+
+class EditMaterial(_MaterialValues):
+    material: Name
+
+
+class AddModifier(_Params):
+    object: ObjectRef
+    type: ModifierType
+    name: Name | None = None
+    settings: dict[str, SettingValue] = Field(default_factory=dict,
+                                              description="e.g. levels (SUBSURF), width/segments (BEVEL), count (ARRAY)")
+
+
+class EditModifier(_Params):
+    object: ObjectRef
+    modifier: Name
+    settings: Annotated[dict[str, SettingValue], Field(min_length=1)]
+
+
+class RemoveModifier(_Params):
+    object: ObjectRef
+    modifier: Name
+
+
+class SetLight(_Params):
+    object: ObjectRef
+    light_type: LightType | None = None
+    energy: Annotated[float, Field(ge=0, le=1e7)] | None = Field(None, description="Watts (sun: W/m²).")
+    color: Annotated[list[Annotated[float, Field(ge=0, le=1)]], Field(min_length=3, max_length=3)] | None = None
+
+
+class SetCamera(_Params):
+    object: ObjectRef
+    lens: Annotated[float, Field(ge=1, le=5000)] | None = Field(None, description="Focal length in mm.")
+    active: bool = Field(False, description="Make it the scene's active camera.")
+
+
+class InsertKeyframe(_Params):
+    object: ObjectRef
+    property: Literal["location", "rotation", "scale"]
+    frame: Frame
+    value: Vector | None = Field(None, description="Set this value first (rotation in degrees).")
+
+
+class SetFrameRange(_Params):
+    start: Frame | None = None
+    end: Frame | None = None
+    fps: Annotated[int, Field(ge=1, le=240)] | None = None
+    current: Frame | None = None
+
+
+class SetRender(_Params):
+    engine: Literal["CYCLES", "BLENDER_EEVEE", "BLENDER_WORKBENCH"] | None = None
+    resolution_x: Size | None = None
+    resolution_y: Size | None = None
+    resolution_percentage: Annotated[int, Field(ge=1, le=100)] | None = None
+    samples: Annotated[int, Field(ge=1, le=4096)] | None = None
+    file_format: Literal["PNG", "JPEG", "OPEN_EXR", "TIFF", "BMP"] | None = None
+
+
+class MoveToCollection(_Params):
+    object: ObjectRef
+    collection: Name = Field(description="A collection name; it is created under the scene when missing.")
+
+
+class RenderFrame(_Params):
+    path: Annotated[str, Field(min_length=1, max_length=255, pattern=r"(?i)\.png$")] = Field(
+        description="Workspace-relative .png path to write.")
+    width: Annotated[int, Field(ge=4, le=1024)] = 160
+    height: Annotated[int, Field(ge=4, le=1024)] = 120
+    frame: Frame | None = None
+
+
+class RunPython(_Params):
+    code: Annotated[str, Field(min_length=1, max_length=100_000)]
+    timeout_s: Annotated[float, Field(gt=0, le=300)] = 30.0
+
+
+class NoParams(_Params):
+    pass
+
+
+class SetValue(_Params):
+    value: Vector
+
+
+class Navigate(_Params):
+    offset: Annotated[int, Field(ge=0)] | None = None
+    limit: Annotated[int, Field(ge=1, le=200)] | None = None
+
+
+class Batch(_Params):
+    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
+
+
+FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
+    "add_object": (AddObject, "Add a mesh primitive, empty, camera or light.", False),
+    "delete_object": (ObjectOnly, "Delete an object.", True),
+    "duplicate_object": (DuplicateObject, "Duplicate an object (mesh copied unless linked).", False),
+    "rename_object": (RenameObject, "Rename an object; its element id becomes the new name.", False),
+    "set_transform": (SetTransform, "Set location, rotation (degrees) and/or scale of an object.", False),
+    "set_parent": (SetParent, "Parent an object to another, or clear its parent.", False),
+    "assign_material": (AssignMaterial, "Give an object a material (created when missing) and set its values.", False),
+    "edit_material": (EditMaterial, "Change base color, metallic or roughness of a material.", False),
+    "add_modifier": (AddModifier, "Add a modifier with settings to a mesh object.", False),
+    "edit_modifier": (EditModifier, "Change settings of an object's modifier.", False),
+    "remove_modifier": (RemoveModifier, "Remove a modifier from an object.", True),
+    "set_light": (SetLight, "Change a light's type, energy (W) or color.", False),
+    "set_camera": (SetCamera, "Change a camera's focal length or make it the active camera.", False),
+    "insert_keyframe": (InsertKeyframe, "Insert a keyframe for location/rotation/scale at a frame.", False),
+    "set_frame_range": (SetFrameRange, "Set the scene's start/end frame, fps or current frame.", False),
+    "set_render": (SetRender, "Set the render engine, resolution, samples or file format.", False),
+    "move_to_collection": (MoveToCollection, "Move an object into a collection (created when missing).", False),
+    "render_frame": (RenderFrame, "Render the active camera's view to a small PNG (Cycles on CPU).", False),
+    "run_python": (RunPython, "Run bpy code (only when this adapter allows code).", True),
+    "save": (NoParams, "Write the .blend file now (it is also saved when the episode ends).", False),
+}
+# The server's operation for each function whose name differs.
+SERVER_OP = {"render_frame": "render"}
+
+
+def parse_params(model: type[_Params], params: dict[str, Any], what: str) -> Any:
+    """Validate params against a model; one clear sentence on failure."""
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "params"
+        allowed = ", ".join(model.model_fields) or "none"
+        if first["type"] == "extra_forbidden":
+            message = f"{what} does not take the parameter {where!r}."
+        elif first["type"] == "missing":
+            message = f"{what} needs the parameter {where!r}."
+        else:
+            message = f"Parameter {where!r} of {what} is wrong: {first['msg']}."
+        raise InvalidAction(message, hint=f"Parameters of {what}: {allowed}.", code="bad_params") from None
+
+
+EXAMPLES = [
+    {"action_type": "invoke_function", "target": "set_transform",
+     "params": {"object": "Cube", "location": [1.0, 2.0, 0.5], "rotation": [0, 0, 45], "scale": [2, 2, 2]}},
+    {"action_type": "set_value", "target": "Cube.location", "params": {"value": [0.0, 0.0, 1.0]}},
+    {"action_type": "invoke_function", "target": "add_object",
+     "params": {"kind": "uv_sphere", "name": "Ball", "location": [3, 0, 1]}},
+    {"action_type": "invoke_function", "target": "assign_material",
+     "params": {"object": "Ball", "material": "Red", "base_color": [0.8, 0.05, 0.05], "roughness": 0.3}},
+    {"action_type": "invoke_function", "target": "add_modifier",
+     "params": {"object": "Cube", "type": "BEVEL", "name": "Bevel", "settings": {"width": 0.1, "segments": 3}}},
+    {"action_type": "invoke_function", "target": "insert_keyframe",
+     "params": {"object": "Cube", "property": "location", "frame": 1, "value": [0, 0, 0]}},
+    {"action_type": "invoke_function", "target": "set_frame_range", "params": {"start": 1, "end": 120}},
+    {"action_type": "invoke_function", "target": "set_render",
+     "params": {"engine": "CYCLES", "resolution_x": 640, "resolution_y": 360, "samples": 16}},
+    {"action_type": "invoke_function", "target": "set_light", "params": {"object": "Light", "energy": 500}},
+    {"action_type": "invoke_function", "target": "rename_object", "params": {"object": "Ball", "name": "Planet"}},
+    {"action_type": "navigate", "params": {"offset": 0, "limit": 50}},
+    {"action_type": "batch", "params": {"actions": [
+        {"action_type": "invoke_function", "target": "duplicate_object",
+         "params": {"object": "Cube", "name": "Cube Copy", "location": [0, 3, 0]}},
+        {"action_type": "invoke_function", "target": "move_to_collection",
+         "params": {"object": "Cube Copy", "collection": "Copies"}}]}},
+    {"action_type": "done", "params": {"answer": "optional text answer"}},
+]
+
+TIPS = [
+    "Objects are elements; an object's id is its name. rename_object changes the id (the result's 'changed' "
+    "lists the old and the new name). The element '@scene' holds frame range, fps, camera and render settings.",
+    "Rotations are Euler XYZ in degrees. Locations are in metres. set_value on 'Object.location' (or "
+    ".rotation, .scale) sets one transform from params.value [x, y, z].",
+    "Materials are Principled BSDF: base_color is RGB(A) 0..1, metallic and roughness 0..1. Each object's "
+    "meta lists its materials; environment.materials lists every material's values.",
+    "Modifier settings: SUBSURF levels/render_levels, BEVEL width/segments, ARRAY count/"
+    "relative_offset_displace, SOLIDIFY thickness, MIRROR use_axis [x, y, z], DECIMATE ratio.",
+    "A batch is atomic: if one action fails, the scene is as before the batch.",
+    "A keyframed property follows its animation when the frame changes (as in Blender): to change an "
+    "animated object's transform for good, insert a keyframe with the new value.",
+    "Large scenes are shown a page of objects at a time: navigate with params.offset/limit or an object name.",
+    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
+    "when the request cannot be done.",
+]
+
+
+def build_schema() -> ActionSchema:
+    functions = {name: FunctionSpec(description=text, params=model.model_json_schema(), destructive=destructive)
+                 for name, (model, text, destructive) in FUNCTIONS.items()}
+    return ActionSchema(
+        app="blender",
+        action_types=["set_value", "invoke_function", "navigate", "batch", "done", "infeasible"],
+        target_format="set_value: 'ObjectName.location|rotation|scale'; invoke_function: a function name "
+        "(the object goes in params.object); navigate: an object name to show, or none",
+        functions=functions,
+        set_value_params=SetValue.model_json_schema(),
+        navigate_params=Navigate.model_json_schema(),
+        examples=[Action.model_validate(e) for e in EXAMPLES],
+        tips=TIPS,
+    )

@@ -1,0 +1,289 @@
+"""The Blender adapter: a .blend file edited by generated bpy calls in a warm headless Blender.
+
+One Blender per adapter starts on first use (``asil.apps.blender``). After every successful
+change the scene is copied to a private work file; a failed action or batch reopens that copy,
+so the scene is exactly as before, and a crashed or hung Blender restarts from it. The user's
+.blend is written only by :meth:`save` (temp file in the same folder, then rename).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from asil.adapters.base import Adapter, Readiness
+from asil.adapters.blender import actions as act
+from asil.adapters.blender.view import DEFAULT_LIMIT, build_observation
+from asil.adapters.registry import register_adapter
+from asil.apps.blender import BlenderCrashed, BlenderSession, blender_path
+from asil.protocol import (
+    Action,
+    ActionFailed,
+    ActionSchema,
+    DocumentError,
+    InvalidAction,
+    Observation,
+    parse_action,
+)
+from asil.workspace import Workspace, commit_file
+
+NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+READ_ONLY_OPS = ("scene", "ping", "find")
+TRANSFORM_SUFFIXES = ("location", "rotation", "scale")
+BLEND_MAGIC = (b"BLENDER", b"\x1f\x8b", b"\x28\xb5\x2f\xfd")  # plain, gzip, zstd
+
+
+def check_blend_file(path: Path, document: str) -> None:
+    """Refuse files Blender cannot open before a Blender ever sees them."""
+    if not path.is_file():
+        raise DocumentError(f"The Blender file {document!r} does not exist.", hint="Give the path of a .blend file.")
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+    if not head.startswith(BLEND_MAGIC):
+        raise DocumentError(f"{document!r} is not a Blender file (it does not start with a .blend header).",
+                            hint="Open a .blend file saved by Blender.")
+
+
+@register_adapter("blender", pattern="script", extensions=(".blend",))
+class BlenderAdapter(Adapter):
+    """A scene: '@scene' and objects (ids = names), paged by object name order."""
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, allow_code: bool = False,
+                 limit: int = DEFAULT_LIMIT, **options: Any):
+        super().__init__(workspace, document)
+        if document is None:
+            raise DocumentError("The blender adapter needs a .blend file to open.")
+        self.path = workspace.resolve(document)
+        check_blend_file(self.path, document)
+        self.allow_code = allow_code
+        self.offset, self.limit = 0, limit
+        self.dirty = False
+        self.restarts = 0
+        self.session: BlenderSession | None = None
+        self.work = workspace.private() / f"blender-{os.getpid()}-{id(self)}-{self.path.stem}.blend"
+
+    # ------------------------------------------------------------ the Blender session
+    def _blender(self) -> BlenderSession:
+        """The running Blender, started on first use or after a crash (from the last good state)."""
+        if self.session is not None and self.session.alive:
+            return self.session
+        if self.session is not None:
+            self.session.kill()
+            self.restarts += 1
+        self.session = None
+        source = self.work if self.work.is_file() else self.path
+        try:
+            session = BlenderSession(source)
+        except BlenderCrashed:
+            if source == self.work:
+                raise
+            session = None  # Blender refused the user's file at start-up
+        if session is None or not session.request("ping")["file"]:
+            if session is not None:
+                session.kill()
+            raise DocumentError(f"Blender could not read {self.document!r}; the file is damaged or not a .blend.",
+                                hint="Open a .blend file saved by Blender.")
+        self.session = session
+        return session
+
+    def _call(self, op: str, params: dict[str, Any], *, dry: bool = False, timeout_s: float | None = None) -> Any:
+        extra = {} if timeout_s is None else {"timeout_s": timeout_s}
+        try:
+            return self._blender().request(op, params, dry=dry, **extra)
+        except BlenderCrashed:
+            if not (dry or op in READ_ONLY_OPS):
+                raise
+            return self._blender().request(op, params, dry=dry, **extra)  # reads are safe to retry once
+
+    def _checkpoint(self) -> None:
+        """Copy the scene to the private work file: the state a failure or crash goes back to."""
+        self._call("save_copy", {"path": str(self.work)})
+
+    def _roll_back(self) -> None:
+        if self.session is not None and self.session.alive:
+            self.session.request("open", {"path": str(self.work if self.work.is_file() else self.path)})
+
+    # ------------------------------------------------------------ observe
+    def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
+        if view not in (None, "scene"):
+            raise InvalidAction(f"There is no view {view!r}.", hint="The only view is 'scene'.")
+        if offset is not None:
+            self.offset = max(0, offset)
+        if limit is not None:
+            self.limit = max(1, min(limit, 200))
+        data = self._call("scene", {"offset": self.offset, "limit": self.limit})
+        session = {"state": "running", "restarts": self.restarts, "allow_code": self.allow_code}
+        return build_observation(data, step=self.step, name=self.path.name, document=self.document,
+                                 dirty=self.dirty, offset=self.offset, limit=self.limit, session=session)
+
+    def scene_data(self) -> dict[str, Any]:
+        """The whole scene as plain data (checkpoints read this)."""
+        data: dict[str, Any] = self._call("scene", {})
+        return data
+
+    # ------------------------------------------------------------ actions
+    @classmethod
+    def action_schema(cls) -> ActionSchema:
+        return act.build_schema()
+
+    def _check(self, action: Action) -> None:
+        kind = action.action_type
+        if kind == "navigate":
+            act.parse_params(act.Navigate, action.params, "navigate")
+            if action.target:
+                self._call("find", {"object": action.target})
+            return
+        if kind == "batch":
+            for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
+                try:
+                    self._translate(self._batch_member(raw))
+                except InvalidAction as exc:
+                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+            return
+        op, params = self._translate(action)
+        if op != "save":
+            self._call(op, params, dry=True)
+
+    def _apply(self, action: Action) -> list[str]:
+        kind = action.action_type
+        if kind == "navigate":
+            params = act.parse_params(act.Navigate, action.params, "navigate")
+            self.limit = params.limit or self.limit
+            if action.target:
+                names: list[str] = self._call("scene", {"limit": 0})["object_names"]
+                self.offset = names.index(action.target)
+            elif params.offset is not None:
+                self.offset = params.offset
+            return []
+        steps = ([self._translate(self._batch_member(raw)) for raw in action.params["actions"]]
+                 if kind == "batch" else [self._translate(action)])
+        if steps == [("save", {})]:
+            self.save()
+            return []
+        if not self.work.is_file():
+            self._checkpoint()
+        changed: list[str] = []
+        try:
+            for index, (op, params) in enumerate(steps, start=1):
+                try:
+                    changed += [c for c in self._run(op, params) if c not in changed]
+                except (InvalidAction, ActionFailed) as exc:
+                    if kind != "batch":
+                        raise
+                    raise type(exc)(f"Batch action {index}: {exc.message} Nothing in the scene was changed.",
+                                    hint=exc.hint, code=exc.code) from None
+        except BlenderCrashed:
+            raise
+        except (InvalidAction, ActionFailed):
+            self._roll_back()
+            raise
+        if any(op != "render" for op, _ in steps):
+            self.dirty = True
+            self._checkpoint()
+        return changed
+
+    def _batch_member(self, raw: dict[str, Any]) -> Action:
+        sub = parse_action(raw)
+        if sub.action_type in NOT_IN_BATCH or sub.target == "save":
+            what = "save" if sub.target == "save" else sub.action_type
+            raise InvalidAction(f"A batch cannot contain {what}.",
+                                hint="Put only set_value and invoke_function actions in a batch.")
+        return sub
+
+    def _translate(self, action: Action) -> tuple[str, dict[str, Any]]:
+        """The server operation and its JSON params for one checked, non-batch action."""
+        if action.action_type == "set_value":
+            obj, _, prop = (action.target or "").rpartition(".")
+            if not obj or prop not in TRANSFORM_SUFFIXES:
+                raise InvalidAction(f"set_value needs a target like 'Cube.location', not {action.target!r}.",
+                                    hint="Targets: '<object>.location', '<object>.rotation' or '<object>.scale'.")
+            value = act.parse_params(act.SetValue, action.params, "set_value").value
+            return "set_transform", {"object": obj, prop: value}
+        if action.action_type != "invoke_function":
+            raise InvalidAction(f"The blender adapter does not support {action.action_type} actions here.",
+                                hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
+                                code="unsupported_action")
+        name = action.target or ""
+        if name not in act.FUNCTIONS:
+            raise InvalidAction(f"Unknown Blender function {name!r}.",
+                                hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
+        params = act.parse_params(act.FUNCTIONS[name][0], action.params, name).model_dump(exclude_none=True)
+        if name == "run_python" and not self.allow_code:
+            raise InvalidAction("run_python is not allowed here: this Blender adapter was opened without "
+                                "allow_code, so no agent code runs.",
+                                hint="Use the semantic functions (set_transform, assign_material, ...) instead.",
+                                code="code_not_allowed")
+        if name == "render_frame":  # Cycles on the CPU: fast headless here (Eevee/Workbench need GL)
+            params.update(path=str(self.workspace.resolve(params["path"])), engine="CYCLES", max_samples=8)
+        return act.SERVER_OP.get(name, name), params
+
+    def _run(self, op: str, params: dict[str, Any]) -> list[str]:
+        if op == "render":
+            return self._render_to(Path(params["path"]), params)
+        if op == "run_python":
+            try:
+                changed: list[str] = self._call(op, params, timeout_s=params["timeout_s"])
+            except BlenderCrashed:
+                raise BlenderCrashed(f"run_python did not finish within {params['timeout_s']:g} s (or crashed "
+                                     "Blender); Blender was stopped and the scene restarts from before the code.",
+                                     hint="Make the code faster, or pass a larger timeout_s.") from None
+            return changed
+        result: list[str] = self._call(op, params)
+        return result
+
+    def _render_to(self, target: Path, params: dict[str, Any]) -> list[str]:
+        """Render into a temp file beside ``target``, then rename: the PNG appears whole or not at all."""
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp = target.with_name(f".{target.stem}.asil-render.png")
+        try:
+            self._call("render", {**params, "path": str(temp)}, timeout_s=120)
+            if not temp.is_file():
+                raise ActionFailed("Blender rendered no image.", hint="Check the camera and the scene.")
+            commit_file(temp, target)
+        finally:
+            temp.unlink(missing_ok=True)
+        return [self.workspace.relative(target)]
+
+    # ------------------------------------------------------------ persistence and life
+    def save(self) -> None:
+        """Write the .blend atomically (same-folder temp file, then rename), with no .blend1 backup."""
+        if not self.dirty:
+            return
+        temp = self.path.with_name(f".{self.path.stem}.asil-save.blend")
+        try:
+            self._call("save_copy", {"path": str(temp)})
+            commit_file(temp, self.path)
+        finally:
+            temp.unlink(missing_ok=True)
+        self.dirty = False
+
+    def render(self, path: Path) -> Path:
+        """A small Cycles snapshot of the scene (a temporary camera when it has none)."""
+        self._call("render", {"path": str(path), "width": 160, "height": 120, "engine": "CYCLES",
+                              "max_samples": 4, "temp_camera": True}, timeout_s=120)
+        return path
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        self.work.unlink(missing_ok=True)
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        if blender_path() is None:
+            return Readiness(False, "blender is not installed (apt-get install blender)")
+        return Readiness(True, "a headless Blender runs generated bpy calls")
+
+    @classmethod
+    def create_sample(cls, workspace: Workspace) -> str:
+        from asil.adapters.blender.scene import build_blend
+
+        build_blend(workspace.resolve("sample.blend"), {"objects": []}, default_scene=True)
+        return "sample.blend"
+
+
+__all__ = ["BlenderAdapter"]
+
+import asil.adapters.blender.checkpoints  # noqa: E402,F401  (registers scene checkpoint types)

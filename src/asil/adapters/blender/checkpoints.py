@@ -1,0 +1,127 @@
+"""Checkpoint types that read a .blend through the Blender adapter (its warm Blender).
+
+Targets name what to read: an object (``"Cube"``), an object field (``"Cube.location"``,
+``"Cube.light.energy"``), a material field (``"Red.metallic"``), a modifier setting
+(``"Cube/Bevel.width"``), a keyframed property (``"Cube.location"``) or a scene setting
+(``"frame_end"``, ``"render.resolution_x"``).
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+from typing import Any
+
+from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
+
+
+def _scene(ctx: EvalContext, cp: Checkpoint) -> dict[str, Any]:
+    from asil.adapters.blender.adapter import BlenderAdapter
+
+    adapter = ctx.adapter("blender", require(cp.document, "document (.blend path)"))
+    assert isinstance(adapter, BlenderAdapter)
+    data: dict[str, Any] = adapter.scene_data()
+    return data
+
+
+def _objects(ctx: EvalContext, cp: Checkpoint) -> dict[str, dict[str, Any]]:
+    return {o["name"]: o for o in _scene(ctx, cp)["objects"]}
+
+
+def dig(data: Any, path: list[str], what: str) -> Any:
+    """Follow dotted ``path`` through dicts; CheckpointUnreadable when a step is missing."""
+    for key in path:
+        if not isinstance(data, dict) or key not in data:
+            raise CheckpointUnreadable(f"{what} has no {key!r}")
+        data = data[key]
+    return data
+
+
+def _split(cp: Checkpoint, sep: str = ".") -> tuple[str, list[str]]:
+    head, _, rest = require(cp.target, "target").partition(sep)
+    return head, rest.split(".") if rest else []
+
+
+@checkpoint_type("blender_object_exists")
+def object_exists(ctx: EvalContext, cp: Checkpoint) -> bool:
+    """True when an object named ``target`` exists."""
+    return require(cp.target, "object name") in _objects(ctx, cp)
+
+
+@checkpoint_type("blender_object_value", default_compare="approx")
+def object_value(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """An object field: ``Cube.location`` (rotation in degrees), ``Lamp.light.energy``, ``Cube.parent`` ..."""
+    name, path = _split(cp)
+    obj = _objects(ctx, cp).get(name)
+    if obj is None:
+        raise CheckpointUnreadable(f"there is no object {name!r}")
+    return dig(obj, path, f"object {name!r}")
+
+
+@checkpoint_type("blender_material_value", default_compare="approx")
+def material_value(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """A material field: ``Red.base_color`` (RGBA), ``Red.metallic``, ``Red.roughness``."""
+    name, path = _split(cp)
+    return dig(_scene(ctx, cp)["materials"], [name, *path], "the scene's materials")
+
+
+@checkpoint_type("blender_modifier_value", default_compare="approx")
+def modifier_value(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """A modifier field, ``Object/Modifier.setting`` (``Cube/Bevel.width``, ``Cube/Array.type``)."""
+    name, _, rest = require(cp.target, "target").partition("/")
+    modifier, _, field = rest.partition(".")
+    obj = _objects(ctx, cp).get(name)
+    if obj is None:
+        raise CheckpointUnreadable(f"there is no object {name!r}")
+    found = {m["name"]: m for m in obj["modifiers"]}
+    if modifier not in found:
+        raise CheckpointUnreadable(f"object {name!r} has no modifier {modifier!r}")
+    return dig(found[modifier], [field or "type"], f"modifier {modifier!r}")
+
+
+@checkpoint_type("blender_modifier_types")
+def modifier_types(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The types of object ``target``'s modifiers, in stack order."""
+    obj = _objects(ctx, cp).get(require(cp.target, "object name"))
+    if obj is None:
+        raise CheckpointUnreadable(f"there is no object {cp.target!r}")
+    return [m["type"] for m in obj["modifiers"]]
+
+
+@checkpoint_type("blender_keyframes")
+def keyframes(ctx: EvalContext, cp: Checkpoint) -> list[int]:
+    """The frames keyed on ``Object.property`` (location, rotation, scale); [] when none."""
+    name, path = _split(cp)
+    obj = _objects(ctx, cp).get(name)
+    if obj is None:
+        raise CheckpointUnreadable(f"there is no object {name!r}")
+    frames: list[int] = obj["keyframes"].get(".".join(path), [])
+    return frames
+
+
+@checkpoint_type("blender_scene_value", default_compare="exact")
+def scene_value(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """A scene setting: ``frame_start``, ``frame_end``, ``fps``, ``camera``, ``render.engine`` ..."""
+    return dig(_scene(ctx, cp)["settings"], require(cp.target, "setting").split("."), "the scene")
+
+
+@checkpoint_type("blender_object_count")
+def object_count(ctx: EvalContext, cp: Checkpoint) -> int:
+    """How many objects of type ``target`` (MESH, LIGHT, CAMERA, EMPTY) there are; all when omitted."""
+    return sum(1 for o in _objects(ctx, cp).values() if cp.target is None or o["type"] == cp.target)
+
+
+@checkpoint_type("blender_image_size")
+def image_size(ctx: EvalContext, cp: Checkpoint) -> list[int]:
+    """[width, height] of the PNG at workspace path ``target``."""
+    return png_size(ctx.workspace.resolve(require(cp.target, "image path")))
+
+
+def png_size(path: Path) -> list[int]:
+    try:
+        head = path.read_bytes()[:24]
+    except OSError:
+        raise CheckpointUnreadable(f"cannot read {path.name}") from None
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        raise CheckpointUnreadable(f"{path.name} is not a PNG image")
+    return list(struct.unpack(">II", head[16:24]))
