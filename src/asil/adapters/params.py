@@ -19,9 +19,12 @@ def parse_params(model: type[Params], params: dict[str, Any], what: str) -> Any:
         return model.model_validate(params)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"] if not _is_type_tag(p)) or "params"
+        parts = [str(p) for p in first["loc"] if not _is_type_tag(p)]
+        where = ".".join(parts) or "params"
         allowed = ", ".join(model.model_fields)
-        if first["type"] == "extra_forbidden":
+        if len(parts) < len(first["loc"]):  # a union: name the field, not pydantic's member tag
+            message = f"Parameter {where!r} of {what} has the wrong type ({first['msg'].removeprefix('Input should be ')})."
+        elif first["type"] == "extra_forbidden":
             message = f"{what} does not take the parameter {where!r}."
         elif first["type"] == "missing":
             message = f"{what} needs the parameter {where!r}."

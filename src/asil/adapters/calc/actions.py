@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
-from asil.protocol import Action, ActionSchema, FunctionSpec, InvalidAction
+from asil.adapters.params import Params, function_specs
+from asil.protocol import Action, ActionSchema
 
 Scalar = float | int | str | bool | None
 MAX_BATCH = 200
 MAX_RANGE_CELLS = 100_000
 
 
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+class _Params(Params):
+    pass
 
 
 class SetValue(_Params):
@@ -107,30 +108,6 @@ FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
 }
 
 
-def parse_params(model: type[_Params], params: dict[str, Any], what: str) -> Any:
-    """Validate params against a model; one clear sentence on failure."""
-    try:
-        return model.model_validate(params)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        parts = [str(p) for p in first["loc"] if not _is_type_tag(p)]
-        where = ".".join(parts) or "params"
-        allowed = ", ".join(model.model_fields)
-        if len(parts) < len(first["loc"]):  # a union: name the field, not pydantic's member tag
-            message = f"Parameter {where!r} of {what} has the wrong type (numbers, text, true/false or null)."
-        elif first["type"] == "extra_forbidden":
-            message = f"{what} does not take the parameter {where!r}."
-        elif first["type"] == "missing":
-            message = f"{what} needs the parameter {where!r}."
-        else:
-            message = f"Parameter {where!r} of {what} is wrong: {first['msg']}."
-        raise InvalidAction(message, hint=f"Parameters of {what}: {allowed or 'none'}.", code="bad_params") from None
-
-
-def _is_type_tag(part: object) -> bool:
-    return isinstance(part, str) and (part in {"float", "int", "str", "bool", "none"} or "[" in part)
-
-
 EXAMPLES = [
     {"action_type": "set_value", "target": "Sheet1!B3", "params": {"value": 42}},
     {"action_type": "set_value", "target": "Sheet1!C3", "params": {"formula": "=SUM(B1:B3)"}},
@@ -164,10 +141,7 @@ TIPS = [
 
 
 def build_schema() -> ActionSchema:
-    functions = {
-        name: FunctionSpec(description=text, params=model.model_json_schema(), destructive=destructive)
-        for name, (model, text, destructive) in FUNCTIONS.items()
-    }
+    functions = function_specs(dict(FUNCTIONS))
     return ActionSchema(
         app="calc",
         action_types=["set_value", "invoke_function", "navigate", "batch", "done", "infeasible"],

@@ -23,6 +23,7 @@ from asil.adapters.calc.refs import (
     split_sheet,
 )
 from asil.adapters.odf.safety import check_package
+from asil.adapters.params import parse_params
 from asil.adapters.registry import register_adapter
 from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
 from asil.protocol import (
@@ -168,7 +169,7 @@ class CalcAdapter(Adapter):
                 self.view = step["new_name"]
 
     def _navigate(self, action: Action) -> None:
-        params = act.parse_params(act.Navigate, action.params, "navigate")
+        params = parse_params(act.Navigate, action.params, "navigate")
         target = action.target or self.view
         if target in self.sheet_names():
             self.view, self.row0, self.col0 = target, 0, 0
@@ -199,7 +200,7 @@ class CalcAdapter(Adapter):
         if not where.is_cell:
             raise InvalidAction(f"set_value targets one cell, but {action.target!r} is a range.",
                                 hint="Use invoke_function set_range to fill a range.")
-        params = act.parse_params(act.SetValue, action.params, "set_value")
+        params = parse_params(act.SetValue, action.params, "set_value")
         given = params.model_fields_set
         if len(given) != 1:
             raise InvalidAction("set_value needs exactly one of 'value' or 'formula'.",
@@ -216,13 +217,13 @@ class CalcAdapter(Adapter):
             raise InvalidAction(f"Unknown calc function {name!r}.",
                                 hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
         model = act.FUNCTIONS[name][0]
-        parsed = act.parse_params(model, params, name)
+        parsed = parse_params(model, params, name)
         planner = getattr(self, f"_fn_{name}")
         result: tuple[list[Step], list[str]] = planner(parsed, sheets)
         return result
 
     def _plan_batch(self, action: Action, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        params = act.parse_params(act.Batch, action.params, "batch")
+        params = parse_params(act.Batch, action.params, "batch")
         steps: list[Step] = []
         changed: list[str] = []
         for index, raw in enumerate(params.actions, start=1):
@@ -239,7 +240,7 @@ class CalcAdapter(Adapter):
         return steps, changed
 
     def _check_navigate(self, action: Action, sheets: list[str]) -> None:
-        act.parse_params(act.Navigate, action.params, "navigate")
+        parse_params(act.Navigate, action.params, "navigate")
         if action.target and action.target not in sheets:
             self._range(action.target, sheets)
 
