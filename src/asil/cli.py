@@ -24,11 +24,11 @@ def _print_json(data: Any) -> None:
 def cmd_apps(args: argparse.Namespace) -> int:
     from asil.adapters.registry import adapter_names, get_adapter_class
 
-    print(f"{'app':<12} {'pattern':<8} {'files':<10} ready  detail")
+    print(f"{'app':<12} {'pattern':<8} {'files':<13} ready  detail")
     for name in adapter_names():
         cls = get_adapter_class(name)
         ready = cls.readiness()
-        print(f"{name:<12} {cls.pattern:<8} {','.join(cls.extensions) or '-':<10} {'yes' if ready.ready else 'no ':<6} "
+        print(f"{name:<12} {cls.pattern:<8} {','.join(cls.extensions) or '-':<13} {'yes' if ready.ready else 'no ':<6} "
               f"{ready.detail}")
     return EXIT_OK
 
