@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -316,6 +317,9 @@ def main(argv: list[str] | None = None) -> int:
     except AsilError as exc:  # bad input of any kind: one sentence, exit 2
         _complain(exc)
         return EXIT_INVALID
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
