@@ -28,6 +28,8 @@ def parse_params(model: type[Params], params: dict[str, Any], what: str) -> Any:
             message = f"{what} does not take the parameter {where!r}."
         elif first["type"] == "missing":
             message = f"{what} needs the parameter {where!r}."
+        elif not first["loc"]:  # a check across several parameters (a model validator)
+            message = f"The parameters of {what} are wrong: {first['msg'].removeprefix('Value error, ')}."
         else:
             message = f"Parameter {where!r} of {what} is wrong: {first['msg']}."
         raise InvalidAction(message, hint=f"Parameters of {what}: {allowed or 'none'}.", code="bad_params") from None

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
-from asil.protocol import Action, ActionSchema, FunctionSpec, InvalidAction
+from asil.adapters.params import Params, function_specs
+from asil.adapters.params import parse_params as parse_params  # re-exported: adapters call actions.parse_params
+from asil.protocol import Action, ActionSchema
 
 MAX_BATCH = 100
 Name = Annotated[str, Field(min_length=1, max_length=63, pattern=r"^[^\x00-\x1f]+$")]
@@ -28,8 +30,8 @@ Size = Annotated[int, Field(ge=4, le=4096)]
 SettingValue = bool | int | float | str | list[bool] | list[float]
 
 
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+class _Params(Params):
+    """Strict parameters: unknown fields, coercion and NaN are refused."""
 
 
 class _Transform(_Params):
@@ -201,22 +203,6 @@ FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
 SERVER_OP = {"render_frame": "render"}
 
 
-def parse_params(model: type[_Params], params: dict[str, Any], what: str) -> Any:
-    """Validate params against a model; one clear sentence on failure."""
-    try:
-        return model.model_validate(params)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "params"
-        allowed = ", ".join(model.model_fields) or "none"
-        if first["type"] == "extra_forbidden":
-            message = f"{what} does not take the parameter {where!r}."
-        elif first["type"] == "missing":
-            message = f"{what} needs the parameter {where!r}."
-        else:
-            message = f"Parameter {where!r} of {what} is wrong: {first['msg']}."
-        raise InvalidAction(message, hint=f"Parameters of {what}: {allowed}.", code="bad_params") from None
-
 
 EXAMPLES = [
     {"action_type": "invoke_function", "target": "set_transform",
@@ -263,8 +249,7 @@ TIPS = [
 
 
 def build_schema() -> ActionSchema:
-    functions = {name: FunctionSpec(description=text, params=model.model_json_schema(), destructive=destructive)
-                 for name, (model, text, destructive) in FUNCTIONS.items()}
+    functions = function_specs(dict(FUNCTIONS))
     return ActionSchema(
         app="blender",
         action_types=["set_value", "invoke_function", "navigate", "batch", "done", "infeasible"],

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
-from asil.protocol import Action, ActionSchema, FunctionSpec, InvalidAction
+from asil.adapters.params import Params, function_specs
+from asil.adapters.params import parse_params as parse_params  # re-exported: adapters call actions.parse_params
+from asil.protocol import Action, ActionSchema
 
 MAX_BATCH = 200
 StyleValue = str | int | float | bool
@@ -18,8 +20,8 @@ NewName = Annotated[str, Field(min_length=1, max_length=200)]
 NewId = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f]+$")]
 
 
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+class _Params(Params):
+    """Strict parameters: unknown fields, coercion and NaN are refused."""
 
 
 class _OnPage(_Params):
@@ -158,26 +160,6 @@ FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
 }
 
 
-def parse_params(model: type[_Params], params: dict[str, Any], what: str) -> Any:
-    """Validate params against a model; one clear sentence on failure."""
-    try:
-        return model.model_validate(params)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        parts = [str(p) for p in first["loc"] if not _is_type_tag(p)]
-        where = ".".join(parts) or "params"
-        allowed = ", ".join(model.model_fields)
-        if first["type"] == "extra_forbidden":
-            message = f"{what} does not take the parameter {where!r}."
-        elif first["type"] == "missing":
-            message = f"{what} needs the parameter {where!r}."
-        else:
-            message = f"Parameter {where!r} of {what} is wrong: {first['msg']}."
-        raise InvalidAction(message, hint=f"Parameters of {what}: {allowed or 'none'}.", code="bad_params") from None
-
-
-def _is_type_tag(part: object) -> bool:
-    return isinstance(part, str) and (part in {"float", "int", "str", "bool", "none"} or "[" in part)
 
 
 EXAMPLES = [
@@ -219,10 +201,7 @@ TIPS = [
 
 
 def build_schema() -> ActionSchema:
-    functions = {
-        name: FunctionSpec(description=text, params=model.model_json_schema(), destructive=destructive)
-        for name, (model, text, destructive) in FUNCTIONS.items()
-    }
+    functions = function_specs(dict(FUNCTIONS))
     return ActionSchema(
         app="drawio",
         action_types=["set_value", "invoke_function", "navigate", "batch", "done", "infeasible"],

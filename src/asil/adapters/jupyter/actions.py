@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
-from asil.protocol import Action, ActionSchema, FunctionSpec, InvalidAction
+from asil.adapters.params import Params, function_specs
+from asil.adapters.params import parse_params as parse_params  # re-exported: adapters call actions.parse_params
+from asil.protocol import Action, ActionSchema
 
 MAX_BATCH = 100
 MAX_SOURCE = 200_000  # characters of one cell's source
@@ -17,8 +19,8 @@ CellRef = Annotated[str, Field(min_length=1, max_length=64, description="A cell 
 Timeout = Annotated[float, Field(gt=0, le=600)]
 
 
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+class _Params(Params):
+    """Strict parameters: unknown fields, coercion and NaN are refused."""
 
 
 class _Placed(_Params):
@@ -113,24 +115,6 @@ FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
 }
 
 
-def parse_params(model: type[_Params], params: dict[str, Any], what: str) -> Any:
-    """Validate params against a model; one clear sentence on failure."""
-    try:
-        return model.model_validate(params)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "params"
-        allowed = ", ".join(model.model_fields) or "none"
-        if first["type"] == "extra_forbidden":
-            message = f"{what} does not take the parameter {where!r}."
-        elif first["type"] == "missing":
-            message = f"{what} needs the parameter {where!r}."
-        elif where == "params":
-            message = f"The parameters of {what} are wrong: {first['msg'].removeprefix('Value error, ')}."
-        else:
-            message = f"Parameter {where!r} of {what} is wrong: {first['msg']}."
-        raise InvalidAction(message, hint=f"Parameters of {what}: {allowed}.", code="bad_params") from None
-
 
 EXAMPLES = [
     {"action_type": "set_value", "target": "cell-1",
@@ -169,10 +153,7 @@ TIPS = [
 
 
 def build_schema() -> ActionSchema:
-    functions = {
-        name: FunctionSpec(description=text, params=model.model_json_schema(), destructive=destructive)
-        for name, (model, text, destructive) in FUNCTIONS.items()
-    }
+    functions = function_specs(dict(FUNCTIONS))
     return ActionSchema(
         app="jupyter",
         action_types=["set_value", "invoke_function", "navigate", "batch", "done", "infeasible"],
