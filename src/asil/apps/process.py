@@ -1,0 +1,104 @@
+"""Long-lived programs the adapters start: free loopback ports, process groups, health waits.
+
+Every service or warm program runs in its own process group (``start_new_session``) with its
+output in a log file, so stopping it stops everything it spawned and a failure can quote the
+log. Nothing here knows any particular program.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from asil.apps import SPAWN_LOCK
+from asil.protocol import ActionFailed
+
+
+class ProgramFailed(ActionFailed):
+    """A program did not start, stopped answering, or died."""
+
+    code = "program_failed"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now (the kernel picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def port_open(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(0.2)
+        return probe.connect_ex((host, port)) == 0
+
+
+class ManagedProcess:
+    """One started program: its own process group, its log, and a bounded stop."""
+
+    def __init__(self, name: str, args: Sequence[str], *, log: Path, env: dict[str, str] | None = None,
+                 cwd: Path | None = None):
+        self.name = name
+        self.log_path = log
+        log.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(log, "ab")  # noqa: SIM115  (kept open for the process's life)
+        with SPAWN_LOCK:
+            self.process = subprocess.Popen(
+                list(args), stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+                env=env, cwd=cwd, start_new_session=True)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def log_tail(self, chars: int = 600) -> str:
+        try:
+            return self.log_path.read_text(encoding="utf-8", errors="replace")[-chars:].strip()
+        except OSError:
+            return ""
+
+    def wait_until(self, ready: Callable[[], bool], timeout_s: float, what: str, interval_s: float = 0.1) -> None:
+        """Poll ``ready`` until it is true; raise ProgramFailed if the program dies or time runs out."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if not self.alive:
+                self.stop()
+                raise ProgramFailed(f"{self.name} exited (code {self.process.returncode}) before {what}.",
+                                    hint=self.log_tail() or None)
+            try:
+                if ready():
+                    return
+            except OSError:
+                pass
+            time.sleep(interval_s)
+        self.stop()
+        raise ProgramFailed(f"{self.name} was not ready ({what}) within {timeout_s:g} s and was stopped.",
+                            hint=self.log_tail() or None)
+
+    def stop(self, grace_s: float = 3.0) -> None:
+        """SIGTERM the whole group, SIGKILL it after ``grace_s``; always returns."""
+        for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
+            if self.process.poll() is not None:
+                break
+            try:
+                os.killpg(self.process.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self.process.wait(timeout=wait_s)
+            except subprocess.TimeoutExpired:
+                continue
+        try:  # children that outlived their leader still belong to the group
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self._log.close()

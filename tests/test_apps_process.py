@@ -1,0 +1,72 @@
+"""The shared program helpers: free ports, process groups that stop whole, private X displays."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from asil.apps.display import start_display
+from asil.apps.process import ManagedProcess, ProgramFailed, free_port, port_open
+
+
+def test_a_free_port_can_be_bound_and_a_listened_port_is_seen_open() -> None:
+    port = free_port()
+    assert not port_open(port)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", port))
+        server.listen(1)
+        assert port_open(port)
+
+
+def test_stop_kills_the_whole_process_group(tmp_path: Path) -> None:
+    script = "import subprocess, time; subprocess.Popen(['sleep', '300']); print('up', flush=True); time.sleep(300)"
+    process = ManagedProcess("sleeper", [sys.executable, "-c", script], log=tmp_path / "log")
+    process.wait_until(lambda: "up" in process.log_tail(), 10, "it printed up")
+    group = process.pid
+    process.stop(grace_s=1)
+    assert not process.alive
+    assert _living_members(group) == []
+
+
+def _living_members(group: int) -> list[str]:
+    """Processes still in the group, zombies aside (they are dead, only not yet reaped by init)."""
+    deadline = time.monotonic() + 5
+    while True:
+        listing = subprocess.run(["ps", "-o", "pid=,stat=", "-g", str(group)], capture_output=True, text=True)
+        living = [line for line in listing.stdout.splitlines() if "Z" not in line.split()[1]]
+        if not living or time.monotonic() > deadline:
+            return living
+        time.sleep(0.1)
+
+
+def test_a_program_that_dies_early_is_reported_with_its_log(tmp_path: Path) -> None:
+    process = ManagedProcess("quitter", [sys.executable, "-c", "print('no config'); raise SystemExit(3)"],
+                             log=tmp_path / "log")
+    with pytest.raises(ProgramFailed) as failed:
+        process.wait_until(lambda: False, 10, "its port opened")
+    assert "exited (code 3)" in failed.value.message and "no config" in (failed.value.hint or "")
+
+
+def test_a_program_that_never_gets_ready_is_stopped_in_bounded_time(tmp_path: Path) -> None:
+    process = ManagedProcess("idler", [sys.executable, "-c", "import time; time.sleep(60)"], log=tmp_path / "log")
+    with pytest.raises(ProgramFailed, match="not ready"):
+        process.wait_until(lambda: False, 0.5, "its port opened")
+    assert not process.alive
+
+
+@pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb (scripts/install-system.sh)")
+def test_two_private_displays_get_different_numbers_and_go_away() -> None:
+    first, second = start_display(), start_display()
+    try:
+        assert first.number != second.number and first.alive and second.alive
+        assert first.env() == {"DISPLAY": f":{first.number}"}
+    finally:
+        first.stop()
+        second.stop()
+    assert not Path(f"/tmp/.X11-unix/X{first.number}").exists() and not first.alive
