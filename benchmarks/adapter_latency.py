@@ -39,6 +39,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from timing import fmt, markdown_table, pair, percentile, timed
+
 from asil.adapters.calc.adapter import CalcAdapter, create_spreadsheet
 from asil.adapters.calc.refs import column_letters
 from asil.apps.libreoffice import Office, shared_office, soffice_path
@@ -56,23 +58,6 @@ TARGET_FORMULA_P50_MS = 300.0
 
 
 # ---------------------------------------------------------------- statistics
-
-
-def percentile(samples: list[float], q: float) -> float:
-    """Linear-interpolated percentile (numpy's default method), q in [0, 100]."""
-    data = sorted(samples)
-    if not data:
-        return math.nan
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn()
-    return (time.perf_counter() - started) * 1000.0, result
 
 
 def series(fn: Callable[[int], Any], repeats: int, budget_s: float, after: Callable[[int, Any], None] | None = None,
@@ -271,32 +256,13 @@ def _measure(adapter: CalcAdapter, res: SizeResult, data: list[list[float]], rep
 # ---------------------------------------------------------------- report
 
 
-def fmt(x: float) -> str:
-    if math.isnan(x):
-        return "-"
-    return f"{x:.1f}" if x < 100 else f"{x:.0f}"
-
-
-def pair(samples: list[float]) -> str:
-    return f"{fmt(percentile(samples, 50))} / {fmt(percentile(samples, 95))}"
-
-
 def print_table(results: list[SizeResult]) -> None:
     header = ["cells", "open ms", "observe p50/p95 ms", "obs chars", "obs tokens≈ (1)", "set_value p50/p95 ms",
               "set_value+obs p50 ms", "formula p50/p95 ms"]
     lines = [[f"{r.cells:,}", fmt(percentile(r.open_ms, 50)), pair(r.observe_ms), f"{r.obs_chars:,}",
               f"{r.obs_tokens:,}", pair(r.set_ms), fmt(percentile(r.set_obs_ms, 50)), pair(r.formula_ms)]
              for r in results]
-    widths = [max(len(h), *(len(line[k]) for line in lines)) for k, h in enumerate(header)]
-
-    def row(cells: list[str]) -> str:
-        padded = (c.rjust(w) if k else c.ljust(w) for k, (c, w) in enumerate(zip(cells, widths, strict=True)))
-        return "| " + " | ".join(padded) + " |"
-
-    print(row(header))
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for line in lines:
-        print(row(line))
+    markdown_table(header, lines)
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
