@@ -100,7 +100,7 @@ STATUS_MEANING = {
 
 def http_error(plan: RequestPlan, status: int, server_message: str) -> GiteaError:
     meaning, hint = STATUS_MEANING.get(status, ("the server failed", "Try again; if it repeats, check the Gitea log."))
-    said = f" Gitea said: {server_message.strip()[:200]}" if server_message.strip() else ""
+    said = f" The server said: {server_message.strip()[:200]}" if server_message.strip() else ""
     return GiteaError(f"{plan.describe()} failed with HTTP {status}: {meaning}.{said}", hint=hint, status=status)
 
 

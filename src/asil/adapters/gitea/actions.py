@@ -168,7 +168,7 @@ class ApiCall(_Params):
 class Navigate(_Params):
     view: Literal["repository", "issues", "pulls", "branches", "labels", "milestones", "repositories"] | None = None
     offset: Annotated[int, Field(ge=0)] | None = None
-    limit: Annotated[int, Field(ge=1, le=100)] | None = None
+    limit: Annotated[int, Field(ge=1, le=50)] | None = None
 
 
 class Batch(_Params):

@@ -18,7 +18,7 @@ from asil.adapters.gitea import actions as act
 from asil.adapters.gitea.plans import PLANNERS, RepoIndex, build_index, plan_function, referenced_numbers
 from asil.adapters.gitea.routes import check_api_call, plan_api_call
 from asil.adapters.gitea.seed import SEED_SUFFIX, SeedSpec, episode_repo_name, plan_create_repo, read_seed
-from asil.adapters.gitea.view import DEFAULT_LIMIT, VIEWS, build_observation
+from asil.adapters.gitea.view import DEFAULT_LIMIT, MAX_LIMIT, VIEWS, build_observation
 from asil.adapters.registry import register_adapter
 from asil.apps.gitea import (
     NOT_VERIFIED,
@@ -129,7 +129,7 @@ class GiteaAdapter(Adapter):
         if view is not None and view not in VIEWS:
             raise InvalidAction(f"There is no view {view!r}.", hint=f"Views: {', '.join(VIEWS)}.")
         self.view = view or self.view
-        self.limit = max(1, min(limit or self.limit, 100))
+        self.limit = max(1, min(limit or self.limit, MAX_LIMIT))
         self.offset = (max(0, offset if offset is not None else self.offset) // self.limit) * self.limit
         try:
             self._ensure_repo()
@@ -325,7 +325,7 @@ class GiteaAdapter(Adapter):
         config = config_from(None)
         if config is None:
             return Readiness(False, f"no Gitea server configured (set ASIL_GITEA_URL and ASIL_GITEA_TOKEN); "
-                                    f"{NOT_VERIFIED}")
+                                    f"{NOT_VERIFIED}", external=True)
         try:
             version = GiteaClient(GiteaConfig(config.url, config.token, min(config.timeout_s, 5.0))).version()
         except GiteaError as exc:

@@ -13,7 +13,8 @@ from typing import Any
 from asil.protocol import AppState, Element, Metadata, Navigation, Observation, Paging
 
 DEFAULT_LIMIT = 20
-BODY_CHARS = 400  # an issue body longer than this is cut in the observation (the API has it whole)
+BODY_CHARS = 160  # an issue body longer than this is cut in the observation (the API has it whole)
+MAX_LIMIT = 50  # Gitea's default MAX_RESPONSE_ITEMS: larger pages are cut by the server
 VIEWS = ["repository", "issues", "pulls", "branches", "labels", "milestones", "repositories"]
 ISSUE_ACTIONS = ["edit_issue", "close_issue", "reopen_issue", "comment_issue", "add_labels", "remove_label",
                  "set_milestone"]
@@ -61,8 +62,9 @@ def issue_element(full_name: str, issue: dict[str, Any]) -> Element:
     meta = {"body": _cut(issue.get("body")), "author": _login(issue.get("user")),
             "assignees": [_login(a) for a in issue.get("assignees") or []],
             "created_at": issue.get("created_at"), "closed_at": issue.get("closed_at")}
+    # The functions every issue takes are listed once, in environment.issue_actions.
     return Element(id=f"issue:{full_name}#{issue['number']}", type="issue", label=f"#{issue['number']} {issue['title']}",
-                   value=value, data_type="issue", actions=ISSUE_ACTIONS, meta=meta)
+                   value=value, data_type="issue", meta=meta)
 
 
 def pull_element(full_name: str, pull: dict[str, Any]) -> Element:
@@ -72,7 +74,7 @@ def pull_element(full_name: str, pull: dict[str, Any]) -> Element:
              "labels": label_names(pull), "milestone": milestone_title(pull)}
     meta = {"body": _cut(pull.get("body")), "author": _login(pull.get("user")), "mergeable": pull.get("mergeable"),
             "merged_at": pull.get("merged_at"), "merged_by": _login(pull.get("merged_by"))}
-    actions = [] if merged else ["merge_pull_request", *ISSUE_ACTIONS]
+    actions = [] if merged else ["merge_pull_request"]
     return Element(id=f"pr:{full_name}#{pull['number']}", type="pull_request",
                    label=f"#{pull['number']} {pull['title']}", value=value, data_type="pull_request",
                    actions=actions, meta=meta)
@@ -151,7 +153,7 @@ def _observation(elements: list[Element], view: str, active: str | None, offset:
         metadata=Metadata(app="gitea", source="service", step=step),
         app_state=AppState(view=view, active_document=active, document_path=None, dirty=False, details=details),
         elements=elements,
-        environment={"gitea": server, "element_ids": "repo:OWNER/NAME, issue:OWNER/NAME#N, pr:OWNER/NAME#N, "
+        environment={"gitea": server, "issue_actions": ISSUE_ACTIONS, "element_ids": "repo:OWNER/NAME, issue:OWNER/NAME#N, pr:OWNER/NAME#N, "
                      "branch:OWNER/NAME:BRANCH, label:ID, milestone:ID"},
         navigation=Navigation(views=VIEWS if active else ["repositories"],
                               paging=Paging(offset=offset, limit=limit, total=total)),
