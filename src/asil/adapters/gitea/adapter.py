@@ -91,7 +91,7 @@ class GiteaAdapter(Adapter):
         owner, _, name = self.repo.partition("/")
         return RepoIndex(owner, name).base
 
-    def _ensure_repo(self) -> None:
+    def ensure_seeded(self) -> None:
         """Create and seed the episode repository the first time it is needed."""
         if self.seed is None or self.repo is not None:
             return
@@ -132,7 +132,7 @@ class GiteaAdapter(Adapter):
         self.limit = max(1, min(limit or self.limit, MAX_LIMIT))
         self.offset = (max(0, offset if offset is not None else self.offset) // self.limit) * self.limit
         try:
-            self._ensure_repo()
+            self.ensure_seeded()
             data = self._fetch()
         except (GiteaError, AppUnavailable) as exc:
             return self._error_observation(exc)
@@ -233,11 +233,11 @@ class GiteaAdapter(Adapter):
 
     def _current_repo(self) -> str | None:
         """The current repository's full name (what api_call fills in for '{owner}/{repo}')."""
-        self._ensure_repo()
+        self.ensure_seeded()
         return self.repo
 
     def _plan_now(self, name: str, params: Any) -> tuple[RepoIndex, list[RequestPlan]]:
-        self._ensure_repo()
+        self.ensure_seeded()
         index = self._index(referenced_numbers(params))
         return index, plan_function(name, params, index)
 

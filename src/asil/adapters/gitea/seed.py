@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -72,6 +73,12 @@ def read_seed(path: Path, document: str) -> SeedSpec:
         raise DocumentError(f"The Gitea seed file {document!r} is not valid JSON ({exc}).",
                             hint="A seed is a JSON object with 'repository' and 'calls'.") from None
     return parse_seed(data, repr(document))
+
+
+def live_tasks_root() -> Path:
+    """The Gitea tasks (``asil tasks check --tasks-dir`` this folder): outside the built-in suites,
+    because they need a live server."""
+    return Path(str(resources.files("asil.tasks").joinpath("live")))
 
 
 def episode_repo_name(spec: SeedSpec, suffix: str | None = None) -> str:

@@ -153,8 +153,9 @@ def _observation(elements: list[Element], view: str, active: str | None, offset:
         metadata=Metadata(app="gitea", source="service", step=step),
         app_state=AppState(view=view, active_document=active, document_path=None, dirty=False, details=details),
         elements=elements,
-        environment={"gitea": server, "issue_actions": ISSUE_ACTIONS, "element_ids": "repo:OWNER/NAME, issue:OWNER/NAME#N, pr:OWNER/NAME#N, "
-                     "branch:OWNER/NAME:BRANCH, label:ID, milestone:ID"},
+        environment={"gitea": server, "issue_actions": ISSUE_ACTIONS,
+                     "element_ids": "repo:OWNER/NAME, issue:OWNER/NAME#N, pr:OWNER/NAME#N, branch:OWNER/NAME:BRANCH, "
+                     "label:ID, milestone:ID"},
         navigation=Navigation(views=VIEWS if active else ["repositories"],
                               paging=Paging(offset=offset, limit=limit, total=total)),
         summary=summary,
