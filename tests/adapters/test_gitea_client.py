@@ -209,6 +209,8 @@ def test_invalid_actions_are_invalid_without_any_request(nowhere: str, workspace
                                                          "target": "merge_pull_request", "params": {"number": 1}}]}),
         Action(action_type="set_value", target="x", params={"value": 1}),
         Action(action_type="navigate", target="nowhere"),
+        Action(action_type="navigate", params={"view": "repositories"}),  # a seeded episode stays in its repo
+        Action(action_type="navigate", params={"limit": 500}),
     ]
     for action in bad:
         result = adapter.execute(action, observe=False)
@@ -240,3 +242,14 @@ def test_checkpoints_and_the_raw_validator_fail_closed_without_a_server(nowhere:
     assert verdict.passed is False and "Could not reach" in (verdict.detail or "")
     assert raw_verdict(checkpoint, workspace, None, None) is False
     EvalContext(workspace).close()
+
+
+def test_an_unconfigured_adapter_reports_errors_as_data(monkeypatch: pytest.MonkeyPatch, workspace: Workspace) -> None:
+    monkeypatch.delenv("ASIL_GITEA_URL", raising=False)
+    monkeypatch.delenv("ASIL_GITEA_TOKEN", raising=False)
+    adapter = GiteaAdapter(workspace, _seeded(workspace))
+    result = adapter.execute(Action(action_type="invoke_function", target="create_label",
+                                    params={"name": "x", "color": "#aaaaaa"}))
+    assert result.status == "error" and result.error is not None and result.error.code == "app_unavailable"
+    assert "set ASIL_GITEA_URL and ASIL_GITEA_TOKEN" in result.error.message
+    assert result.observation is not None and "cannot be read right now" in result.observation.summary

@@ -92,6 +92,8 @@ STATUS_MEANING = {
     403: ("the token lacks the permission for this", "Use a token with the repository and issue scopes "
           "(write:repository, write:issue) of a user who may change this repository."),
     404: ("it does not exist", "Check the owner, repository, issue/PR number, label or branch in the observation."),
+    405: ("Gitea does not allow this now (a pull request that is not mergeable yet, or a method the "
+          "route does not take)", "Wait a moment and try again, or check the pull request's state."),
     409: ("it conflicts with what exists (for example a branch or label of that name)",
           "Choose a name that is not taken, or act on the existing one."),
     422: ("Gitea rejected the values as invalid", "Check the parameter values against the action schema."),

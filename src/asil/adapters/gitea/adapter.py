@@ -11,6 +11,7 @@ observation, never a hang.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
@@ -26,6 +27,7 @@ from asil.apps.gitea import (
     GiteaConfig,
     GiteaError,
     RequestPlan,
+    Response,
     config_from,
     connect,
     total_count,
@@ -46,6 +48,7 @@ from asil.workspace import Workspace, atomic_write
 
 EPISODE_FILE = "gitea-episode.json"
 RESPONSE_CHARS = 4000  # an api_call answer is shown in the next observation, cut to this length
+MERGE_RETRIES = 5
 NOT_IN_BATCH = ("batch", "navigate", "api_call", "done", "infeasible", "set_value", "modify_file")
 
 
@@ -74,12 +77,16 @@ class GiteaAdapter(Adapter):
         self.last_response: str | None = None
         record = episode_record(workspace) if document else None
         self.repo: str | None = str(record["repo"]) if record else None
+        self.seed_error: ActionFailed | None = None
 
     # ------------------------------------------------------------ the server
     def _client(self) -> GiteaClient:
         """The API client, health-checked on first use (``/version``)."""
         if self.client is None:
-            client = connect(self.options)
+            try:
+                client = connect(self.options)
+            except AppUnavailable as exc:  # an action's failure, reported as data like any other
+                raise ActionFailed(exc.message, hint=exc.hint, code=exc.code) from None
             self.server_version = client.version()
             self.client = client
         return self.client
@@ -93,6 +100,8 @@ class GiteaAdapter(Adapter):
 
     def ensure_seeded(self) -> None:
         """Create and seed the episode repository the first time it is needed."""
+        if self.seed_error is not None:
+            raise self.seed_error  # never work in a half-seeded repository
         if self.seed is None or self.repo is not None:
             return
         client = self._client()
@@ -102,10 +111,12 @@ class GiteaAdapter(Adapter):
             params = act.parse_params(act.FUNCTIONS[call.function][0], call.params, call.function)
             try:
                 for plan in plan_function(call.function, params, self._index(referenced_numbers(params))):
-                    client.send(plan)
-            except (InvalidAction, GiteaError) as exc:
-                raise ActionFailed(f"Seeding {self.repo} failed at call {number} ({call.function}): {exc.message}",
-                                   hint="Fix the seed file; the partly seeded repository stays on the server.") from None
+                    self._send(plan)
+            except (InvalidAction, ActionFailed) as exc:
+                self.seed_error = ActionFailed(
+                    f"Seeding {self.repo} failed at call {number} ({call.function}): {exc.message}",
+                    hint="Fix the seed file; the partly seeded repository stays on the server.", code="seed_failed")
+                raise self.seed_error from None
         atomic_write(self.workspace.private(EPISODE_FILE), json.dumps(
             {"repo": self.repo, "url": client.config.url, "seed": self.document,
              "server_version": self.server_version}, indent=1).encode("utf-8"))
@@ -126,15 +137,14 @@ class GiteaAdapter(Adapter):
 
     # ------------------------------------------------------------ observe
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
-        if view is not None and view not in VIEWS:
-            raise InvalidAction(f"There is no view {view!r}.", hint=f"Views: {', '.join(VIEWS)}.")
-        self.view = view or self.view
+        if view is not None:
+            self._choose_view(view)
         self.limit = max(1, min(limit or self.limit, MAX_LIMIT))
         self.offset = (max(0, offset if offset is not None else self.offset) // self.limit) * self.limit
         try:
             self.ensure_seeded()
             data = self._fetch()
-        except (GiteaError, AppUnavailable) as exc:
+        except ActionFailed as exc:
             return self._error_observation(exc)
         server = {"url": self.client.config.url if self.client else None, "version": self.server_version,
                   "user": data.get("user")}
@@ -168,7 +178,18 @@ class GiteaAdapter(Adapter):
             self._page(f"{base}/{suffix}", name, data, **query)
         return data
 
-    def _error_observation(self, exc: GiteaError | AppUnavailable) -> Observation:
+    def _choose_view(self, view: str) -> None:
+        if view not in VIEWS:
+            raise InvalidAction(f"There is no view {view!r}.", hint=f"Views: {', '.join(VIEWS)}.")
+        if view == "repositories":
+            if self.seed is not None:
+                raise InvalidAction("This episode works in its seeded repository only.",
+                                    hint=f"Views: {', '.join(v for v in VIEWS if v != 'repositories')}.",
+                                    code="repository_fixed")
+            self.repo = None
+        self.view = view
+
+    def _error_observation(self, exc: ActionFailed) -> Observation:
         return Observation(
             metadata=Metadata(app="gitea", source="service", step=self.step),
             app_state=AppState(view=self.view, active_document=f"repo:{self.repo}" if self.repo else None),
@@ -190,7 +211,7 @@ class GiteaAdapter(Adapter):
             check_api_call(action.params)
         try:
             self._check_action(action)
-        except (GiteaError, AppUnavailable):
+        except ActionFailed:  # the server could not be read: the attempt itself reports the error
             return
 
     def _check_action(self, action: Action) -> None:
@@ -244,6 +265,10 @@ class GiteaAdapter(Adapter):
     def _navigation(self, action: Action) -> act.Navigate:
         params: act.Navigate = act.parse_params(act.Navigate, action.params, "navigate")
         target = action.target
+        if params.view == "repositories" or target == "repositories":
+            if self.seed is not None:
+                raise InvalidAction("This episode works in its seeded repository only.",
+                                    hint="Navigate between views with params.view.", code="repository_fixed")
         if target is None or target in VIEWS:
             return params
         if not target.startswith("repo:") or target.count("/") != 1:
@@ -263,13 +288,15 @@ class GiteaAdapter(Adapter):
             params = self._navigation(action)
             if action.target and action.target.startswith("repo:"):
                 self.repo, self.view, self.offset = action.target.removeprefix("repo:"), "repository", 0
-            self.view = params.view or (action.target if action.target in VIEWS else self.view)
+            view = params.view or (action.target if action.target in VIEWS else None)
+            if view is not None:
+                self._choose_view(view)
             self.limit = params.limit or self.limit
             self.offset = params.offset if params.offset is not None else self.offset
             return []
         if kind == "api_call":
             plan, _ = plan_api_call(action.params, self._current_repo())
-            answer = self._client().send(plan)
+            answer = self._send(plan)
             self.last_response = json.dumps(answer.body)[:RESPONSE_CHARS]
             return [] if plan.method == "GET" else [f"repo:{self.repo}"]
         if kind == "batch":
@@ -281,7 +308,7 @@ class GiteaAdapter(Adapter):
         index, plans = self._plan_now(name, params)
         answer: Any = None
         for plan in plans:
-            answer = self._client().send(plan).body
+            answer = self._send(plan).body
         return changed_ids(name, params, index, answer), index, answer
 
     def _run_batch(self, steps: list[tuple[str, Any]]) -> list[str]:
@@ -299,6 +326,19 @@ class GiteaAdapter(Adapter):
             changed += [i for i in ids if i not in changed]
         return changed
 
+    def _send(self, plan: RequestPlan) -> Response:
+        """Send one plan. Gitea checks a new pull request's mergeability in the background and answers
+        405 to a merge until it is done, so merges are retried for a few seconds."""
+        client = self._client()
+        for _ in range(MERGE_RETRIES):
+            try:
+                return client.send(plan)
+            except GiteaError as exc:
+                if exc.status != 405 or not plan.path.endswith("/merge"):
+                    raise
+                time.sleep(1.0)
+        return client.send(plan)
+
     def _undo(self, done: list[tuple[str, Any, RepoIndex, Any]]) -> str | None:
         """Reverse finished batch actions, newest first; the first failure's message, or None."""
         for name, params, before, answer in reversed(done):
@@ -306,8 +346,8 @@ class GiteaAdapter(Adapter):
             assert undo is not None  # _check refuses batches with actions that cannot be undone
             try:
                 for plan in undo(params, before, answer):
-                    self._client().send(plan)
-            except GiteaError as exc:
+                    self._send(plan)
+            except ActionFailed as exc:
                 return exc.message
         return None
 
