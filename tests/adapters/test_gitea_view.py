@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from asil.adapters.gitea.checkpoints import ACTUALS, RepoReader, read_actual
-from asil.adapters.gitea.view import BODY_CHARS, MAX_LIMIT, build_observation
+from asil.adapters.gitea.validator import _actual as raw_actual
+from asil.adapters.gitea.validator import RawGiteaError, _Api
+from asil.adapters.gitea.view import BODY_CHARS, MAX_LIMIT, build_observation, utc_date
 from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint, CheckpointUnreadable
 from asil.llm.base import estimate_tokens
 from tests.adapters.gitea_docs import FIXTURES, PROVENANCE, document, repo_data
@@ -92,8 +94,12 @@ def test_a_large_issue_page_stays_small() -> None:
 
 
 # ---------------------------------------------------------------- checkpoint readers on documents
-def _reader() -> RepoReader:
-    base = "/repos/alice/tracker-3f2a"
+BASE = "/repos/alice/tracker-3f2a"
+
+
+def _documents() -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """Single documents and lists by API path (relative to /api/v1), from the fixtures."""
+    base = BASE
     singles: dict[str, Any] = {base: document("repository"), f"{base}/pulls/4": document("pulls")[0],
                                f"{base}/pulls/5": document("pulls")[1], f"{base}/issues/4": document("issue_4_pull")}
     for issue in document("issues"):
@@ -101,12 +107,22 @@ def _reader() -> RepoReader:
     lists = {f"{base}/labels": document("labels"), f"{base}/milestones": document("milestones"),
              f"{base}/branches": document("branches"), f"{base}/pulls": document("pulls"),
              f"{base}/issues/1/comments": document("comments_1")}
+    return singles, lists
+
+
+def _every(path: str, query: dict[str, Any]) -> list[Any]:
+    _, lists = _documents()
+    if path == f"{BASE}/issues":
+        state = query.get("state", "open")
+        return [i for i in document("issues") if state == "all" or i["state"] == state]
+    return list(lists[path])
+
+
+def _reader() -> RepoReader:
+    singles, _ = _documents()
 
     def every(path: str, query: dict[str, str]) -> list[Any]:
-        if path == f"{base}/issues":
-            state = query.get("state", "open")
-            return [i for i in document("issues") if state == "all" or i["state"] == state]
-        return list(lists[path])
+        return _every(path, query)
 
     def one(path: str) -> Any:
         if path not in singles:
@@ -142,7 +158,21 @@ def _reader() -> RepoReader:
 ])
 def test_checkpoint_readers_normalize_documents(kind: str, target: str | None, expected: Any) -> None:
     assert kind in CHECKPOINT_TYPES
-    assert read_actual(_reader(), Checkpoint(type=kind, app="gitea", target=target)) == expected
+    checkpoint = Checkpoint(type=kind, app="gitea", target=target)
+    assert read_actual(_reader(), checkpoint) == expected
+    # the raw validator's own extraction, fed the same documents, reads the same value
+    assert raw_actual(checkpoint, DocumentApi("http://documents.invalid", "-", "alice/tracker-3f2a")) == expected
+
+
+class DocumentApi(_Api):
+    """The raw validator's API reader with its two GET methods answered from the documents (no server)."""
+
+    def get(self, path: str, **query: Any) -> Any:
+        singles, _ = _documents()
+        return singles[BASE + path]
+
+    def every(self, path: str, **query: Any) -> list[Any]:
+        return _every(BASE + path, query)
 
 
 @pytest.mark.parametrize(("kind", "target"), [
@@ -153,10 +183,20 @@ def test_checkpoint_readers_normalize_documents(kind: str, target: str | None, e
     ("gitea_milestone_state", "v3"),
 ])
 def test_checkpoint_readers_fail_closed_on_missing_things(kind: str, target: str) -> None:
+    checkpoint = Checkpoint(type=kind, app="gitea", target=target)
     with pytest.raises(CheckpointUnreadable):
-        read_actual(_reader(), Checkpoint(type=kind, app="gitea", target=target))
+        read_actual(_reader(), checkpoint)
+    with pytest.raises((RawGiteaError, KeyError)):  # raw_judge turns these into a failed checkpoint
+        raw_actual(checkpoint, DocumentApi("http://documents.invalid", "-", "alice/tracker-3f2a"))
 
 
 def test_every_reader_is_registered_with_a_comparator() -> None:
     for name in ACTUALS:
         assert CHECKPOINT_TYPES[name].default_compare in ("exact", "set")
+
+
+def test_due_dates_are_read_as_utc_dates_whatever_the_server_time_zone() -> None:
+    assert utc_date("2030-01-31T23:59:59Z") == "2030-01-31"
+    assert utc_date("2030-02-01T01:59:59+02:00") == "2030-01-31"
+    assert utc_date("2030-01-31T18:59:59-05:00") == "2030-01-31"
+    assert utc_date(None) is None and utc_date("") is None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from asil.adapters.gitea.view import utc_date
 from asil.apps.gitea import GiteaClient, GiteaError, RequestPlan, config_from
 from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
 
@@ -92,7 +93,7 @@ ACTUALS: dict[str, Callable[[RepoReader, str], Any]] = {
     "gitea_label_color": lambda r, t: _label_color(r, t),
     "gitea_milestone_exists": lambda r, t: t in r.milestones(),
     "gitea_milestone_state": lambda r, t: _milestone(r, t)["state"],
-    "gitea_milestone_due": lambda r, t: (_milestone(r, t).get("due_on") or "")[:10] or None,
+    "gitea_milestone_due": lambda r, t: utc_date(_milestone(r, t).get("due_on")),
     "gitea_branch_exists": lambda r, t: t in r.branches(),
     "gitea_pr_merged": lambda r, t: bool(r.pull(t).get("merged")),
     "gitea_pr_state": lambda r, t: r.pull(t)["state"],

@@ -12,6 +12,7 @@ import json
 import os
 import urllib.parse
 import urllib.request
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -120,7 +121,9 @@ def _actual(cp: Checkpoint, api: _Api) -> Any:
             return target in milestones
         if kind == "milestone_state":
             return milestones[target]["state"]
-        return (milestones[target].get("due_on") or "")[:10] or None
+        due = milestones[target].get("due_on")
+        return datetime.fromisoformat(due.replace("Z", "+00:00")).astimezone(UTC).date().isoformat() \
+            if due else None
     if kind == "branch_exists":
         return target in {b["name"] for b in api.every("/branches")}
     if kind == "repo_description":

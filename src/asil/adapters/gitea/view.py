@@ -8,6 +8,7 @@ resource ids: ``repo:OWNER/NAME``, ``issue:OWNER/NAME#N``, ``pr:OWNER/NAME#N``,
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from asil.protocol import AppState, Element, Metadata, Navigation, Observation, Paging
@@ -18,6 +19,17 @@ MAX_LIMIT = 50  # Gitea's default MAX_RESPONSE_ITEMS: larger pages are cut by th
 VIEWS = ["repository", "issues", "pulls", "branches", "labels", "milestones", "repositories"]
 ISSUE_ACTIONS = ["edit_issue", "close_issue", "reopen_issue", "comment_issue", "add_labels", "remove_label",
                  "set_milestone"]
+
+
+def utc_date(stamp: Any) -> str | None:
+    """The UTC calendar date of an RFC 3339 time (Gitea writes due dates in the server's time zone)."""
+    if not isinstance(stamp, str) or not stamp:
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp[:10]
+    return (moment.astimezone(UTC) if moment.tzinfo else moment).date().isoformat()
 
 
 def _login(user: Any) -> str | None:
@@ -100,7 +112,7 @@ def label_element(label: dict[str, Any]) -> Element:
 
 def milestone_element(milestone: dict[str, Any]) -> Element:
     value = {"title": milestone["title"], "state": milestone["state"], "open_issues": milestone.get("open_issues", 0),
-             "closed_issues": milestone.get("closed_issues", 0), "due_on": (milestone.get("due_on") or "")[:10] or None}
+             "closed_issues": milestone.get("closed_issues", 0), "due_on": utc_date(milestone.get("due_on"))}
     return Element(id=f"milestone:{milestone['id']}", type="milestone", label=milestone["title"], value=value,
                    data_type="milestone", actions=["close_milestone", "set_milestone"],
                    meta={"description": _cut(milestone.get("description"))})
