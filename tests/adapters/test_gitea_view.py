@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from asil.adapters.gitea.checkpoints import ACTUALS, RepoReader, read_actual
-from asil.adapters.gitea.validator import _actual as raw_actual
 from asil.adapters.gitea.validator import RawGiteaError, _Api
+from asil.adapters.gitea.validator import _actual as raw_actual
 from asil.adapters.gitea.view import BODY_CHARS, MAX_LIMIT, build_observation, utc_date
 from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint, CheckpointUnreadable
 from asil.llm.base import estimate_tokens
