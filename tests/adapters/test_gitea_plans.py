@@ -198,6 +198,7 @@ def test_api_call_reaches_documented_routes_of_the_current_repository_only() -> 
     ({"method": "DELETE", "path": "/repos/{owner}/{repo}/labels/3"}, "needs params.destructive"),
     ({"method": "POST", "path": "/repos/{owner}/{repo}/pulls/4/merge", "body": {"Do": "merge"}}, "destructive"),
     ({"method": "TRACE", "path": "/version"}, "method"),
+    ({"method": "GET", "path": "/repos/{owner}/{repo}/branches/.."}, "'..' segments"),
 ])
 def test_api_call_refuses_what_is_outside_its_routes(params: dict[str, object], fragment: str) -> None:
     with pytest.raises(InvalidAction) as caught:
@@ -227,3 +228,21 @@ def test_seed_specs_are_checked_and_plan_a_fresh_initialized_repository() -> Non
                                                             "params": {"name": "b", "color": "red"}}]}, "x")
     with pytest.raises(DocumentError, match="repository.name"):
         parse_seed({"repository": {"name": "a b"}}, "x")
+
+
+def test_changed_ids_name_the_resources_an_action_touched(index: RepoIndex) -> None:
+    from asil.adapters.gitea.adapter import changed_ids
+
+    def ids(name: str, params: dict[str, object], answer: object = None) -> list[str]:
+        return changed_ids(name, act.parse_params(act.FUNCTIONS[name][0], params, name), index, answer)
+
+    repo = "alice/tracker-3f2a"
+    assert ids("create_issue", {"title": "x"}, document("created_issue")) == [f"issue:{repo}#6"]
+    assert ids("close_issue", {"number": 4}) == [f"pr:{repo}#4"]
+    assert ids("comment_issue", {"number": 1, "body": "b"}, document("created_comment")) == [f"issue:{repo}#1"]
+    assert ids("create_label", {"name": "n", "color": "#000000"}, document("created_label")) == ["label:14"]
+    assert ids("delete_label", {"name": "docs"}) == ["label:13"]
+    assert ids("close_milestone", {"title": "v1.0"}) == ["milestone:5"]
+    assert ids("create_branch", {"name": "x/y"}) == [f"branch:{repo}:x/y"]
+    assert ids("create_file", {"path": "a.txt", "content": ""}) == [f"branch:{repo}:main"]
+    assert ids("edit_repo", {"description": "d"}) == [f"repo:{repo}"]

@@ -143,6 +143,10 @@ def check_api_call(raw: dict[str, Any], full_name: str | None = None) -> tuple[R
     """Route, body and consent of an ``api_call`` (no server needed); '{owner}/{repo}' -> ``full_name``."""
     call = parse_params(act.ApiCall, raw, "api_call")
     path = call.path.removeprefix("/api/v1")
+    if any(part in (".", "..") for part in path.split("/")):
+        raise InvalidAction(f"The api_call path {call.path!r} has '.' or '..' segments.",
+                            hint="Write the route's path as documented, e.g. /repos/{owner}/{repo}/labels.",
+                            code="unknown_route")
     if full_name is not None:
         path = path.replace("{owner}/{repo}", full_name)
     route, _ = _match(call.method, path)
