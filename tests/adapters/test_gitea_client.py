@@ -253,3 +253,13 @@ def test_an_unconfigured_adapter_reports_errors_as_data(monkeypatch: pytest.Monk
     assert result.status == "error" and result.error is not None and result.error.code == "app_unavailable"
     assert "set ASIL_GITEA_URL and ASIL_GITEA_TOKEN" in result.error.message
     assert result.observation is not None and "cannot be read right now" in result.observation.summary
+
+
+def test_a_batch_that_cannot_reach_the_server_is_an_error_result(nowhere: str, workspace: Workspace) -> None:
+    adapter = GiteaAdapter(workspace, _seeded(workspace), timeout_s=1.0)
+    result = adapter.execute(Action(action_type="batch", params={"actions": [
+        {"action_type": "invoke_function", "target": "create_label", "params": {"name": "x", "color": "#aaaaaa"}},
+        {"action_type": "invoke_function", "target": "close_issue", "params": {"number": 1}}]}), observe=False)
+    assert result.status == "error" and result.error is not None
+    assert result.error.message.startswith("Batch action 1: Could not reach Gitea")
+    assert result.error.message.endswith("Nothing in the repository was changed.")

@@ -321,7 +321,9 @@ class GiteaAdapter(Adapter):
                 undo_error = self._undo(done)
                 tail = (" Nothing in the repository was changed." if undo_error is None else
                         f" Undoing the earlier actions failed too ({undo_error}); check the repository.")
-                raise type(exc)(f"Batch action {number}: {exc.message}{tail}", hint=exc.hint, code=exc.code) from None
+                # Still "invalid" only if the state is as before; an undo that failed is an error.
+                kind = InvalidAction if isinstance(exc, InvalidAction) and undo_error is None else ActionFailed
+                raise kind(f"Batch action {number}: {exc.message}{tail}", hint=exc.hint, code=exc.code) from None
             done.append((name, params, before, answer))
             changed += [i for i in ids if i not in changed]
         return changed
