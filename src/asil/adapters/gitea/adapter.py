@@ -144,14 +144,16 @@ class GiteaAdapter(Adapter):
         try:
             self.ensure_seeded()
             data = self._fetch()
+            server = {"url": self.client.config.url if self.client else None, "version": self.server_version,
+                      "user": data.get("user")}
+            if self.last_response is not None:
+                server["last_api_response"] = self.last_response
+            return build_observation(data, view=self.view if self.repo else "repositories", offset=self.offset,
+                                     limit=self.limit, step=self.step, server=server)
         except ActionFailed as exc:
             return self._error_observation(exc)
-        server = {"url": self.client.config.url if self.client else None, "version": self.server_version,
-                  "user": data.get("user")}
-        if self.last_response is not None:
-            server["last_api_response"] = self.last_response
-        return build_observation(data, view=self.view if self.repo else "repositories", offset=self.offset,
-                                 limit=self.limit, step=self.step, server=server)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            return self._error_observation(unexpected_answer(exc))
 
     def _page(self, path: str, name: str, data: dict[str, Any], **query: str | int) -> None:
         page = self.offset // self.limit + 1
@@ -211,8 +213,8 @@ class GiteaAdapter(Adapter):
             check_api_call(action.params)
         try:
             self._check_action(action)
-        except ActionFailed:  # the server could not be read: the attempt itself reports the error
-            return
+        except (ActionFailed, KeyError, TypeError, ValueError, AttributeError):
+            return  # the server could not be read (or answered oddly): the attempt itself reports the error
 
     def _check_action(self, action: Action) -> None:
         kind = action.action_type
@@ -282,6 +284,12 @@ class GiteaAdapter(Adapter):
         return params
 
     def _apply(self, action: Action) -> list[str]:
+        try:
+            return self._apply_checked(action)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise unexpected_answer(exc) from None
+
+    def _apply_checked(self, action: Action) -> list[str]:
         self.last_response = None
         kind = action.action_type
         if kind == "navigate":
@@ -382,6 +390,13 @@ class GiteaAdapter(Adapter):
                           {"function": "create_issue", "params": {"title": "Sample issue", "labels": ["bug"]}}]}
         workspace.write_bytes("sample.gitea", json.dumps(seed, indent=1).encode("utf-8"))
         return "sample.gitea"
+
+
+def unexpected_answer(exc: Exception) -> ActionFailed:
+    """A Gitea answer without a field the documented v1 schema promises (e.g. another server or version)."""
+    return ActionFailed(f"Gitea answered in a shape the documented v1 API does not describe ({type(exc).__name__}: "
+                        f"{exc}).", hint="Check that ASIL_GITEA_URL points at a Gitea server.",
+                        code="unexpected_answer")
 
 
 def changed_ids(name: str, params: Any, index: RepoIndex, answer: Any) -> list[str]:
