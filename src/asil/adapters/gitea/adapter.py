@@ -380,8 +380,9 @@ class GiteaAdapter(Adapter):
             version = GiteaClient(GiteaConfig(config.url, config.token, min(config.timeout_s, 5.0))).version()
         except GiteaError as exc:
             return Readiness(False, f"{config.url} does not answer as Gitea ({exc.message}); {NOT_VERIFIED}")
-        return Readiness(True, f"Gitea {version} answers at {config.url} (given by ASIL_GITEA_URL); note that "
-                               f"{NOT_VERIFIED}")
+        return Readiness(True, f"Gitea {version} answers at {config.url} (given by ASIL_GITEA_URL); the adapter "
+                               "was built without a live server, so run tests/adapters/test_gitea_live.py to verify "
+                               "it against this one")
 
     @classmethod
     def create_sample(cls, workspace: Workspace) -> str:
