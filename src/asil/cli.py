@@ -42,8 +42,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     missing = 0
     for name in adapter_names():
         ready = get_adapter_class(name).readiness()
-        missing += not ready.ready
-        print(f"{'ok ' if ready.ready else 'MISSING'} {name}: {ready.detail}")
+        missing += not ready.ready and not ready.external
+        status = "ok " if ready.ready else "NOT CONFIGURED" if ready.external else "MISSING"
+        print(f"{status} {name}: {ready.detail}")
     return EXIT_OK if not missing else EXIT_ERROR
 
 
