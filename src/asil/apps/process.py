@@ -57,7 +57,7 @@ class ManagedProcess:
     """One started program: its own process group, its log, and a bounded stop."""
 
     def __init__(self, name: str, args: Sequence[str], *, log: Path, env: dict[str, str] | None = None,
-                 cwd: Path | None = None):
+                 cwd: Path | None = None, pass_fds: Sequence[int] = ()):
         self.name = name
         self.log_path = log
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -65,7 +65,7 @@ class ManagedProcess:
         with SPAWN_LOCK:
             self.process = subprocess.Popen(
                 list(args), stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-                env=env, cwd=cwd, start_new_session=True)
+                env=env, cwd=cwd, start_new_session=True, pass_fds=tuple(pass_fds))
         _RUNNING.add(self)
 
     @property
