@@ -177,9 +177,9 @@ def trim_clip(project: Project, ctx: EditContext, p: act.TrimClip) -> list[str]:
         raise _bad(f"Keeping the end, clip {p.clip!r} would start before frame 0.", "Trim less or keep 'start'.",
                    "bad_span")
     _require_free(project, track, start, length, ignore=clip.entry)
+    others = [c for c in project.placed(track.playlist) if c.entry is not clip.entry]  # before the span changes
     clip.entry.set("in", str(new_first))
     clip.entry.set("out", str(new_last))
-    others = [c for c in project.placed(track.playlist) if c.entry is not clip.entry]
     write_track(track, [*others, Placed(clip.entry, start, length)])
     return [p.clip]
 
@@ -198,11 +198,11 @@ def split_clip(project: Project, ctx: EditContext, p: act.SplitClip) -> list[str
     second = _copy_entry(project, clip.entry, taken)
     new_id = p.new_id or project.unique_id("c", taken)
     set_prop(second, CLIP_ID, new_id)
+    others = [c for c in project.placed(track.playlist) if c.entry is not clip.entry]  # before the span changes
     clip.entry.set("out", str(cut - 1))
     second.set("in", str(cut))
     second.set("out", str(last))
-    others = project.placed(track.playlist)
-    write_track(track, [*others, Placed(second, p.at, clip.end - p.at)])
+    write_track(track, [*others, Placed(clip.entry, clip.start, p.at - clip.start), Placed(second, p.at, clip.end - p.at)])
     return [p.clip, new_id]
 
 
