@@ -102,7 +102,8 @@ def project_xml(spec: dict[str, Any]) -> bytes:
         for name, value in t.get("params", {}).items():
             set_prop(node, name, str(value))
     ET.indent(root, space="  ")
-    return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="utf-8") + b"\n"
+    body: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=False)
+    return b'<?xml version="1.0" encoding="utf-8"?>\n' + body + b"\n"
 
 
 def _index(spec: dict[str, Any], track_id: str, kdenlive: bool) -> int:
