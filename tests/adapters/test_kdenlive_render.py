@@ -11,8 +11,11 @@ from pathlib import Path
 import pytest
 
 from asil.adapters.kdenlive.adapter import KdenliveAdapter
-from asil.apps.melt import MeltRun, probe
+from asil.apps.melt import check_loads, probe
+from asil.env import Env
 from asil.protocol import ActionResult
+from asil.tasks import load_tasks
+from asil.tasks.model import Task
 from asil.workspace import Workspace
 from tests.adapters.kdenlive_files import NEEDS_MELT, clip, fn, make_workspace, media_dir, spec
 from tests.png import pixels, size
@@ -76,7 +79,7 @@ def test_a_hung_render_times_out_and_writes_nothing(tmp_path: Path, media: Path)
     assert time.monotonic() - started < 10
     assert result.status == "error" and result.error is not None and "within 0.5 s" in result.error.message
     assert not (ws.root / "long.mp4").exists() and leftovers(ws) == []
-    assert MeltRun.current is None
+    assert adapter.melt.current is None and adapter.melt.runs == 1
     adapter.render_timeout_s = 60
     assert adapter.execute(fn("render_frame", path="ok.png", frame=3)).ok  # the next render gets a fresh melt
 
@@ -88,9 +91,9 @@ def test_a_killed_render_is_an_error_and_leaves_no_file(tmp_path: Path, media: P
     worker = threading.Thread(target=lambda: results.append(adapter.execute(fn("render_video", path="long.mp4"))))
     worker.start()
     deadline = time.monotonic() + 20
-    while MeltRun.current is None and time.monotonic() < deadline:
+    while adapter.melt.current is None and time.monotonic() < deadline:
         time.sleep(0.01)
-    running = MeltRun.current
+    running = adapter.melt.current
     assert running is not None
     time.sleep(0.3)
     os.kill(running.pid, signal.SIGKILL)  # melt crashes mid-render
@@ -101,3 +104,38 @@ def test_a_killed_render_is_an_error_and_leaves_no_file(tmp_path: Path, media: P
     assert adapter.execute(fn("trim_clip", clip="long", out_frame=24)).ok  # the episode goes on
     assert adapter.execute(fn("render_video", path="short.mp4")).ok
     assert abs(video(ws.root / "short.mp4")[2] - 1.0) < 0.05
+
+
+def test_close_stops_a_render_in_progress(tmp_path: Path, media: Path) -> None:
+    ws = make_workspace(tmp_path / "closing", media, LONG)
+    adapter = KdenliveAdapter(ws, "edit.kdenlive", render_timeout_s=60)
+    results: list[ActionResult] = []
+    worker = threading.Thread(target=lambda: results.append(adapter.execute(fn("render_video", path="long.mp4"))))
+    worker.start()
+    deadline = time.monotonic() + 20
+    while adapter.melt.current is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    running = adapter.melt.current
+    assert running is not None
+    adapter.close()
+    worker.join(30)
+    assert not running.alive and results and results[0].status == "error"
+    assert not (ws.root / "long.mp4").exists() and leftovers(ws) == []
+
+
+KDENLIVE_TASKS = [t for t in load_tasks() if t.apps == ["kdenlive"] and t.feasible]
+
+
+@pytest.mark.parametrize("task", KDENLIVE_TASKS, ids=lambda t: t.id)
+def test_every_project_a_reference_solution_writes_loads_in_melt(task: Task) -> None:
+    env = Env(task, budget=len(task.reference) + 1)
+    env.reset()
+    try:
+        for action in task.reference:
+            assert env.step(action).result.ok
+        adapter = env.adapters["kdenlive"]
+        adapter.save()
+        assert isinstance(adapter, KdenliveAdapter)
+        check_loads(adapter.path)
+    finally:
+        env.close()

@@ -62,24 +62,29 @@ def _melt_env() -> dict[str, str]:
     return env
 
 
-class MeltRun:
-    """One melt process; ``current`` lets a supervisor (or a fault test) see and kill it."""
+class MeltRunner:
+    """Runs melt for one adapter, one process at a time; ``current`` is the running melt, if any.
 
-    current: ManagedProcess | None = None
+    ``stop`` (called by the adapter's ``close``, possibly from another thread) kills a render in
+    progress with its whole process group.
+    """
 
-    @classmethod
-    def run(cls, args: Sequence[str], *, timeout_s: float, what: str) -> str:
+    def __init__(self) -> None:
+        self.current: ManagedProcess | None = None
+        self.runs = 0
+
+    def run(self, args: Sequence[str], *, timeout_s: float, what: str) -> str:
         """Run ``melt ARGS`` to completion; its output, or MeltFailed naming what went wrong."""
         with tempfile.TemporaryDirectory(prefix="asil-melt-") as scratch:
             log = Path(scratch) / "melt.log"
             process = ManagedProcess("melt", [_binary("melt"), *args], log=log, env=_melt_env(), cwd=Path(scratch))
-            cls.current = process
+            self.current, self.runs = process, self.runs + 1
             try:
                 code = _wait(process, timeout_s, what)
                 output = process.log_tail(20_000)
             finally:
                 process.stop()
-                cls.current = None
+                self.current = None
         if code != 0:
             raise MeltFailed(f"melt stopped with exit code {code} while {what}; nothing was written.",
                              hint=_last_line(output))
@@ -87,6 +92,11 @@ class MeltRun:
         if failure is not None:
             raise MeltFailed(f"melt could not load the project while {what}.", hint=_last_line(output, failure))
         return output
+
+    def stop(self) -> None:
+        running = self.current
+        if running is not None:
+            running.stop(grace_s=1.0)
 
 
 def _wait(process: ManagedProcess, timeout_s: float, what: str) -> int:
@@ -106,19 +116,19 @@ def _last_line(output: str, containing: str = "") -> str | None:
     return lines[-1][:300] if lines else None
 
 
-def render_video(project: Path, target: Path, *, start: int | None = None, end: int | None = None,
+def render_video(runner: MeltRunner, project: Path, target: Path, *, start: int | None = None, end: int | None = None,
                  width: int | None = None, height: int | None = None, timeout_s: float = RENDER_TIMEOUT_S) -> None:
     """Render ``project`` (MLT XML) to ``target`` (H.264/AAC); the file appears whole or not at all."""
     args = [str(project), *_range(start, end)]
     size = [f"width={width}", f"height={height}"] if width and height else []
-    _render_to(args, target, [*VIDEO_ARGS, *size], timeout_s, "rendering the video")
+    _render_to(runner, args, target, [*VIDEO_ARGS, *size], timeout_s, "rendering the video")
 
 
-def render_frame(project: Path, target: Path, frame: int, *, width: int | None = None, height: int | None = None,
-                 timeout_s: float = RENDER_TIMEOUT_S) -> None:
+def render_frame(runner: MeltRunner, project: Path, target: Path, frame: int, *, width: int | None = None,
+                 height: int | None = None, timeout_s: float = RENDER_TIMEOUT_S) -> None:
     """Render one frame of ``project`` to a PNG at ``target`` (atomically)."""
     size = [f"width={width}", f"height={height}"] if width and height else []
-    _render_to([str(project), *_range(frame, frame)], target, ["vcodec=png", "f=image2", "update=1", *size],
+    _render_to(runner, [str(project), *_range(frame, frame)], target, ["vcodec=png", "f=image2", "update=1", *size],
                timeout_s, f"rendering frame {frame}")
 
 
@@ -126,11 +136,11 @@ def _range(start: int | None, end: int | None) -> list[str]:
     return ([f"in={start}"] if start is not None else []) + ([f"out={end}"] if end is not None else [])
 
 
-def _render_to(args: list[str], target: Path, options: list[str], timeout_s: float, what: str) -> None:
+def _render_to(runner: MeltRunner, args: list[str], target: Path, options: list[str], timeout_s: float, what: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = target.with_name(f".{target.stem}.asil-render{target.suffix}")
     try:
-        MeltRun.run([*args, "-consumer", f"avformat:{temp}", *NO_REAL_TIME, *options], timeout_s=timeout_s, what=what)
+        runner.run([*args, "-consumer", f"avformat:{temp}", *NO_REAL_TIME, *options], timeout_s=timeout_s, what=what)
         if not temp.is_file() or temp.stat().st_size == 0:
             raise MeltFailed(f"melt wrote nothing while {what}.", hint="Check that the timeline is not empty.")
         commit_file(temp, target)
@@ -140,7 +150,7 @@ def _render_to(args: list[str], target: Path, options: list[str], timeout_s: flo
 
 def check_loads(project: Path, timeout_s: float = 60.0) -> None:
     """Play one frame of ``project`` into melt's null consumer: MeltFailed if MLT cannot load it."""
-    MeltRun.run([str(project), "out=0", "-consumer", "null", *NO_REAL_TIME], timeout_s=timeout_s,
+    MeltRunner().run([str(project), "out=0", "-consumer", "null", *NO_REAL_TIME], timeout_s=timeout_s,
                 what="loading the project")
 
 

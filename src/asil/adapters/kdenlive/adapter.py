@@ -75,6 +75,9 @@ class KdenliveAdapter(Adapter):
         self.render_timeout_s = render_timeout_s
         self._frames: dict[tuple[str, int, int, float], int | None] = {}
         self._checked: tuple[str, Project, list[str]] | None = None  # the dry run _apply may reuse
+        from asil.apps.melt import MeltRunner
+
+        self.melt = MeltRunner()  # one melt at a time for this episode; close() stops a render in progress
         self.context = EditContext(workspace, self.path.parent, self._media_frames)
 
     def _media_frames(self, path: Path, fps: float) -> int | None:
@@ -239,9 +242,9 @@ class KdenliveAdapter(Adapter):
         target = self.workspace.resolve(params.path)
         with self._snapshot_file() as project:
             if name == "render_video":
-                render_video(project, target, start=params.start, end=params.end, timeout_s=self.render_timeout_s)
+                render_video(self.melt, project, target, start=params.start, end=params.end, timeout_s=self.render_timeout_s)
             else:
-                render_frame(project, target, params.frame, timeout_s=self.render_timeout_s)
+                render_frame(self.melt, project, target, params.frame, timeout_s=self.render_timeout_s)
         return [params.path]
 
     def _snapshot_file(self) -> _Snapshot:
@@ -255,7 +258,7 @@ class KdenliveAdapter(Adapter):
         width = 320
         height = max(2, round(width * profile.height / profile.width / 2) * 2)
         with self._snapshot_file() as project:
-            render_frame(project, Path(path), self.project.duration() // 2, width=width, height=height,
+            render_frame(self.melt, project, Path(path), self.project.duration() // 2, width=width, height=height,
                          timeout_s=self.render_timeout_s)
         return Path(path)
 
@@ -275,6 +278,10 @@ class KdenliveAdapter(Adapter):
         if self.dirty or self.project.assigned:
             atomic_write(self.path, self.saved_bytes())
             self.dirty = self.project.assigned = False
+
+    def close(self) -> None:
+        """Stop a render still running (its whole process group); the project is not saved."""
+        self.melt.stop()
 
     @classmethod
     def readiness(cls) -> Readiness:

@@ -170,7 +170,7 @@ class Project:
         if value is None or value == "":
             return default
         text = value.strip()
-        if re.fullmatch(r"-?\d+", text):
+        if text.isdigit() or (text[:1] == "-" and text[1:].isdigit()):
             return int(text)
         fps = self.profile().fps
         if (m := _SMPTE.match(text)) is not None:
@@ -221,13 +221,15 @@ class Project:
     # ------------------------------------------------------------ clips
     def entry_span(self, entry: ET.Element) -> tuple[int, int]:
         """Source in and out (inclusive) of an entry, defaulting to its producer's."""
+        start = self.frames(entry.get("in"), 0)
+        if entry.get("out"):
+            return start, self.frames(entry.get("out"))
         producer = self.by_id(entry.get("producer", ""))
         default_out = 0
         if producer is not None:
             length = self.frames(prop(producer, "length"), 0)
             default_out = self.frames(producer.get("out"), max(length - 1, 0))
-        start = self.frames(entry.get("in"), 0)
-        return start, self.frames(entry.get("out"), default_out)
+        return start, default_out
 
     def placed(self, playlist: ET.Element) -> list[Placed]:
         """The clips of a playlist with their timeline start frames."""

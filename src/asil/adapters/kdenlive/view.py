@@ -104,7 +104,7 @@ def summary(project: Project, name: str, view: str, offset: int, shown: int, tot
     p = project.profile()
     tracks = project.tracks()
     clips = project.clips()
-    duration = project.duration()
+    duration = max((c.end for _, c in clips), default=0)
     window = f"elements {offset}-{offset + shown - 1} of {total}" if shown else f"no elements (of {total})"
     return (f"Project {name}: {p.width}x{p.height} at {p.fps:g} fps, {len(tracks)} tracks, {len(clips)} clips, "
             f"{len(project.all_filters())} filters, {len(project.transitions())} transitions, duration {duration} "
