@@ -252,3 +252,24 @@ def test_builder_output_is_what_melt_expects(tmp_path: Path, media: Path) -> Non
     for file in media.iterdir():
         (tmp_path / file.name).write_bytes(file.read_bytes())
     check_loads(path)
+
+
+def test_every_offered_filter_and_transition_exists_in_this_melt() -> None:
+    from asil.adapters.kdenlive.actions import FILTERS, TRANSITIONS
+    from asil.apps.melt import services
+
+    assert set(FILTERS) <= services("filters")
+    assert set(TRANSITIONS) <= services("transitions")
+
+
+def test_clock_and_smpte_times_are_read_as_frames(tmp_path: Path, media: Path) -> None:
+    ws = make_workspace(tmp_path / "times", media)
+    path = ws.root / "edit.kdenlive"
+    text = path.read_text().replace('in="0" out="49"', 'in="00:00:00.000" out="00:00:01:24"', 1)
+    path.write_text(text.replace('<blank length="10"', '<blank length="00:00:00.400"', 1))
+    adapter = KdenliveAdapter(ws, "edit.kdenlive")
+    assert clips_of(adapter, "V1") == [("red", "red.mp4", 0, 50), ("blue", "blue.mp4", 60, 110)]
+    assert clips_of(adapter, "V2") == [("white", "color:white", 10, 35)]
+    assert adapter.execute(fn("move_clip", clip="white", position=0)).ok
+    adapter.save()
+    check_loads(path)

@@ -176,9 +176,12 @@ def probe(path: Path, timeout_s: float = PROBE_TIMEOUT_S) -> dict[str, Any]:
 
 
 def media_seconds(path: Path) -> float:
-    """Duration of a media file in seconds (0 for still images)."""
+    """Duration of a media file in seconds: its video stream's when it has one (0 for still images)."""
     data = probe(path)
+    video = [s for s in data.get("streams", []) if s.get("codec_type") == "video" and s.get("duration")]
     try:
+        if video:
+            return float(video[0]["duration"])
         return float(data.get("format", {}).get("duration", 0.0))
     except ValueError:
         return 0.0
