@@ -11,7 +11,7 @@ import pytest
 
 from asil.adapters.kdenlive.adapter import KdenliveAdapter
 from asil.adapters.kdenlive.builders import project_xml
-from asil.apps.melt import check_loads
+from asil.apps.melt import check_loads, probe
 from asil.protocol import Action, DocumentError
 from asil.workspace import Workspace
 from tests.adapters.kdenlive_files import NEEDS_MELT, clip, fn, make_workspace, media_dir, spec
@@ -194,6 +194,9 @@ def test_kdenlive_track_tractors_are_edited_in_place(tmp_path: Path, media: Path
     v1 = next(p for p in root.iter("playlist") if p.get("id") == "V1")
     assert [e.get("producer") for e in v1.iter("entry")] == ["producer1", "producer2", "producer3"]
     check_loads(ws.root / "edit.kdenlive")
+    assert adapter.execute(fn("render_video", path="all.mp4")).ok  # melt plays the wrapped sequence
+    stream = next(s for s in probe(ws.root / "all.mp4")["streams"] if s["codec_type"] == "video")
+    assert abs(float(stream["duration"]) - 135 / 25) < 0.05
 
 
 # ---------------------------------------------------------------- hostile files

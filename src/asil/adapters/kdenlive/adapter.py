@@ -242,7 +242,10 @@ class KdenliveAdapter(Adapter):
         target = self.workspace.resolve(params.path)
         with self._snapshot_file() as project:
             if name == "render_video":
-                render_video(self.melt, project, target, start=params.start, end=params.end, timeout_s=self.render_timeout_s)
+                # the clips' end, not the longest producer's (Kdenlive's black track runs on for minutes)
+                end = params.end if params.end is not None else self.project.duration() - 1
+                render_video(self.melt, project, target, start=params.start or 0, end=end,
+                             timeout_s=self.render_timeout_s)
             else:
                 render_frame(self.melt, project, target, params.frame, timeout_s=self.render_timeout_s)
         return [params.path]

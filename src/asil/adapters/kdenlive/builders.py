@@ -5,8 +5,9 @@
 ``mlt_project`` content: ``{"profile": {"width", "height", "fps_num", "fps_den", "dar": [16, 9]},
 "layout": "mlt" | "kdenlive", "tracks": [{"id", "name", "clips": [{"id", "source", "in", "out",
 "start", "filters": [{"service", "params", "id"}]}], "filters": [...]}], "transitions": [{"id",
-"service", "a_track", "b_track", "start", "end", "params"}]}``. The ``kdenlive`` layout nests each
-track in a track tractor and adds Kdenlive's black background track, as Kdenlive saves projects.
+"service", "a_track", "b_track", "start", "end", "params"}]}``. The ``kdenlive`` layout is shaped like
+Kdenlive 23+ projects: a bin playlist, each track in a track tractor, a black background track, and
+the timeline ("sequence") tractor wrapped in a final one-track tractor.
 """
 
 from __future__ import annotations
@@ -91,9 +92,16 @@ def project_xml(spec: dict[str, Any]) -> bytes:
         track_ids.append("black_track")
     for track in spec.get("tracks", []):
         track_ids.append(_playlist(root, track, producers, kdenlive))
-    main = ET.SubElement(root, "tractor", {"id": "main"})
+    main = ET.SubElement(root, "tractor", {"id": "sequence" if kdenlive else "main"})
     for track_id in track_ids:
         ET.SubElement(main, "track", {"producer": track_id})
+    if kdenlive:  # as Kdenlive 23+ saves: a bin playlist, and the sequence wrapped in the final tractor
+        root.set("producer", "main_bin")
+        bin_list = ET.Element("playlist", {"id": "main_bin"})
+        for producer_id in producers.values():
+            ET.SubElement(bin_list, "entry", {"producer": producer_id, "in": "0", "out": "0"})
+        root.insert(list(root).index(main), bin_list)
+        ET.SubElement(ET.SubElement(root, "tractor", {"id": "main"}), "track", {"producer": "sequence"})
     for t in spec.get("transitions", []):
         node = ET.SubElement(main, "transition", {"id": t["id"], "in": str(t["start"]), "out": str(t["end"])})
         set_prop(node, "mlt_service", t["service"])

@@ -192,13 +192,24 @@ class Project:
 
     def main_tractor(self) -> ET.Element:
         named = self.by_id(self.root.get("producer", ""))
-        if named is not None and named.tag == "tractor":
-            return named
         tractors = [c for c in self.root if c.tag == "tractor"]
-        if not tractors:
-            tractor = ET.SubElement(self.root, "tractor", {"id": self.unique_id("tractor")})
-            return tractor
-        return tractors[-1]
+        if named is not None and named.tag == "tractor":
+            tractor = named
+        elif tractors:
+            tractor = tractors[-1]
+        else:
+            return ET.SubElement(self.root, "tractor", {"id": self.unique_id("tractor")})
+        return self._sequence_in(tractor)
+
+    def _sequence_in(self, tractor: ET.Element) -> ET.Element:
+        """Kdenlive 23+ wraps the timeline (a "sequence" tractor) in a one-track tractor: look through it."""
+        for _ in range(4):
+            tracks = tractor.findall("track")
+            inner = self.by_id(tracks[0].get("producer", "")) if len(tracks) == 1 else None
+            if inner is None or inner.tag != "tractor":
+                break
+            tractor = inner
+        return tractor
 
     def tracks(self) -> list[Track]:
         tracks = []
@@ -288,7 +299,8 @@ class Project:
     def _assign_ids(self) -> None:
         taken = self.taken_ids()
         seen: set[str] = set()
-        for entry in self.root.iter("entry"):
+        timeline = [e for t in self.tracks() if t.playlist is not None for e in t.playlist.findall("entry")]
+        for entry in timeline:  # not bin entries (Kdenlive's main_bin): they are not on the timeline
             current = prop(entry, CLIP_ID)
             if not current or current in seen:
                 set_prop(entry, CLIP_ID, self.unique_id("c", taken))

@@ -68,9 +68,13 @@ class RawProject:
 
     def main(self) -> ET.Element:
         named = self.ids.get(self.root.get("producer"))
-        if named is not None and named.tag == "tractor":
-            return named
-        return [c for c in self.root if c.tag == "tractor"][-1]
+        main = named if named is not None and named.tag == "tractor" else [c for c in self.root if c.tag == "tractor"][-1]
+        while len(main.findall("track")) == 1:  # a Kdenlive 23+ wrapper around the sequence tractor
+            inner = self.ids.get(main.findall("track")[0].get("producer"))
+            if inner is None or inner.tag != "tractor":
+                break
+            main = inner
+        return main
 
     def track_playlists(self) -> list[tuple[str, ET.Element | None]]:
         found: list[tuple[str, ET.Element | None]] = []
