@@ -65,10 +65,14 @@ def test_render_frame_and_the_render_hook_write_pngs(ws: Workspace, tmp_path: Pa
     assert size(snapshot) == (320, 180)
 
 
-def test_renders_are_refused_past_the_end(ws: Workspace) -> None:
+def test_renders_are_refused_past_the_end_or_over_a_source(ws: Workspace) -> None:
     adapter = KdenliveAdapter(ws, "edit.kdenlive")
     result = adapter.execute(fn("render_frame", path="f.png", frame=110))
     assert result.status == "invalid" and result.error is not None and "0-109" in result.error.message
+    before = (ws.root / "red.mp4").read_bytes()
+    result = adapter.execute(fn("render_video", path="red.mp4"))
+    assert result.status == "invalid" and result.error is not None and result.error.code == "bad_output"
+    assert (ws.root / "red.mp4").read_bytes() == before
 
 
 def test_a_hung_render_times_out_and_writes_nothing(tmp_path: Path, media: Path) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from asil.adapters.base import Adapter, Readiness
 from asil.adapters.kdenlive import actions as act
 from asil.adapters.kdenlive.edits import EDITS, EditContext, probe_frames
-from asil.adapters.kdenlive.media import outside_files
+from asil.adapters.kdenlive.media import outside_files, producer_file
 from asil.adapters.kdenlive.project import Project, load_project
 from asil.adapters.kdenlive.view import TIMELINE_VIEW, rows, summary
 from asil.adapters.registry import register_adapter
@@ -219,7 +219,11 @@ class KdenliveAdapter(Adapter):
     def _check_output(self, name: str, params: Any) -> None:
         if name == "save":
             return
-        self.workspace.resolve(params.path)
+        target = self.workspace.resolve(params.path)
+        sources = {(self.path.parent / f).resolve() for p in self.project.producers() if (f := producer_file(p))}
+        if target in sources:
+            raise InvalidAction(f"{params.path!r} is a clip source of this project; a render must not replace it.",
+                                hint="Render to a new file name.", code="bad_output")
         problems = outside_files(self.project.producers(), self.workspace, self.path.parent)
         if problems:
             raise InvalidAction(f"melt would read media it must not: {', '.join(problems[:5])}.",

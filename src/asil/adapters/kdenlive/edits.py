@@ -305,10 +305,8 @@ def set_filter(project: Project, ctx: EditContext, p: act.SetFilter) -> list[str
 
 def remove_effect(project: Project, ctx: EditContext, p: act.RemoveEffect) -> list[str]:
     node = _effect(project, p.id)
-    for parent in project.root.iter():
-        if node in list(parent):
-            parent.remove(node)
-            break
+    parent = next(owner for owner in project.root.iter() if any(child is node for child in owner))
+    parent.remove(node)
     return [p.id]
 
 
