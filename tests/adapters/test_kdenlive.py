@@ -212,6 +212,10 @@ BILLION_LAUGHS = b"""<?xml version="1.0"?>
     ("utf16.mlt", "<mlt/>".encode("utf-16"), "not UTF-8"),
     ("clip.mp4", b"\x00\x00\x00 ftypisom", ".kdenlive or .mlt"),
     ("badprofile.mlt", b"<mlt><profile width='wide' height='9'/></mlt>", "non-integer"),
+    ("badtime.mlt", b"<mlt><profile width='16' height='16'/><producer id='p'/><playlist id='V1'>"
+                    b"<entry producer='p' in='soon' out='3'/></playlist><tractor><track producer='V1'/></tractor></mlt>",
+     "not frames"),
+    ("deep.mlt", b"<mlt>" + b"<a>" * 5000 + b"</a>" * 5000 + b"</mlt>", "deep"),
 ])
 def test_hostile_or_broken_files_are_refused_unchanged(tmp_path: Path, name: str, data: bytes, words: str) -> None:
     ws = Workspace(tmp_path / "hostile")

@@ -69,9 +69,9 @@ class KdenliveAdapter(Adapter):
             raise DocumentError("The kdenlive adapter needs a .kdenlive or .mlt project to open.")
         self.path = workspace.resolve(document)
         self.project = load_project(self.path, document)
-        self.project.profile()  # refuse a broken profile on open, not on first use
         self.view, self.offset, self.limit = TIMELINE_VIEW, 0, max(1, min(limit, act.MAX_LIMIT))
         self.dirty = False
+        self.version = 0  # counts swaps of the project, so a cached dry run is never applied to a newer state
         self.render_timeout_s = render_timeout_s
         self._frames: dict[tuple[str, int, int, float], int | None] = {}
         self._checked: tuple[str, Project, list[str]] | None = None  # the dry run _apply may reuse
@@ -168,11 +168,11 @@ class KdenliveAdapter(Adapter):
             draft, changed = checked[1], checked[2]
         else:
             draft, changed = self._dry_run(steps, action.action_type == "batch")
-        self.project, self.dirty = draft, True
+        self.project, self.dirty, self.version = draft, True, self.version + 1
         return changed
 
     def _key(self, action: Action) -> str:
-        return f"{id(self.project)}:{action.model_dump_json()}"
+        return f"{self.version}:{action.model_dump_json()}"
 
     def _steps(self, action: Action) -> list[tuple[str, Any]]:
         """(function, parsed params) for a single action or each member of a batch; InvalidAction if malformed."""

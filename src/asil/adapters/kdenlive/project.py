@@ -21,6 +21,7 @@ from xml.etree import ElementTree as ET
 from asil.protocol import DocumentError
 
 MAX_BYTES = 32 * 1024 * 1024
+MAX_DEPTH = 32  # mlt > tractor > transition > property is 4; deep nesting only attacks recursion
 CLIP_ID = "asil:id"
 _DTD = re.compile(rb"<!(DOCTYPE|ENTITY)", re.IGNORECASE)
 _CLOCK = re.compile(r"^(\d+):(\d{1,2}):(\d{1,2}(?:\.\d+)?)$")
@@ -53,7 +54,18 @@ def parse_bytes(data: bytes, shown: str) -> ET.Element:
         raise DocumentError(f"{shown!r} is not well-formed XML ({exc}).", hint=VALID) from None
     if root.tag != "mlt":
         raise DocumentError(f"{shown!r} is XML but its root is <{root.tag}>, not <mlt>.", hint=VALID)
+    if _depth(root) > MAX_DEPTH:
+        raise UnsafeProject(f"{shown!r} nests elements more than {MAX_DEPTH} deep; MLT projects are shallow.",
+                            hint=VALID)
     return root
+
+
+def _depth(root: ET.Element) -> int:
+    deepest, level = 0, [root]
+    while level and deepest <= MAX_DEPTH:  # breadth first, without recursion
+        deepest += 1
+        level = [child for node in level for child in node]
+    return deepest
 
 
 def read_project_file(path: Path, shown: str) -> ET.Element:
@@ -331,4 +343,12 @@ def _clone(element: ET.Element) -> ET.Element:
 
 
 def load_project(path: Path, shown: str) -> Project:
-    return Project(read_project_file(path, shown), shown)
+    """Read, check and index a project; every profile value and time is read once here, so a broken
+    file is refused on open rather than failing a later observation."""
+    project = Project(read_project_file(path, shown), shown)
+    project.profile()
+    project.clips()
+    for node in project.transitions():
+        project.frames(node.get("in"))
+        project.frames(node.get("out"))
+    return project
