@@ -12,7 +12,7 @@ import pytest
 from asil.adapters.kdenlive.adapter import KdenliveAdapter
 from asil.adapters.kdenlive.builders import project_xml
 from asil.apps.melt import check_loads, probe
-from asil.protocol import Action, DocumentError
+from asil.protocol import Action, DocumentError, InvalidAction
 from asil.workspace import Workspace
 from tests.adapters.kdenlive_files import NEEDS_MELT, clip, fn, make_workspace, media_dir, spec
 
@@ -245,6 +245,9 @@ def test_media_outside_the_workspace_is_never_rendered(tmp_path: Path, media: Pa
     result = adapter.execute(fn("render_video", path="out.mp4"))
     assert result.status == "invalid" and result.error is not None and "outside the workspace" in result.error.message
     assert not (ws.root / "out.mp4").exists()
+    with pytest.raises(InvalidAction, match="outside the workspace"):
+        adapter.render(tmp_path / "snap.png")
+    assert not (tmp_path / "snap.png").exists()
 
 
 def test_unknown_views_are_refused(editor: KdenliveAdapter) -> None:

@@ -224,10 +224,7 @@ class KdenliveAdapter(Adapter):
         if target in sources:
             raise InvalidAction(f"{params.path!r} is a clip source of this project; a render must not replace it.",
                                 hint="Render to a new file name.", code="bad_output")
-        problems = outside_files(self.project.producers(), self.workspace, self.path.parent)
-        if problems:
-            raise InvalidAction(f"melt would read media it must not: {', '.join(problems[:5])}.",
-                                hint="Use media inside the workspace, next to the project.", code="bad_media")
+        self._check_media()
         duration = self.project.duration()
         if duration == 0:
             raise InvalidAction("The timeline is empty; there is nothing to render.", hint="Add a clip first.",
@@ -239,6 +236,12 @@ class KdenliveAdapter(Adapter):
         if name == "render_video" and params.start is not None and params.end is not None and params.end < params.start:
             raise InvalidAction(f"end {params.end} is before start {params.start}.", hint="Give start <= end.",
                                 code="bad_range")
+
+    def _check_media(self) -> None:
+        problems = outside_files(self.project.producers(), self.workspace, self.path.parent)
+        if problems:
+            raise InvalidAction(f"melt would read media it must not: {', '.join(problems[:5])}.",
+                                hint="Use media inside the workspace, next to the project.", code="bad_media")
 
     def _output(self, name: str, params: Any) -> list[str]:
         from asil.apps.melt import render_frame, render_video
@@ -261,6 +264,7 @@ class KdenliveAdapter(Adapter):
         """A PNG of the timeline's middle frame as melt draws it (a black frame when the timeline is empty)."""
         from asil.apps.melt import render_frame
 
+        self._check_media()
         profile = self.project.profile()
         width = 320
         height = max(2, round(width * profile.height / profile.width / 2) * 2)
