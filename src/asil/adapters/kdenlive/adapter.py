@@ -21,6 +21,7 @@ from asil.adapters.kdenlive.media import outside_files, producer_file
 from asil.adapters.kdenlive.project import Project, load_project
 from asil.adapters.kdenlive.view import TIMELINE_VIEW, rows, summary
 from asil.adapters.registry import register_adapter
+from asil.apps.melt import MeltRunner, ffprobe_path, melt_path, render_frame, render_video
 from asil.protocol import (
     Action,
     ActionFailed,
@@ -75,8 +76,6 @@ class KdenliveAdapter(Adapter):
         self.render_timeout_s = render_timeout_s
         self._frames: dict[tuple[str, int, int, float], int | None] = {}
         self._checked: tuple[str, Project, list[str]] | None = None  # the dry run _apply may reuse
-        from asil.apps.melt import MeltRunner
-
         self.melt = MeltRunner()  # one melt at a time for this episode; close() stops a render in progress
         self.context = EditContext(workspace, self.path.parent, self._media_frames)
 
@@ -244,8 +243,6 @@ class KdenliveAdapter(Adapter):
                                 hint="Use media inside the workspace, next to the project.", code="bad_media")
 
     def _output(self, name: str, params: Any) -> list[str]:
-        from asil.apps.melt import render_frame, render_video
-
         target = self.workspace.resolve(params.path)
         with self._snapshot_file() as project:
             if name == "render_video":
@@ -262,8 +259,6 @@ class KdenliveAdapter(Adapter):
 
     def render(self, path: Path) -> Path:
         """A PNG of the timeline's middle frame as melt draws it (a black frame when the timeline is empty)."""
-        from asil.apps.melt import render_frame
-
         self._check_media()
         profile = self.project.profile()
         width = 320
@@ -296,8 +291,6 @@ class KdenliveAdapter(Adapter):
 
     @classmethod
     def readiness(cls) -> Readiness:
-        from asil.apps.melt import ffprobe_path, melt_path
-
         if melt_path() is None:
             return Readiness(False, "melt is not installed (apt-get install melt); projects cannot be rendered")
         if ffprobe_path() is None:
