@@ -62,6 +62,7 @@ def test_observation_shows_profile_tracks_and_clips(editor: KdenliveAdapter) -> 
     assert by_id["white"].label == "color:white"
     assert obs.metadata.source == "script" and obs.navigation.views == ["timeline", "V1", "V2"]
     assert "2 tracks, 3 clips" in obs.summary
+    assert obs.environment["media_files"] == ["blue.mp4", "red.mp4"]
 
 
 def test_large_projects_are_paged(tmp_path: Path, media: Path) -> None:

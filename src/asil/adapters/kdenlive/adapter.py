@@ -17,7 +17,7 @@ from typing import Any
 from asil.adapters.base import Adapter, Readiness
 from asil.adapters.kdenlive import actions as act
 from asil.adapters.kdenlive.edits import EDITS, EditContext, probe_frames
-from asil.adapters.kdenlive.media import outside_files, producer_file
+from asil.adapters.kdenlive.media import media_beside, outside_files, producer_file
 from asil.adapters.kdenlive.project import Project, load_project
 from asil.adapters.kdenlive.view import TIMELINE_VIEW, rows, summary
 from asil.adapters.registry import register_adapter
@@ -107,7 +107,8 @@ class KdenliveAdapter(Adapter):
             app_state=AppState(view=self.view, active_document=self.path.name, document_path=self.document,
                                dirty=self.dirty, details=details),
             elements=window,
-            environment={"engine": "MLT XML in memory; melt renders", "time_unit": "frames"},
+            environment={"engine": "MLT XML in memory; melt renders", "time_unit": "frames",
+                         "media_files": media_beside(self.path.parent, self.workspace)},
             navigation=Navigation(views=[TIMELINE_VIEW, *(t.id for t in tracks if t.playlist is not None)],
                                   paging=Paging(offset=self.offset, limit=self.limit, total=len(items))),
             summary=summary(self.project, self.path.name, self.view, self.offset, len(window), len(items)),

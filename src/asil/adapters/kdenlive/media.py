@@ -99,3 +99,23 @@ def outside_files(producers: list[ET.Element], workspace: Workspace, project_dir
         elif not full.is_file():
             problems.append(f"{file} (missing)")
     return problems
+
+
+MEDIA_SUFFIXES = (".mp4", ".mkv", ".mov", ".webm", ".avi", ".mpg", ".ogv", ".wav", ".mp3", ".ogg", ".flac",
+                  ".m4a", *IMAGE_SUFFIXES)
+
+
+def media_beside(folder: Path, workspace: Workspace, limit: int = 50) -> list[str]:
+    """Workspace paths of media files in the project's folder (not its subfolders), so agents know the sources."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder) if entry.is_file() and not entry.name.startswith(".")
+                       and entry.name.lower().endswith(MEDIA_SUFFIXES))
+    except OSError:
+        return []
+    found = []
+    for name in names[:limit]:
+        try:
+            found.append(workspace.relative(folder / name))
+        except ValueError:  # a symlink out of the workspace: not a usable source
+            continue
+    return found
