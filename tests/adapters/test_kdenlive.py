@@ -284,3 +284,17 @@ def test_clock_and_smpte_times_are_read_as_frames(tmp_path: Path, media: Path) -
     assert adapter.execute(fn("move_clip", clip="white", position=0)).ok
     adapter.save()
     check_loads(path)
+
+
+def test_a_bare_playlist_file_becomes_a_one_track_timeline(tmp_path: Path, media: Path) -> None:
+    ws = make_workspace(tmp_path / "bare", media)
+    (ws.root / "bare.mlt").write_text(
+        '<mlt><profile width="160" height="90" frame_rate_num="25" frame_rate_den="1"/>'
+        '<producer id="p"><property name="resource">red.mp4</property></producer>'
+        '<playlist id="only"><entry producer="p" in="0" out="9"/></playlist></mlt>')
+    adapter = KdenliveAdapter(ws, "bare.mlt")
+    assert clips_of(adapter, "only") == [("c1", "red.mp4", 0, 10)]
+    assert adapter.execute(fn("add_clip", track="only", source="blue.mp4", out_frame=4)).ok
+    adapter.save()
+    check_loads(ws.root / "bare.mlt")
+    assert clips_of(KdenliveAdapter(ws, "bare.mlt"), "only") == [("c1", "red.mp4", 0, 10), ("c2", "blue.mp4", 10, 15)]

@@ -210,8 +210,17 @@ class Project:
         elif tractors:
             tractor = tractors[-1]
         else:
-            return ET.SubElement(self.root, "tractor", {"id": self.unique_id("tractor")})
+            return self._new_tractor()
         return self._sequence_in(tractor)
+
+    def _new_tractor(self) -> ET.Element:
+        """A project without a tractor plays its last playlist: make that the timeline's one track."""
+        tractor = ET.SubElement(self.root, "tractor", {"id": self.unique_id("tractor")})
+        playlists = [c for c in self.root if c.tag == "playlist"]
+        if playlists:
+            ET.SubElement(tractor, "track", {"producer": str(playlists[-1].get("id"))})
+        self.assigned = True  # the new tractor is written by the next save
+        return tractor
 
     def _sequence_in(self, tractor: ET.Element) -> ET.Element:
         """Kdenlive 23+ wraps the timeline (a "sequence" tractor) in a one-track tractor: look through it."""
