@@ -298,3 +298,18 @@ def test_a_bare_playlist_file_becomes_a_one_track_timeline(tmp_path: Path, media
     adapter.save()
     check_loads(ws.root / "bare.mlt")
     assert clips_of(KdenliveAdapter(ws, "bare.mlt"), "only") == [("c1", "red.mp4", 0, 10), ("c2", "blue.mp4", 10, 15)]
+
+
+def test_the_raw_validator_reads_independently_and_fails_closed(tmp_path: Path, media: Path) -> None:
+    from asil.adapters.kdenlive.validator import raw_judge
+    from asil.evaluate.checkpoints import Checkpoint
+
+    ws = make_workspace(tmp_path / "raw", media, spec(layout="kdenlive"))
+    layout = Checkpoint(type="kdenlive_track_clips", document="edit.kdenlive", target="V1",
+                        expected=[["red.mp4", 0, 50], ["blue.mp4", 60, 110]])
+    assert raw_judge(layout, ws)
+    assert not raw_judge(layout.model_copy(update={"expected": [["red.mp4", 0, 50]]}), ws)
+    assert not raw_judge(layout.model_copy(update={"target": "V9"}), ws)
+    (ws.root / "edit.kdenlive").write_bytes(BILLION_LAUGHS)
+    assert not raw_judge(layout, ws)
+    assert not raw_judge(Checkpoint(type="kdenlive_video_size", target="nothing.mp4", expected=[160, 90]), ws)
