@@ -55,7 +55,8 @@ def test_render_video_has_the_timeline_duration_and_profile_size(ws: Workspace) 
     assert leftovers(ws) == []
 
 
-def test_render_frame_and_the_render_hook_write_pngs(ws: Workspace, tmp_path: Path) -> None:
+def test_render_frame_and_the_render_hook_write_pngs(ws: Workspace, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     adapter = KdenliveAdapter(ws, "edit.kdenlive")
     assert adapter.execute(fn("render_frame", path="f.png", frame=70)).ok
     width, height, rows = pixels(ws.root / "f.png")
@@ -63,6 +64,8 @@ def test_render_frame_and_the_render_hook_write_pngs(ws: Workspace, tmp_path: Pa
     assert (width, height) == (160, 90) and blue > 200 and red < 60 and green < 60  # frame 70 is the blue clip
     snapshot = adapter.render(tmp_path / "snap.png")
     assert size(snapshot) == (320, 180)
+    monkeypatch.chdir(tmp_path)  # the episode runner passes paths relative to its working folder
+    assert size(adapter.render(Path("relative.png"))) == (320, 180) and (tmp_path / "relative.png").is_file()
 
 
 def test_renders_are_refused_past_the_end_or_over_a_source(ws: Workspace) -> None:

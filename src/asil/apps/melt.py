@@ -137,6 +137,7 @@ def _range(start: int | None, end: int | None) -> list[str]:
 
 
 def _render_to(runner: MeltRunner, args: list[str], target: Path, options: list[str], timeout_s: float, what: str) -> None:
+    target = target.absolute()  # melt runs in a scratch folder, so a relative target would land there
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = target.with_name(f".{target.stem}.asil-render{target.suffix}")
     try:
@@ -150,7 +151,7 @@ def _render_to(runner: MeltRunner, args: list[str], target: Path, options: list[
 
 def check_loads(project: Path, timeout_s: float = 60.0) -> None:
     """Play one frame of ``project`` into melt's null consumer: MeltFailed if MLT cannot load it."""
-    MeltRunner().run([str(project), "out=0", "-consumer", "null", *NO_REAL_TIME], timeout_s=timeout_s,
+    MeltRunner().run([str(project.absolute()), "out=0", "-consumer", "null", *NO_REAL_TIME], timeout_s=timeout_s,
                 what="loading the project")
 
 
