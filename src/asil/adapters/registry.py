@@ -30,6 +30,7 @@ _DECLARED: dict[str, str] = {
     "writer": "asil.adapters.writer.adapter:WriterAdapter",
     "impress": "asil.adapters.impress.adapter:ImpressAdapter",
     "gitea": "asil.adapters.gitea.adapter:GiteaAdapter",
+    "kdenlive": "asil.adapters.kdenlive.adapter:KdenliveAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")
