@@ -4,7 +4,8 @@ Spec (``content`` of the setup file, whose ``path`` is the folder the tree is bu
 
     {"entries": [{"path": "docs/a.txt", "content": "text", "mode": "0600"},
                  {"path": "empty", "folder": true, "mode": "0755"},
-                 {"path": "many", "folder": true, "files": 100}],      # 100 small generated files
+                 {"path": "many", "folder": true, "files": 100},       # 100 small generated files
+                 {"path": "b.tar.gz", "archive": {"b/x.txt": "x"}}],   # a .zip/.tar/.tar.gz of text files
      "trash": [{"path": "old/notes.txt", "content": "..."}],           # already in the trash
      "bookmarks": [{"path": "docs", "label": "Docs"}]}
 
@@ -14,7 +15,10 @@ private area beside the tree.
 
 from __future__ import annotations
 
+import io
+import tarfile
 import time
+import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -34,7 +38,9 @@ def _safe(task: Task, relative: Any) -> PurePosixPath:
 
 def _place(task: Task, root: Path, spec: dict[str, Any]) -> Path:
     target = root.joinpath(*_safe(task, spec["path"]).parts)
-    if spec.get("folder"):
+    if "archive" in spec:
+        _archive(target, spec["archive"])
+    elif spec.get("folder"):
         target.mkdir(parents=True, exist_ok=True)
         for number in range(int(spec.get("files", 0))):
             (target / f"file_{number:05d}.txt").write_text(f"generated file {number}\n", encoding="utf-8")
@@ -44,6 +50,21 @@ def _place(task: Task, root: Path, spec: dict[str, Any]) -> Path:
     if "mode" in spec:
         target.chmod(int(str(spec["mode"]), 8))
     return target
+
+
+def _archive(target: Path, members: dict[str, str]) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.name.lower().endswith(".zip"):
+        with zipfile.ZipFile(target, "w") as zf:
+            for name, text in members.items():
+                zf.writestr(name, text)
+        return
+    with tarfile.open(target, "w:gz") if target.name.lower().endswith(("gz", "tgz")) else tarfile.open(target, "w") as tf:
+        for name, text in members.items():
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
+            tf.addfile(info, io.BytesIO(data))
 
 
 def build_tree(spec: dict[str, Any], root: Path, task: Task, at_workspace_root: bool = True) -> None:
