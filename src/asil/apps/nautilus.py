@@ -92,6 +92,13 @@ class NautilusSession:
 
         self.connection = open_dbus_connection(self.address, auth_timeout=5.0)
         self.process.wait_until(self._nautilus_on_bus, START_TIMEOUT_S, "Nautilus on its D-Bus session", 0.05)
+        # A property read is answered by Nautilus's main loop: once it answers, file operations are served.
+        try:
+            self._send(FILE_OPS, "Get", "ss", (FILE_OPS[2], "UndoStatus"), START_TIMEOUT_S,
+                       interface="org.freedesktop.DBus.Properties")
+        except TimeoutError:
+            raise NautilusLost(f"Nautilus did not serve D-Bus calls within {START_TIMEOUT_S:g} s of starting.",
+                               hint=self.process.log_tail() or None) from None
 
     def _nautilus_on_bus(self) -> bool:
         return bool(self._send(BUS, "NameHasOwner", "s", (NAUTILUS,), 2.0)[0])
