@@ -32,6 +32,26 @@ Target = tuple[str, str, str]
 FILE_OPS: Target = (NAUTILUS, "/org/gnome/Nautilus/FileOperations2", "org.gnome.Nautilus.FileOperations2")
 FILE_MANAGER: Target = (NAUTILUS, "/org/freedesktop/FileManager1", "org.freedesktop.FileManager1")
 BUS: Target = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+# The only services the private bus may start: GVfs (the trash:// backend behind `gio trash`) and its
+# metadata daemon. Leaving out the portals matters: xdg-document-portal mounts a FUSE file system in
+# XDG_RUNTIME_DIR that outlives a killed session and pins the workspace.
+ACTIVATABLE = ("org.gtk.vfs.Daemon.service", "org.gtk.vfs.Metadata.service")
+SYSTEM_SERVICES = Path("/usr/share/dbus-1/services")
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <keep_umask/>
+  <listen>unix:dir={folder}</listen>
+  <auth>EXTERNAL</auth>
+  <servicedir>{services}</servicedir>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
 # Runs under dbus-run-session: publish the bus address, then become Nautilus (same pid, same group).
 WRAPPER = 'printf %s "$DBUS_SESSION_BUS_ADDRESS" > "$0.tmp" && mv "$0.tmp" "$0" && exec nautilus --gapplication-service'
 
@@ -83,7 +103,9 @@ class NautilusSession:
         scratch = Path(tempfile.mkdtemp(prefix="asil-nautilus-"))
         address_file = scratch / "bus-address"
         self.scratch = scratch
-        self.process = ManagedProcess("nautilus", ["dbus-run-session", "--", "sh", "-c", WRAPPER, str(address_file)],
+        config = self._bus_config(scratch)
+        self.process = ManagedProcess("nautilus", ["dbus-run-session", f"--config-file={config}", "--", "sh", "-c",
+                                                   WRAPPER, str(address_file)],
                                       log=scratch / "nautilus.log", env=self.env, cwd=folder)
         self.process.wait_until(address_file.exists, START_TIMEOUT_S, "its D-Bus session")
         self.address = address_file.read_text().strip()
@@ -99,6 +121,17 @@ class NautilusSession:
         except TimeoutError:
             raise NautilusLost(f"Nautilus did not serve D-Bus calls within {START_TIMEOUT_S:g} s of starting.",
                                hint=self.process.log_tail() or None) from None
+
+    @staticmethod
+    def _bus_config(scratch: Path) -> Path:
+        services = scratch / "services"
+        services.mkdir()
+        for name in ACTIVATABLE:
+            if (SYSTEM_SERVICES / name).is_file():
+                (services / name).symlink_to(SYSTEM_SERVICES / name)
+        config = scratch / "session.conf"
+        config.write_text(BUS_CONFIG.format(folder=scratch, services=services), encoding="utf-8")
+        return config
 
     def _nautilus_on_bus(self) -> bool:
         return bool(self._send(BUS, "NameHasOwner", "s", (NAUTILUS,), 2.0)[0])
