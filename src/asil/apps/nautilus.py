@@ -72,10 +72,11 @@ def private_env(folder: Path, display: Display) -> dict[str, str]:
     runtime = folder / "runtime"
     runtime.mkdir(parents=True, exist_ok=True)
     runtime.chmod(0o700)
+    # GSK_RENDERER=cairo: GTK 4's GL renderer on Xvfb's software GL leaves Nautilus's file view undrawn.
     env.update(display.env(), HOME=str(folder / "home"), XDG_CONFIG_HOME=str(folder / "config"),
                XDG_DATA_HOME=str(folder / "data"), XDG_CACHE_HOME=str(folder / "cache"),
                XDG_RUNTIME_DIR=str(runtime), GSETTINGS_BACKEND="memory", NO_AT_BRIDGE="1",
-               GTK_A11Y="none", GIO_USE_VOLUME_MONITOR="unix")
+               GTK_A11Y="none", GIO_USE_VOLUME_MONITOR="unix", GSK_RENDERER="cairo")
     for name in ("home", "config", "data", "cache"):
         (folder / name).mkdir(parents=True, exist_ok=True)
     return env

@@ -10,6 +10,7 @@ touch; a failed action or batch puts them back.
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +26,18 @@ from asil.adapters.params import parse_params
 from asil.adapters.registry import register_adapter
 from asil.apps.nautilus import CALL_TIMEOUT_S, NautilusLost, NautilusSession, missing_programs
 from asil.protocol import Action, ActionFailed, ActionSchema, InvalidAction, Observation, parse_action
+from asil.workspace import Workspace
 
 NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 UNDO_DIR = "nautilus-undo"
+RENDER_SETTLE_S = 0.5
 
 
 @register_adapter("nautilus", pattern="service")
 class NautilusAdapter(Adapter):
     """The workspace tree (ids = relative paths), trash items ('trash:<name>') and bookmarks ('bookmark:<path>')."""
 
-    def __init__(self, workspace: Any, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
+    def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  call_timeout_s: float = CALL_TIMEOUT_S, op_timeout_s: float = 15.0, **options: Any):
         super().__init__(workspace, document)
         self.guard = PathGuard(workspace)
@@ -183,6 +186,7 @@ class NautilusAdapter(Adapter):
         session = self.nautilus()
         if not open_locations(session):
             OPERATIONS["show_folder"].apply(self, act.PathOnly(path=self.folder))
+            time.sleep(RENDER_SETTLE_S)  # the new window lists the folder asynchronously
         ImageGrab.grab(xdisplay=session.display.name).save(path, "PNG")
         return path
 
@@ -204,7 +208,7 @@ class NautilusAdapter(Adapter):
         return Readiness(True, "a private Nautilus on Xvfb, driven over its own D-Bus session")
 
     @classmethod
-    def create_sample(cls, workspace: Any) -> str | None:
+    def create_sample(cls, workspace: Workspace) -> str | None:
         workspace.write_bytes("notes.txt", b"meeting notes\n")
         workspace.write_bytes("docs/readme.md", b"# Readme\n")
         workspace.write_bytes("docs/guide.txt", b"step one\n")

@@ -253,9 +253,8 @@ def empty_trash(ctx: Context, p: act.NoParams) -> list[str]:
         return []
     ctx.nautilus().call(FILE_OPS, "EmptyTrash", "ba{sv}", (False, {}))
     folder = trash_folder(ctx.guard.root)
-    wait_for(ctx, lambda: not any((folder / "files").iterdir()), "empty the trash")
-    for leftover in (folder / "info").glob("*.trashinfo"):  # GIO removes these last; do not wait on it
-        leftover.unlink(missing_ok=True)
+    wait_for(ctx, lambda: not any((folder / "files").iterdir()) and not any((folder / "info").iterdir()),
+             "empty the trash")
     return [f"trash:{i.name}" for i in items]
 
 

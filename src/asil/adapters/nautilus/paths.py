@@ -20,7 +20,7 @@ class PathGuard:
 
     def locate(self, relative: str, *, root_ok: bool = False) -> Path:
         """The lexical absolute path (a final symlink is not followed); its folder must be inside the workspace."""
-        text = relative.strip()
+        text = relative  # not stripped: ' a.txt' is a legal name of its own
         if text in ("", ".", "./"):
             if root_ok:
                 return self.root
