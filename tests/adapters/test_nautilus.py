@@ -19,10 +19,13 @@ from typing import Any
 import pytest
 
 from asil.adapters.nautilus.adapter import NautilusAdapter
+from asil.adapters.nautilus.builders import build_tree
 from asil.adapters.nautilus.validator import raw_judge
 from asil.evaluate.checkpoints import Checkpoint
 from asil.llm.base import estimate_tokens
-from asil.protocol import Action
+from asil.protocol import Action, DocumentError
+from asil.tasks import load_tasks
+from asil.tasks.setup import SetupError
 from asil.workspace import Workspace
 
 pytestmark = [pytest.mark.slow,
@@ -275,3 +278,25 @@ def test_state_outlives_close_and_render_makes_a_png(tmp_path: Path) -> None:
     with tarfile.open(fileobj=None, mode="w:gz", name=tmp_path / "t.tgz"):
         pass  # an empty archive: checkpoints read it as no members
     assert raw_judge(Checkpoint(type="nautilus_archive_members", target="t.tgz", expected=[]), ws)
+
+
+def test_a_document_must_be_a_workspace_folder(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "file.txt").write_text("x")
+    with NautilusAdapter(ws, "docs") as adapter:
+        assert adapter.observe().app_state.details["folder"] == "docs"
+    for bad in ("file.txt", "missing", "../etc"):
+        with pytest.raises(DocumentError):
+            NautilusAdapter(ws, bad)
+
+
+def test_the_file_tree_builder_refuses_paths_that_leave_the_tree(tmp_path: Path) -> None:
+    task = load_tasks(app="nautilus")[0]
+    for spec in ({"entries": [{"path": "../escape.txt", "content": "x"}]},
+                 {"entries": [{"path": ".asil/x", "content": "x"}]}):
+        with pytest.raises(SetupError):
+            build_tree(spec, tmp_path, task)
+    with pytest.raises(SetupError):
+        build_tree({"entries": [], "trash": [{"path": "a.txt"}]}, tmp_path / "sub", task, at_workspace_root=False)
+    assert not (tmp_path.parent / "escape.txt").exists()

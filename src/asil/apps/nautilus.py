@@ -183,8 +183,8 @@ class NautilusSession:
             raise NautilusLost(f"Nautilus refused {method}: {reply.body[0] if reply.body else 'D-Bus error'}.")
         return tuple(reply.body)
 
-    def get_property(self, address: Target, name: str) -> Any:
-        (value,) = self.call(address, "Get", "ss", (address[2], name),
+    def get_property(self, address: Target, name: str, timeout_s: float | None = None) -> Any:
+        (value,) = self.call(address, "Get", "ss", (address[2], name), timeout_s=timeout_s,
                              interface="org.freedesktop.DBus.Properties")
         return value[1]  # a variant: (signature, value)
 

@@ -25,12 +25,21 @@ from asil.adapters.nautilus.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.params import parse_params
 from asil.adapters.registry import register_adapter
 from asil.apps.nautilus import CALL_TIMEOUT_S, NautilusLost, NautilusSession, missing_programs
-from asil.protocol import Action, ActionFailed, ActionSchema, InvalidAction, Observation, parse_action
+from asil.protocol import (
+    Action,
+    ActionFailed,
+    ActionSchema,
+    DocumentError,
+    InvalidAction,
+    Observation,
+    parse_action,
+)
 from asil.workspace import Workspace
 
 NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 UNDO_DIR = "nautilus-undo"
 RENDER_SETTLE_S = 0.5
+OBSERVE_TIMEOUT_S = 2.0  # an observation waits at most this long for Nautilus's window list
 
 
 @register_adapter("nautilus", pattern="service")
@@ -48,7 +57,11 @@ class NautilusAdapter(Adapter):
         self.lost: str | None = None  # why the last session ended, shown until a new one runs
         self.folder, self.offset, self.limit = ".", 0, limit
         if document:  # a service has no document; a folder given here is where the tree view starts
-            self.folder = self.guard.relative(self.guard.existing(document, root_ok=True, kind="folder"))
+            try:
+                self.folder = self.guard.relative(self.guard.existing(document, root_ok=True, kind="folder"))
+            except InvalidAction as exc:
+                raise DocumentError(f"The nautilus adapter opens a folder: {exc.message}",
+                                    hint="Give a workspace folder, or no document for the whole workspace.") from None
 
     # ------------------------------------------------------------ the Nautilus session
     def nautilus(self) -> NautilusSession:
@@ -72,7 +85,8 @@ class NautilusAdapter(Adapter):
             return info
         try:
             root = self.guard.root
-            info["windows"] = [st.relative_to(root, st.uri_path(u)) or u for u in open_locations(self.session)]
+            locations = open_locations(self.session, OBSERVE_TIMEOUT_S)
+            info["windows"] = [st.relative_to(root, st.uri_path(u)) or u for u in locations]
             info["state"] = "running"
         except NautilusLost as exc:
             self.lost = exc.message

@@ -343,8 +343,9 @@ def remove_bookmark(ctx: Context, p: act.PathOnly) -> list[str]:
     return [f"bookmark:{ctx.guard.relative(path)}"]
 
 
-def open_locations(session: NautilusSession) -> list[str]:
-    windows: dict[str, list[str]] = session.get_property(FILE_MANAGER, "OpenWindowsWithLocations")
+def open_locations(session: NautilusSession, timeout_s: float | None = None) -> list[str]:
+    """The locations shown in Nautilus's open windows (file URIs)."""
+    windows: dict[str, list[str]] = session.get_property(FILE_MANAGER, "OpenWindowsWithLocations", timeout_s)
     return [location for locations in windows.values() for location in locations]
 
 
