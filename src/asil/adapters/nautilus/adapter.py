@@ -29,6 +29,7 @@ from asil.protocol import (
     Action,
     ActionFailed,
     ActionSchema,
+    AppUnavailable,
     DocumentError,
     InvalidAction,
     Observation,
@@ -72,7 +73,10 @@ class NautilusAdapter(Adapter):
             self.session.stop()
             self.restarts += 1
         self.session = None
-        self.session = NautilusSession(self.session_dir, self.call_timeout_s)
+        try:
+            self.session = NautilusSession(self.session_dir, self.call_timeout_s)
+        except AppUnavailable as exc:  # an action result, not an exception out of execute()
+            raise ActionFailed(f"Nautilus cannot run here: {exc.message}", hint=exc.hint, code=exc.code) from None
         self.lost = None
         return self.session
 
@@ -160,7 +164,7 @@ class NautilusAdapter(Adapter):
                 except OSError as exc:
                     where = f"Batch action {index} ({name})" if batch else name
                     raise ActionFailed(f"{where} failed: {exc.strerror or exc}. Nothing was changed.") from None
-        except (InvalidAction, ActionFailed) as exc:
+        except BaseException as exc:  # whatever went wrong, the touched paths go back as they were
             if isinstance(exc, NautilusLost):
                 self.lost = exc.message
             snapshot.restore()
