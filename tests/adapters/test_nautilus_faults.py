@@ -35,8 +35,9 @@ def child(parent: int, name: str) -> int:
 @pytest.fixture
 def adapter(tmp_path: Path) -> Iterator[NautilusAdapter]:
     (tmp_path / "a.txt").write_text("alpha\n")
-    adapter = NautilusAdapter(Workspace(tmp_path), call_timeout_s=3.0, op_timeout_s=5.0)
-    assert adapter.execute(fn("create_folder", path="one"), observe=False).ok  # Nautilus is running now
+    adapter = NautilusAdapter(Workspace(tmp_path), call_timeout_s=10.0, op_timeout_s=20.0)
+    started = adapter.execute(fn("create_folder", path="one"), observe=False)
+    assert started.ok, started.error  # Nautilus is running now
     yield adapter
     adapter.close()
 
@@ -71,6 +72,7 @@ def test_a_killed_nautilus_or_bus_is_reported_then_replaced(adapter: NautilusAda
 
 def test_a_hung_nautilus_times_out_changes_nothing_and_is_replaced(adapter: NautilusAdapter) -> None:
     assert adapter.session is not None and adapter.session.process is not None
+    adapter.session.call_timeout_s = 2.0  # short, so the test waits little for the hang to be noticed
     os.kill(child(adapter.session.process.pid, "nautilus"), signal.SIGSTOP)
     started = time.monotonic()
     result = adapter.execute(fn("copy", sources=["a.txt"], destination="one"), observe=False)
