@@ -157,10 +157,11 @@ class NautilusAdapter(Adapter):
                     snapshot.add(OPERATIONS[name].check(self, params))
                     changed += [c for c in OPERATIONS[name].apply(self, params) if c not in changed]
                 except (InvalidAction, ActionFailed) as exc:
-                    if not batch:
-                        raise
-                    raise type(exc)(f"Batch action {index} ({name}): {exc.message} Nothing was changed.",
-                                    hint=exc.hint, code=exc.code) from None
+                    if not batch and isinstance(exc, InvalidAction):
+                        raise  # refused before anything was done
+                    where = f"Batch action {index} ({name}): " if batch else ""
+                    raise type(exc)(f"{where}{exc.message} Nothing was changed.", hint=exc.hint,
+                                    code=exc.code) from None
                 except OSError as exc:
                     where = f"Batch action {index} ({name})" if batch else name
                     raise ActionFailed(f"{where} failed: {exc.strerror or exc}. Nothing was changed.") from None
