@@ -63,7 +63,10 @@ class NautilusLost(ProgramFailed):
 
 
 def missing_programs() -> list[str]:
-    return [p for p in ("nautilus", "dbus-run-session", "gio", "Xvfb") if shutil.which(p) is None]
+    missing = [p for p in ("nautilus", "dbus-run-session", "gio", "Xvfb") if shutil.which(p) is None]
+    if not (SYSTEM_SERVICES / ACTIVATABLE[0]).is_file():
+        missing.append("gvfs")  # `gio trash --restore` needs its trash:// backend
+    return missing
 
 
 def private_env(folder: Path, display: Display) -> dict[str, str]:
