@@ -24,6 +24,7 @@ from asil.apps.process import ManagedProcess, ProgramFailed
 from asil.protocol import AppUnavailable
 
 START_TIMEOUT_S = 30.0
+START_ATTEMPTS = 3
 CALL_TIMEOUT_S = 10.0
 INSTALL_HINT = "Install it with: sudo apt-get install -y --no-install-recommends nautilus dbus gvfs xvfb"
 NAUTILUS = "org.gnome.Nautilus"
@@ -93,15 +94,27 @@ class NautilusSession:
         if missing:
             raise AppUnavailable(f"Nautilus needs {', '.join(missing)}, which is not installed.", hint=INSTALL_HINT)
         self.call_timeout_s = call_timeout_s
-        self.display = start_display(1024, 700)
+        self.display: Display | None = None
         self.process: ManagedProcess | None = None
         self.connection: Any = None  # a jeepney blocking DBusConnection
-        try:
-            self.env = private_env(folder, self.display)
-            self._start(folder)
-        except BaseException:
+        failure: ProgramFailed | None = None
+        for _attempt in range(START_ATTEMPTS):
+            try:
+                self.display = start_display(1024, 700)
+                self.env = private_env(folder, self.display)
+                self._start(folder)
+                if self.alive:
+                    return
+                failure = NautilusLost("Nautilus or its display exited right after starting.",
+                                       hint=self.process.log_tail() if self.process else None)
+            except ProgramFailed as exc:  # e.g. another program took the display number at the same moment
+                failure = exc
+            except BaseException:
+                self.stop()
+                raise
             self.stop()
-            raise
+        assert failure is not None
+        raise failure
 
     def _start(self, folder: Path) -> None:
         scratch = Path(tempfile.mkdtemp(prefix="asil-nautilus-"))
@@ -142,7 +155,8 @@ class NautilusSession:
 
     @property
     def alive(self) -> bool:
-        return self.process is not None and self.process.alive and self.display.alive
+        return (self.process is not None and self.process.alive and self.display is not None
+                and self.display.alive)
 
     def healthy(self) -> bool:
         """Alive and answering a ping on its bus within a second."""
@@ -158,8 +172,10 @@ class NautilusSession:
              timeout_s: float | None = None, interface: str | None = None) -> tuple[Any, ...]:
         """One D-Bus method call; NautilusLost (session stopped) when it fails or times out."""
         if not self.alive:
+            tail = self.process.log_tail(300) if self.process else ""
             self.stop()
-            raise NautilusLost("Nautilus is not running (it exited or was killed); it restarts on the next action.")
+            raise NautilusLost("Nautilus is not running (it exited or was killed); it restarts on the next action.",
+                               hint=tail or None)
         timeout = timeout_s or self.call_timeout_s
         try:
             return self._send(address, method, signature, body, timeout, interface)
@@ -212,7 +228,10 @@ class NautilusSession:
         if self.process is not None:
             self.process.stop(grace_s=2.0)
             shutil.rmtree(self.scratch, ignore_errors=True)
-        self.display.stop()
+            self.process = None
+        if self.display is not None:
+            self.display.stop()
+            self.display = None
 
     @property
     def pid(self) -> int | None:

@@ -206,6 +206,8 @@ class NautilusAdapter(Adapter):
         if not open_locations(session):
             OPERATIONS["show_folder"].apply(self, act.PathOnly(path=self.folder))
             time.sleep(RENDER_SETTLE_S)  # the new window lists the folder asynchronously
+        if session.display is None or not session.alive:
+            raise ActionFailed("Nautilus stopped while it was being rendered.", hint="Try again: it restarts.")
         ImageGrab.grab(xdisplay=session.display.name).save(path, "PNG")
         return path
 

@@ -223,10 +223,16 @@ def _check_restore(ctx: Context, p: act.Restore) -> list[Path]:
 @operation("restore", _check_restore)
 def restore(ctx: Context, p: act.Restore) -> list[str]:
     item, target = _trash_item(ctx, p)
-    done = ctx.nautilus().gio("trash", "--restore", "trash:///" + quote(item.name))
-    if done.returncode != 0 or not os.path.lexists(target):
-        raise ActionFailed(f"GIO could not restore {item.name!r}: {done.stderr.strip() or 'no file appeared'}.")
-    return [item.original, f"trash:{item.name}"]
+    session = ctx.nautilus()
+    deadline = time.monotonic() + ctx.op_timeout_s
+    while True:
+        done = session.gio("trash", "--restore", "trash:///" + quote(item.name))
+        if done.returncode == 0 and os.path.lexists(target):
+            return [item.original, f"trash:{item.name}"]
+        # GVfs's trash backend learns of new items from a file monitor, which can lag behind a busy machine.
+        if time.monotonic() > deadline or os.path.lexists(target):
+            raise ActionFailed(f"GIO could not restore {item.name!r}: {done.stderr.strip() or 'no file appeared'}.")
+        time.sleep(0.05)
 
 
 def _check_delete(ctx: Context, p: act.PathList) -> list[Path]:
