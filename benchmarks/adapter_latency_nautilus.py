@@ -5,8 +5,8 @@ It measures, with ``time.perf_counter``:
 * cold start: a new adapter's first Nautilus action (starts Xvfb, a D-Bus session and Nautilus,
   waits until Nautilus serves calls, then creates a folder);
 * warm actions without the observation, per function: ``rename`` / ``copy`` / ``trash`` go through
-  Nautilus over D-Bus and wait until the file system shows the finished result, ``restore`` runs
-  ``gio trash --restore``, ``create_file`` and ``set_permissions`` are direct; every change first
+  Nautilus over D-Bus and wait until the file system shows the finished result; ``restore``
+  (trash spec), ``create_file`` and ``set_permissions`` are direct; every change first
   snapshots the paths it may touch (the batch/rollback machinery is always on);
 * ``observe()`` (one page of 100 entries) and its size in tokens (``asil.llm.base.estimate_tokens`` of
   ``json.dumps(obs.to_agent_dict())``) on a small tree and on a 10,000-file tree.
@@ -123,7 +123,7 @@ def main() -> None:
     print("| warm action | path | p50 ms | p95 ms |")
     print("|-------------|------|-------:|-------:|")
     paths = {"rename": "Nautilus D-Bus", "copy": "Nautilus D-Bus", "trash": "Nautilus D-Bus",
-             "restore": "gio trash --restore", "create_file": "file system", "set_permissions": "file system"}
+             "restore": "trash spec (rename back)", "create_file": "file system", "set_permissions": "file system"}
     for name, values in samples.items():
         print(f"| {name} | {paths[name]} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} |")
     print(f"| **all** | | **{percentile(every, 50):.1f}** | **{percentile(every, 95):.1f}** |")

@@ -18,7 +18,7 @@ command -v chromium >/dev/null 2>&1 || packages+=(chromium)  # renders draw.io p
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 command -v inkscape >/dev/null 2>&1 || packages+=(inkscape)
 command -v blender >/dev/null 2>&1 || packages+=(blender)  # the Blender adapter runs a headless blender -b
-command -v nautilus >/dev/null 2>&1 && command -v dbus-run-session >/dev/null 2>&1 && command -v gio >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1 || packages+=(nautilus gvfs dbus libglib2.0-bin xvfb)  # the Nautilus adapter
+command -v nautilus >/dev/null 2>&1 && command -v dbus-run-session >/dev/null 2>&1 && [ -x /usr/libexec/gvfsd-trash ] && command -v Xvfb >/dev/null 2>&1 || packages+=(nautilus gvfs dbus xvfb)  # the Nautilus adapter
 
 renderer="$(dirname "$0")/install-drawio-renderer.sh"
 

@@ -300,3 +300,16 @@ def test_the_file_tree_builder_refuses_paths_that_leave_the_tree(tmp_path: Path)
     with pytest.raises(SetupError):
         build_tree({"entries": [], "trash": [{"path": "a.txt"}]}, tmp_path / "sub", task, at_workspace_root=False)
     assert not (tmp_path.parent / "escape.txt").exists()
+
+
+def test_names_that_need_escaping_in_uris_work_end_to_end(warm: NautilusAdapter, area: Path) -> None:
+    odd = f"{area.name}/Ünïcode (1) + 50% #a"
+    ok(warm, fn("create_folder", path=odd))
+    ok(warm, fn("copy", sources=[f"{area.name}/a.txt"], destination=odd))
+    ok(warm, fn("trash", paths=[f"{odd}/a.txt"]))
+    assert raw_judge(Checkpoint(type="nautilus_in_trash", target=f"{odd}/a.txt", expected=True), warm.workspace)
+    ok(warm, fn("restore", path=f"{odd}/a.txt"))
+    ok(warm, fn("bookmark", path=odd, label="Odd one"))
+    assert raw_judge(Checkpoint(type="nautilus_bookmark_label", target=odd, expected="Odd one"), warm.workspace)
+    ok(warm, fn("remove_bookmark", path=odd))
+    assert (area / "Ünïcode (1) + 50% #a" / "a.txt").read_text() == "alpha\n"

@@ -6,7 +6,7 @@ later (gvfsd, portals) inherit the bus's environment. A tiny shell wrapper under
 this side can connect to exactly that bus. HOME and the XDG folders point into a private folder
 of the workspace: the GIO trash, ``gtk-3.0/bookmarks`` and metadata never touch the user's.
 
-Every D-Bus call and every ``gio`` run has a timeout. A session that dies or stops answering is
+Every D-Bus call has a timeout. A session that dies or stops answering is
 stopped (whole process group) and :class:`NautilusLost` is raised; the adapter starts a new one.
 """
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -33,8 +32,8 @@ Target = tuple[str, str, str]
 FILE_OPS: Target = (NAUTILUS, "/org/gnome/Nautilus/FileOperations2", "org.gnome.Nautilus.FileOperations2")
 FILE_MANAGER: Target = (NAUTILUS, "/org/freedesktop/FileManager1", "org.freedesktop.FileManager1")
 BUS: Target = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
-# The only services the private bus may start: GVfs (the trash:// backend behind `gio trash`) and its
-# metadata daemon. Leaving out the portals matters: xdg-document-portal mounts a FUSE file system in
+# The only services the private bus may start: GVfs (the trash:// backend Nautilus empties the trash
+# through) and its metadata daemon. Leaving out the portals matters: xdg-document-portal mounts a FUSE file system in
 # XDG_RUNTIME_DIR that outlives a killed session and pins the workspace.
 ACTIVATABLE = ("org.gtk.vfs.Daemon.service", "org.gtk.vfs.Metadata.service")
 SYSTEM_SERVICES = Path("/usr/share/dbus-1/services")
@@ -64,9 +63,9 @@ class NautilusLost(ProgramFailed):
 
 
 def missing_programs() -> list[str]:
-    missing = [p for p in ("nautilus", "dbus-run-session", "gio", "Xvfb") if shutil.which(p) is None]
+    missing = [p for p in ("nautilus", "dbus-run-session", "Xvfb") if shutil.which(p) is None]
     if not (SYSTEM_SERVICES / ACTIVATABLE[0]).is_file():
-        missing.append("gvfs")  # `gio trash --restore` needs its trash:// backend
+        missing.append("gvfs")  # Nautilus empties the trash through GVfs's trash:// backend
     return missing
 
 
@@ -206,16 +205,6 @@ class NautilusSession:
         (value,) = self.call(address, "Get", "ss", (address[2], name), timeout_s=timeout_s,
                              interface="org.freedesktop.DBus.Properties")
         return value[1]  # a variant: (signature, value)
-
-    def gio(self, *args: str, timeout_s: float | None = None) -> subprocess.CompletedProcess[str]:
-        """Run the ``gio`` tool inside this session (its trash and metadata daemons)."""
-        timeout = timeout_s or self.call_timeout_s
-        try:
-            return subprocess.run(["gio", *args], capture_output=True, text=True, timeout=timeout, env=self.env,
-                                  stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            self.stop()
-            raise NautilusLost(f"'gio {args[0]}' did not finish within {timeout:g} s; the session was stopped.") from None
 
     def stop(self) -> None:
         """Stop Nautilus, its bus and everything they started, and the display; always returns."""

@@ -98,7 +98,7 @@ FUNCTIONS: dict[str, tuple[type[Params], str, bool]] = {
     "move": (Transfer, "Move files/folders into an existing folder (Nautilus); names must be free there.", False),
     "rename": (Rename, "Rename a file or folder in place (Nautilus).", False),
     "trash": (PathList, "Move files/folders to the trash (Nautilus); they can be restored.", False),
-    "restore": (Restore, "Restore a trashed item to its original path (GIO); that path must be free.", False),
+    "restore": (Restore, "Restore a trashed item to its original path (recreating its folder); that path must be free.", False),
     "delete_permanently": (PathList, "Delete files/folders for good, without the trash.", True),
     "empty_trash": (NoParams, "Delete everything in the trash for good (Nautilus).", True),
     "compress": (Compress, "Pack files/folders into a new .zip, .tar, .tar.gz or .tgz archive.", False),

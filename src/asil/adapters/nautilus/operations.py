@@ -1,7 +1,8 @@
 """What each function does: a check against the current state (naming the paths it may touch) and
-the work itself. File operations go through Nautilus over D-Bus; restore through GIO; the rest
-(new files, permanent deletion, archives, modes, bookmarks) through the file system, as Nautilus
-itself does them, because Nautilus offers no D-Bus method for them (or asks for confirmation).
+the work itself. File operations go through Nautilus over D-Bus; the rest (new files, restore,
+permanent deletion, archives, modes, bookmarks) through the file system, following the same
+FreeDesktop formats Nautilus uses, because Nautilus offers no D-Bus method for them (or asks for
+confirmation in a dialog).
 
 Nautilus answers a D-Bus call as soon as it has *queued* the job, so every Nautilus operation
 waits until the file system shows the finished result (with a timeout).
@@ -15,7 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import quote
 
 from asil.adapters.nautilus import actions as act
 from asil.adapters.nautilus import archives
@@ -215,24 +215,29 @@ def _trash_item(ctx: Context, p: act.Restore) -> tuple[st.TrashItem, Path]:
     return item, target
 
 
+def _first_missing(path: Path) -> Path:
+    """The highest ancestor of ``path`` (or itself) that does not exist: what a restore creates."""
+    while not path.parent.exists():
+        path = path.parent
+    return path
+
+
 def _check_restore(ctx: Context, p: act.Restore) -> list[Path]:
     _, target = _trash_item(ctx, p)
-    return [target, trash_folder(ctx.guard.root)]
+    return [_first_missing(target), trash_folder(ctx.guard.root)]
 
 
 @operation("restore", _check_restore)
 def restore(ctx: Context, p: act.Restore) -> list[str]:
+    # Done as the FreeDesktop trash spec defines it (rename the kept file back, drop its .trashinfo),
+    # not with `gio trash --restore`: that failed with "Operation not supported" on legal names such
+    # as 'Ünïcode (1) + 50% #a', and lags behind GVfs's trash monitor on a busy machine.
     item, target = _trash_item(ctx, p)
-    session = ctx.nautilus()
-    deadline = time.monotonic() + ctx.op_timeout_s
-    while True:
-        done = session.gio("trash", "--restore", "trash:///" + quote(item.name))
-        if done.returncode == 0 and os.path.lexists(target):
-            return [item.original, f"trash:{item.name}"]
-        # GVfs's trash backend learns of new items from a file monitor, which can lag behind a busy machine.
-        if time.monotonic() > deadline or os.path.lexists(target):
-            raise ActionFailed(f"GIO could not restore {item.name!r}: {done.stderr.strip() or 'no file appeared'}.")
-        time.sleep(0.05)
+    folder = trash_folder(ctx.guard.root)
+    target.parent.mkdir(parents=True, exist_ok=True)  # its folder may have gone since (as GIO does)
+    os.rename(folder / "files" / item.name, target)
+    (folder / "info" / f"{item.name}.trashinfo").unlink()
+    return [item.original, f"trash:{item.name}"]
 
 
 def _check_delete(ctx: Context, p: act.PathList) -> list[Path]:
@@ -320,7 +325,7 @@ def set_permissions(ctx: Context, p: act.SetPermissions) -> list[str]:
 # ------------------------------------------------------------------ bookmarks and windows
 def _check_bookmark(ctx: Context, p: act.BookmarkFolder) -> list[Path]:
     path = ctx.guard.existing(p.path, root_ok=True, kind="folder")
-    if any(b.uri == uri(path) for b in st.bookmarks(ctx.guard.root)):
+    if any(b.path == ctx.guard.relative(path) for b in st.bookmarks(ctx.guard.root)):
         raise InvalidAction(f"{p.path!r} is bookmarked already.", hint="Remove the bookmark first to relabel it.")
     return [bookmarks_file(ctx.guard.root)]
 
@@ -337,7 +342,7 @@ def bookmark(ctx: Context, p: act.BookmarkFolder) -> list[str]:
 
 def _check_unbookmark(ctx: Context, p: act.PathOnly) -> list[Path]:
     path = ctx.guard.locate(p.path, root_ok=True)
-    if not any(b.uri == uri(path) for b in st.bookmarks(ctx.guard.root)):
+    if not any(b.path == ctx.guard.relative(path) for b in st.bookmarks(ctx.guard.root)):
         raise InvalidAction(f"{p.path!r} is not bookmarked.", hint="See the bookmark elements.", code="no_bookmark")
     return [bookmarks_file(ctx.guard.root)]
 
@@ -345,7 +350,8 @@ def _check_unbookmark(ctx: Context, p: act.PathOnly) -> list[Path]:
 @operation("remove_bookmark", _check_unbookmark)
 def remove_bookmark(ctx: Context, p: act.PathOnly) -> list[str]:
     path = ctx.guard.locate(p.path, root_ok=True)
-    st.write_bookmarks(ctx.guard.root, [b for b in st.bookmarks(ctx.guard.root) if b.uri != uri(path)])
+    rel = ctx.guard.relative(path)
+    st.write_bookmarks(ctx.guard.root, [b for b in st.bookmarks(ctx.guard.root) if b.path != rel])
     return [f"bookmark:{ctx.guard.relative(path)}"]
 
 
@@ -358,9 +364,9 @@ def open_locations(session: NautilusSession, timeout_s: float | None = None) -> 
 def _show(ctx: Context, method: str, paths: list[Path], folders: list[Path]) -> None:
     session = ctx.nautilus()
     session.call(FILE_MANAGER, method, "ass", ([uri(x) for x in paths], ""))
-    wanted = {uri(f) for f in folders}
+    wanted = set(folders)  # compared as paths: GLib and Python escape URIs differently ('(', '+', ...)
     deadline = time.monotonic() + ctx.op_timeout_s
-    while not wanted <= set(open_locations(session)):
+    while not wanted <= {st.uri_path(u) for u in open_locations(session)}:
         if time.monotonic() > deadline:
             raise ActionFailed("Nautilus did not open a window for it in time.", code="operation_timeout")
         time.sleep(0.02)
