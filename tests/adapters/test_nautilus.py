@@ -148,6 +148,13 @@ def test_compress_and_extract_round_trip(warm: NautilusAdapter, area: Path, arch
     assert raw_judge(members, warm.workspace)
 
 
+def test_compress_never_packs_through_a_symlink(warm: NautilusAdapter, area: Path) -> None:
+    os.symlink("/etc", area / "sub" / "outside")
+    ok(warm, fn("compress", paths=[f"{area.name}/sub"], archive=f"{area.name}/sub.zip"))
+    with zipfile.ZipFile(area / "sub.zip") as zf:
+        assert sorted(zf.namelist()) == ["sub/", "sub/b.txt"]
+
+
 def test_permissions_and_bookmarks(warm: NautilusAdapter, area: Path) -> None:
     name = area.name
     ok(warm, fn("set_permissions", path=f"{name}/a.txt", mode="0600"))
@@ -210,6 +217,7 @@ HOSTILE = [
     fn("create_file", path="hostile/a.txt", content="overwrite?"),
     fn("extract", archive="hostile/evil.zip", destination="hostile/x"),
     fn("extract", archive="hostile/fake.zip", destination="hostile/y"),
+    fn("extract", archive="hostile/through-link.zip", destination="hostile/dest"),
     fn("set_permissions", path="hostile/a.txt", mode="999"),
     fn("restore", path="hostile/never-trashed.txt"),
     fn("no_such_function"),
@@ -227,6 +235,10 @@ def test_hostile_input_is_refused_clearly_and_changes_nothing(warm: NautilusAdap
         (root / "hostile" / "fake.zip").write_text("not a zip")
         with zipfile.ZipFile(root / "hostile" / "evil.zip", "w") as zf:
             zf.writestr("../../evil.txt", "pwned")
+        with zipfile.ZipFile(root / "hostile" / "through-link.zip", "w") as zf:
+            zf.writestr("link/evil.txt", "pwned")
+        (root / "hostile" / "dest").mkdir()
+        os.symlink(root.parent, root / "hostile" / "dest" / "link")
         os.symlink("/etc", root / "escape")
         os.symlink(".asil", root / "private-link")
     before = disk_state(root)

@@ -27,6 +27,22 @@ def _gzipped(path: Path) -> bool:
     return path.suffix.lower() in (".gz", ".tgz")
 
 
+def _tree(source: Path) -> list[Path]:
+    """``source`` and everything under it, never through a symlink (zip has no portable symlinks, and a
+    followed link could pack files from outside the workspace): symlinks are left out."""
+    if source.is_symlink():
+        return []
+    if not source.is_dir():
+        return [source]
+    found = [source]
+    for folder, dirs, files in os.walk(source):  # does not descend into symlinked folders
+        for name in sorted(dirs) + sorted(files):
+            path = Path(folder, name)
+            if not path.is_symlink():
+                found.append(path)
+    return sorted(found)
+
+
 def pack(sources: list[Path], archive: Path) -> None:
     """Write ``archive`` with each source under its own name (folders recursively); temp file, then rename."""
     temp = archive.with_name(f".{archive.name}.asil-part")
@@ -34,9 +50,7 @@ def pack(sources: list[Path], archive: Path) -> None:
         if _is_zip(archive):
             with zipfile.ZipFile(temp, "w", zipfile.ZIP_DEFLATED) as zf:
                 for source in sources:
-                    for path in [source, *sorted(source.rglob("*"))] if source.is_dir() else [source]:
-                        if path.is_symlink():
-                            continue  # zip has no portable symlinks; they are left out
+                    for path in _tree(source):
                         zf.write(path, path.relative_to(source.parent).as_posix())
         else:
             with tarfile.open(temp, "w:gz") if _gzipped(archive) else tarfile.open(temp, "w") as tf:
@@ -73,6 +87,7 @@ def check_members(archive: Path, folder: Path, shown: str) -> list[str]:
         raise InvalidAction(f"{shown!r} is too large to extract here (over {MAX_MEMBERS} members or "
                             f"{MAX_BYTES // 2**20} MiB).", hint="Extract a smaller archive.")
     tops: list[str] = []
+    base = Path(os.path.realpath(folder))
     for name, is_folder, _ in members:
         parts = PurePosixPath(name).parts
         if not parts or name.startswith("/") or ".." in parts or "\\" in name or "\x00" in name:
@@ -81,6 +96,10 @@ def check_members(archive: Path, folder: Path, shown: str) -> list[str]:
         if parts[0] not in tops:
             tops.append(parts[0])
         target = folder.joinpath(*parts)
+        real = Path(os.path.realpath(target))  # a symlink already in the folder must not lead out of it
+        if real != base and base not in real.parents:
+            raise InvalidAction(f"Extracting {shown!r} would write {name!r} through a symlink out of the folder.",
+                                hint="Extract into a folder without symlinks, or remove the link first.")
         if os.path.lexists(target) and not (is_folder and target.is_dir()):
             raise InvalidAction(f"Extracting {shown!r} would overwrite {name!r} in the destination.",
                                 hint="Extract into a new or empty folder.", code="path_exists")
