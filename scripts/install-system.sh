@@ -21,6 +21,7 @@ command -v blender >/dev/null 2>&1 || packages+=(blender)  # the Blender adapter
 # Gitea: no Debian package exists; the gitea adapter talks to a server named by ASIL_GITEA_URL/ASIL_GITEA_TOKEN.
 command -v melt >/dev/null 2>&1 || packages+=(melt)  # the Kdenlive adapter renders MLT projects with melt
 command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)  # ffprobe measures media and rendered videos
+command -v nautilus >/dev/null 2>&1 && command -v dbus-run-session >/dev/null 2>&1 && [ -x /usr/libexec/gvfsd-trash ] && command -v Xvfb >/dev/null 2>&1 || packages+=(nautilus gvfs dbus xvfb)  # the Nautilus adapter
 
 renderer="$(dirname "$0")/install-drawio-renderer.sh"
 

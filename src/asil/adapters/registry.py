@@ -31,6 +31,7 @@ _DECLARED: dict[str, str] = {
     "impress": "asil.adapters.impress.adapter:ImpressAdapter",
     "gitea": "asil.adapters.gitea.adapter:GiteaAdapter",
     "kdenlive": "asil.adapters.kdenlive.adapter:KdenliveAdapter",
+    "nautilus": "asil.adapters.nautilus.adapter:NautilusAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")

@@ -85,4 +85,5 @@ def build_blend_file(item: SetupFile, task: Task, target: Path) -> None:
 
 import asil.adapters.gitea.builders  # noqa: E402,F401  (registers the gitea_seed builder)
 import asil.adapters.kdenlive.builders  # noqa: E402,F401  (registers the media clip and MLT project builders)
+import asil.adapters.nautilus.builders  # noqa: E402,F401  (registers the file_tree builder)
 import asil.tasks.office_builders  # noqa: E402,F401  (registers the document and presentation builders)
