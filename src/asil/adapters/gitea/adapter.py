@@ -20,6 +20,7 @@ from asil.adapters.gitea.plans import PLANNERS, RepoIndex, build_index, plan_fun
 from asil.adapters.gitea.routes import check_api_call, plan_api_call
 from asil.adapters.gitea.seed import SEED_SUFFIX, SeedSpec, episode_repo_name, plan_create_repo, read_seed
 from asil.adapters.gitea.view import DEFAULT_LIMIT, MAX_LIMIT, VIEWS, build_observation
+from asil.adapters.params import parse_function
 from asil.adapters.registry import register_adapter
 from asil.apps.gitea import (
     NOT_VERIFIED,
@@ -242,10 +243,7 @@ class GiteaAdapter(Adapter):
                                 hint="Use invoke_function, api_call, navigate, batch, done or infeasible.",
                                 code="unsupported_action")
         name = action.target or ""
-        if name not in act.FUNCTIONS:
-            raise InvalidAction(f"Unknown Gitea function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
-                                code="unknown_function")
-        return name, act.parse_params(act.FUNCTIONS[name][0], action.params, name)
+        return name, parse_function("Gitea", act.FUNCTIONS, name, action.params)
 
     def _batch_member(self, raw: dict[str, Any]) -> Action:
         sub = parse_action(raw)

@@ -20,6 +20,7 @@ from asil.adapters.kdenlive.edits import EDITS, EditContext, probe_frames
 from asil.adapters.kdenlive.media import media_beside, outside_files, producer_file
 from asil.adapters.kdenlive.project import Project, load_project
 from asil.adapters.kdenlive.view import TIMELINE_VIEW, rows, summary
+from asil.adapters.params import parse_function
 from asil.adapters.registry import register_adapter
 from asil.apps.melt import MeltRunner, ffprobe_path, melt_path, render_frame, render_video
 from asil.protocol import (
@@ -196,10 +197,7 @@ class KdenliveAdapter(Adapter):
                                 hint="Use invoke_function, navigate, batch, done or infeasible.",
                                 code="unsupported_action")
         name = action.target or ""
-        if name not in act.FUNCTIONS:
-            raise InvalidAction(f"Unknown kdenlive function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
-                                code="unknown_function")
-        return name, act.parse_params(act.FUNCTIONS[name][0], action.params, name)
+        return name, parse_function("kdenlive", act.FUNCTIONS, name, action.params)
 
     def _dry_run(self, steps: list[tuple[str, Any]], batch: bool) -> tuple[Project, list[str]]:
         """Run the edits on a copy of the project; the copy and the changed ids, or InvalidAction."""

@@ -22,7 +22,7 @@ from asil.adapters.nautilus.operations import OPERATIONS, open_locations
 from asil.adapters.nautilus.paths import PathGuard
 from asil.adapters.nautilus.snapshot import Snapshot
 from asil.adapters.nautilus.view import DEFAULT_LIMIT, build_observation
-from asil.adapters.params import parse_params
+from asil.adapters.params import parse_function, parse_params
 from asil.adapters.registry import register_adapter
 from asil.apps.nautilus import CALL_TIMEOUT_S, NautilusLost, NautilusSession, missing_programs
 from asil.protocol import (
@@ -186,10 +186,7 @@ class NautilusAdapter(Adapter):
                                 hint="Use invoke_function, navigate, batch, done or infeasible.",
                                 code="unsupported_action")
         name = action.target or ""
-        if name not in act.FUNCTIONS:
-            raise InvalidAction(f"Unknown Nautilus function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
-                                code="unknown_function")
-        return name, parse_params(act.FUNCTIONS[name][0], action.params, name)
+        return name, parse_function("Nautilus", act.FUNCTIONS, name, action.params)
 
     # ------------------------------------------------------------ persistence and life
     def save(self) -> None:
