@@ -18,6 +18,7 @@ command -v chromium >/dev/null 2>&1 || packages+=(chromium)  # renders draw.io p
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 command -v inkscape >/dev/null 2>&1 || packages+=(inkscape)
 command -v blender >/dev/null 2>&1 || packages+=(blender)  # the Blender adapter runs a headless blender -b
+command -v gimp-console >/dev/null 2>&1 || packages+=(gimp)  # the GIMP adapter runs a warm gimp-console (Script-Fu server)
 
 renderer="$(dirname "$0")/install-drawio-renderer.sh"
 
