@@ -248,7 +248,7 @@ TIPS = [
     "Layers are elements; a layer's id is its name (GIMP keeps names unique). Position 0 is the top of the "
     "stack. '@image' holds the canvas size and mode; '@selection' the selection bounds [x1, y1, x2, y2].",
     "Each layer's meta.stats gives per-channel mean, std, min and max (0..255, channels in meta.channels); "
-    "color channels are weighted by alpha, and when a selection exists they cover only the selection.",
+    "color channels are weighted by alpha; they always cover the whole layer, whatever is selected.",
     "Color actions (brightness_contrast, hue_saturation, levels, desaturate, invert, blur, sharpen, fill) "
     "work on one layer, inside the selection when there is one: use select_none to work on the whole layer.",
     "Coordinates are pixels from the top-left corner of the canvas. Colors are RGB lists of 0..255.",

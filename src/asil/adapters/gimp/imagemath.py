@@ -50,15 +50,15 @@ def _block_ssim(xs: list[int], ys: list[int]) -> float:
     return ((2 * mx * my + C1) * (2 * cov + C2)) / ((mx * mx + my * my + C1) * (vx + vy + C2))
 
 
-STATS = ("mean", "min", "max", "std", "gradient", "chroma")
+STATS = ("mean", "min", "max", "std", "edge", "chroma")
 CHANNEL_INDEX = {"red": 0, "green": 1, "blue": 2}
 
 
 def image_stat(planes: list[list[int]], width: int, height: int, target: str) -> float | list[float]:
     """The statistic ``target`` names, ``stat[:channel][@x,y,w,h]``, of R, G, B planes (row-major).
 
-    ``mean``/``min``/``max``/``std`` per channel; ``gradient`` is the mean absolute difference of
-    horizontal neighbours per channel (blur lowers it, sharpening raises it); ``chroma`` is the mean
+    ``mean``/``min``/``max``/``std`` per channel; ``edge`` is the largest absolute difference of
+    horizontal neighbours per channel (a blur lowers it: hard edges become ramps); ``chroma`` is the mean
     of max(R,G,B) - min(R,G,B) over pixels (0 for gray). A list per channel, or one number when a
     channel is named (chroma is always one number).
     """
@@ -75,15 +75,13 @@ def image_stat(planes: list[list[int]], width: int, height: int, target: str) ->
     if stat == "chroma":
         spread = sum(max(p) - min(p) for p in zip(*planes, strict=True))
         return round(float(spread) / (width * height), 3)
-    if stat == "gradient":
-        values = [_gradient(plane, width, height) for plane in planes]
+    if stat == "edge":
+        values = [_edge(plane, width, height) for plane in planes]
     else:
         values = [float(channel_stats(plane)[stat]) for plane in planes]
     return values[CHANNEL_INDEX[channel]] if channel else values
 
 
-def _gradient(plane: list[int], width: int, height: int) -> float:
-    if width < 2:
-        return 0.0
-    total = sum(abs(plane[r * width + c + 1] - plane[r * width + c]) for r in range(height) for c in range(width - 1))
-    return round(total / (height * (width - 1)), 3)
+def _edge(plane: list[int], width: int, height: int) -> float:
+    steps = (abs(plane[r * width + c + 1] - plane[r * width + c]) for r in range(height) for c in range(width - 1))
+    return float(max(steps, default=0))

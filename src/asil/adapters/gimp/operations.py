@@ -223,7 +223,7 @@ def _select(p: act.SelectShape, c: Canvas, procedure: str) -> Operation:
         raise InvalidAction(f"The rectangle {p.x},{p.y} {p.width}x{p.height} lies outside the "
                             f"{c.width}x{c.height} canvas.", hint="Give a rectangle that overlaps the canvas.")
     return Operation(f"({procedure} {c.image} {CHANNEL_OP[p.operation]} {p.x} {p.y} {p.width} {p.height})",
-                     ["@selection"], "all")
+                     ["@selection"])
 
 
 @operation("select_rectangle")
@@ -238,9 +238,9 @@ def select_ellipse(p: act.SelectShape, c: Canvas) -> Operation:
 
 @operation("select_all")
 def select_all(p: act.NoParams, c: Canvas) -> Operation:
-    return Operation(f"(gimp-selection-all {c.image})", ["@selection"], "all")
+    return Operation(f"(gimp-selection-all {c.image})", ["@selection"])
 
 
 @operation("select_none")
 def select_none(p: act.NoParams, c: Canvas) -> Operation:
-    return Operation(f"(gimp-selection-none {c.image})", ["@selection"], "all")
+    return Operation(f"(gimp-selection-none {c.image})", ["@selection"])

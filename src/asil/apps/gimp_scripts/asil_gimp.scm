@@ -47,28 +47,42 @@
 (define (asil-count d channel lo hi)
   (list-ref (gimp-drawable-histogram d channel (/ lo 255.0) (/ hi 255.0)) 4))
 
-; Smallest (or largest) 8-bit level present in a channel, by bisecting histogram ranges.
-(define (asil-min-level d channel)
-  (let loop ((lo 0) (hi 255))
+; Smallest (or largest) 8-bit level present in a channel, by bisecting histogram ranges
+; between 0 and the mean (or the mean and 255).
+(define (asil-min-level d channel hi)
+  (let loop ((lo 0) (hi hi))
     (if (>= lo hi) lo
         (let ((mid (quotient (+ lo hi) 2)))
           (if (> (asil-count d channel 0 mid) 0) (loop lo mid) (loop (+ mid 1) hi))))))
 
-(define (asil-max-level d channel)
-  (let loop ((lo 0) (hi 255))
+(define (asil-max-level d channel lo)
+  (let loop ((lo lo) (hi 255))
     (if (>= lo hi) lo
         (let ((mid (quotient (+ lo hi 1) 2)))
           (if (> (asil-count d channel mid 255) 0) (loop mid hi) (loop lo (- mid 1)))))))
 
 (define (asil-channel-stats d channel name)
-  (let* ((h (gimp-drawable-histogram d channel 0.0 1.0)) (pixels (list-ref h 3)))
+  (let* ((h (gimp-drawable-histogram d channel 0.0 1.0))
+         (mean (car h)) (std (cadr h)) (pixels (list-ref h 3))
+         (flat (< std 0.001))
+         (low (if flat (round mean) (asil-min-level d channel (min 255 (inexact->exact (ceiling mean))))))
+         (high (if flat (round mean) (asil-max-level d channel (max 0 (inexact->exact (floor mean)))))))
     (string-append (asil-str name) ":"
       (if (<= pixels 0) "null"
-          (asil-obj (list (cons "mean" (asil-num (car h)))
-                          (cons "std" (asil-num (cadr h)))
-                          (cons "min" (asil-num (asil-min-level d channel)))
-                          (cons "max" (asil-num (asil-max-level d channel)))
+          (asil-obj (list (cons "mean" (asil-num mean))
+                          (cons "std" (asil-num std))
+                          (cons "min" (asil-num low))
+                          (cons "max" (asil-num high))
                           (cons "pixels" (asil-num pixels))))))))
+
+; Histograms only count selected pixels: lift the selection while measuring whole layers.
+(define (asil-without-selection img thunk)
+  (if (= (car (gimp-selection-is-empty img)) 1)
+      (thunk)
+      (let* ((saved (car (gimp-selection-save img))) (result (begin (gimp-selection-none img) (thunk))))
+        (gimp-image-select-item img CHANNEL-OP-REPLACE saved)
+        (gimp-image-remove-channel img saved)
+        result)))
 
 (define (asil-stats d)
   (let* ((color (= (car (gimp-drawable-is-rgb d)) 1))
@@ -122,9 +136,10 @@
               (cons "names" (asil-arr (map (lambda (l) (asil-str (car (gimp-item-get-name l)))) layers)))
               (cons "ids" (asil-arr (map asil-num layers)))
               (cons "total" (asil-num (length layers)))
-              (cons "layers" (asil-arr (map (lambda (p) (asil-layer-json img (cdr p) (car p)
-                                                                         (if (memv (cdr p) stats-skip) #f #t)))
-                                            page))))))))
+              (cons "layers" (asil-without-selection img
+                               (lambda () (asil-arr (map (lambda (p) (asil-layer-json img (cdr p) (car p)
+                                                                                     (not (memv (cdr p) stats-skip))))
+                                                         page))))))))))
 
 ; ------------------------------------------------------------------ files
 (define (asil-open path)
