@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,12 @@ FORMATS = {".xcf": (b"gimp xcf ",), ".png": (b"\x89PNG\r\n\x1a\n",), ".jpg": (b"
            ".jpeg": (b"\xff\xd8\xff",)}
 EXPORT_KIND = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg"}
 SLOW_TIMEOUT_S = 120.0
+SCHEME_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\x([0-9a-fA-F]{2})")
+
+
+def scheme_to_json(text: str) -> str:
+    """TinyScheme's ``write`` escapes control characters as ``\\xHH``; JSON wants ``\\u00HH``."""
+    return SCHEME_ESCAPE.sub(lambda m: f"{m.group(1)}\\u{int(m.group(2), 16):04x}", text)
 
 
 def check_image_file(path: Path, document: str) -> None:
@@ -95,7 +102,7 @@ class GimpAdapter(Adapter):
         skip = " ".join(str(i) for i in self.stats)
         self._call(f"(asil-state {self.image} {scheme_string(str(self.state_file))} {offset} {limit} (list {skip}))",
                    timeout_s=SLOW_TIMEOUT_S)
-        state: dict[str, Any] = json.loads(self.state_file.read_text(encoding="utf-8"))
+        state: dict[str, Any] = json.loads(scheme_to_json(self.state_file.read_text(encoding="utf-8")))
         for layer in state["layers"]:
             if "stats" in layer:
                 self.stats[layer["id"]] = layer.pop("stats")
