@@ -19,6 +19,7 @@ import socket
 import struct
 import subprocess
 import tempfile
+import time
 from importlib import resources
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from asil.protocol import ActionFailed, AppUnavailable
 
 START_TIMEOUT_S = 60.0
 REQUEST_TIMEOUT_S = 30.0
+POLL_S = 0.25  # how often a waiting request checks that GIMP is still alive
 MAX_REQUEST = 65_535  # the server's length field is two bytes
 INSTALL_HINT = "Install it with: sudo apt-get install -y --no-install-recommends gimp"
 
@@ -155,29 +157,43 @@ class GimpSession:
         if len(body) > MAX_REQUEST:
             raise ActionFailed(f"The request to GIMP is {len(body)} bytes; at most {MAX_REQUEST} fit.",
                                hint="Send a smaller batch or shorter text.")
+        deadline = time.monotonic() + timeout_s
         try:
             self.conn.settimeout(timeout_s)
             self.conn.sendall(b"G" + struct.pack(">H", len(body)) + body)
-            header = self._receive(4)
-            text = self._receive(struct.unpack(">H", header[2:4])[0]).decode("utf-8", errors="replace")
+            header = self._receive(4, deadline)
+            text = self._receive(struct.unpack(">H", header[2:4])[0], deadline).decode("utf-8", errors="replace")
         except TimeoutError:
             self.kill()
             raise GimpCrashed(f"GIMP did not answer within {timeout_s:g} s and was stopped.",
                               hint="The next action restarts GIMP from the last good state.") from None
         except OSError as exc:
+            code = self.program.process.poll()
             self.kill()
-            raise GimpCrashed(f"The connection to GIMP broke ({exc.strerror or exc}).",
+            what = f"GIMP exited (code {code})" if code is not None else f"The connection to GIMP broke ({exc})"
+            raise GimpCrashed(f"{what} during the call.",
                               hint="The next action restarts GIMP from the last good state.") from None
         if header[1] != 0:
             raise ScriptError(f"GIMP refused the operation: {text.strip().removeprefix('Error: ')}")
         return text
 
-    def _receive(self, count: int) -> bytes:
+    def _receive(self, count: int, deadline: float) -> bytes:
+        """Read ``count`` bytes, watching GIMP itself: the Script-Fu server runs in a plug-in
+        process that can outlive a killed GIMP, so a dead GIMP must not wait out the timeout."""
         assert self.conn is not None
         data = b""
         while len(data) < count:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            self.conn.settimeout(min(POLL_S, remaining))
             self.conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
-            chunk = self.conn.recv(count - len(data))
+            try:
+                chunk = self.conn.recv(count - len(data))
+            except TimeoutError:
+                if not self.program.alive:
+                    raise ConnectionResetError("GIMP exited") from None
+                continue
             if not chunk:
                 raise ConnectionResetError("GIMP closed the connection")
             data += chunk

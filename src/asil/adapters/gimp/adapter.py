@@ -68,6 +68,7 @@ class GimpAdapter(Adapter):
         self.session: GimpSession | None = None
         self.image = 0
         self.stats: dict[int, Any] = {}  # layer id -> pixel statistics, until the layer's pixels change
+        self._checked: Canvas | None = None
         stem = f"gimp-{os.getpid()}-{id(self)}-{self.path.stem}"
         self.work = workspace.private() / f"{stem}.xcf"
         self.state_file = workspace.private() / f"{stem}.state.json"
@@ -153,6 +154,7 @@ class GimpAdapter(Adapter):
         return act.build_schema()
 
     def _check(self, action: Action) -> None:
+        self._checked = None
         kind = action.action_type
         if kind == "navigate":
             act.parse_params(act.Navigate, action.params, "navigate")
@@ -168,7 +170,8 @@ class GimpAdapter(Adapter):
             return
         name, params = self._parse(action)
         if name in OPERATIONS:
-            OPERATIONS[name](params, self.canvas())  # state checks: layer names, bounds, positions
+            self._checked = self.canvas()
+            OPERATIONS[name](params, self._checked)  # state checks: layer names, bounds, positions
 
     def _parse(self, action: Action) -> tuple[str, Any]:
         """The function name and validated params of one non-batch action (no state checks)."""
@@ -213,10 +216,12 @@ class GimpAdapter(Adapter):
         if not self.work.is_file():
             self._checkpoint()
         changed: list[str] = []
+        checked, self._checked = self._checked, None  # the canvas _check just read (single actions)
         try:
             for index, (name, params) in enumerate(steps, start=1):
                 try:
-                    done = self._run(OPERATIONS[name](params, self.canvas()))
+                    canvas = checked if index == 1 and checked is not None else self.canvas()
+                    done = self._run(OPERATIONS[name](params, canvas))
                 except (InvalidAction, ActionFailed) as exc:
                     if not is_batch or isinstance(exc, GimpCrashed):
                         raise
