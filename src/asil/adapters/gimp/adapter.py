@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -140,13 +141,6 @@ class GimpAdapter(Adapter):
         session = {"state": "running", "restarts": self.restarts}
         return build_observation(state, self.stats, step=self.step, name=self.path.name, document=self.document,
                                  dirty=self.dirty, offset=self.offset, limit=self.limit, session=session)
-
-    def image_state(self) -> dict[str, Any]:
-        """Size, mode, selection and every layer with its statistics, as plain data."""
-        state = self._read_state(0, 10_000)
-        for layer in state["layers"]:
-            layer["stats"] = self.stats.get(layer["id"])
-        return state
 
     # ------------------------------------------------------------ actions
     @classmethod
@@ -305,11 +299,12 @@ class GimpAdapter(Adapter):
 
     @classmethod
     def create_sample(cls, workspace: Workspace) -> str:
-        from asil.adapters.gimp.builders import build_image
+        from asil.adapters.gimp.builders import cached_image
+        from asil.tasks.setup import cache_dir
 
-        build_image(workspace.resolve("sample.xcf"), {"width": 64, "height": 48, "background": [200, 200, 200],
-                                                     "layers": [{"name": "Box", "x": 8, "y": 8, "width": 16,
-                                                                 "height": 12, "color": [255, 0, 0]}]})
+        spec = {"width": 64, "height": 48, "background": [200, 200, 200],
+                "layers": [{"name": "Box", "x": 8, "y": 8, "width": 16, "height": 12, "color": [255, 0, 0]}]}
+        shutil.copyfile(cached_image(spec, ".xcf", cache_dir()), workspace.resolve("sample.xcf"))
         return "sample.xcf"
 
 
