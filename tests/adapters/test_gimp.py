@@ -86,6 +86,9 @@ def test_edits_change_the_real_image_and_a_batch_can_use_its_own_new_layer(warm:
     assert paint["min"][:3] == [0, 128, 0] and paint["max"][:3] == [255, 255, 255]  # white with a green disc
     assert warm.execute(fn("invert", layer="Box")).ok
     assert layers(warm)["Box"].meta["stats"]["mean"][:3] == [0, 255, 255]
+    assert warm.execute(fn("rotate_layer", layer="Box", angle=90.0)).ok
+    assert warm.execute(fn("rotate_layer", layer="Box", angle=-90.0)).ok
+    assert layers(warm)["Box"].value | {"width": 16, "height": 12} == layers(warm)["Box"].value
     assert warm.execute(fn("move_layer", layer="Paint", position=3)).ok
     assert list(layers(warm)) == ["Ghost", "Box", "Background", "Paint"]
     assert warm.execute(fn("delete_layer", layer="Paint")).ok

@@ -57,6 +57,11 @@ class RotateImage(_Params):
     angle: Literal[90, 180, 270] = Field(description="Clockwise degrees.")
 
 
+class RotateLayer(_Params):
+    layer: LayerRef
+    angle: Annotated[float, Field(ge=-360, le=360)] = Field(description="Clockwise degrees, about the layer's centre.")
+
+
 class FlipImage(_Params):
     direction: Literal["horizontal", "vertical"]
 
@@ -199,6 +204,7 @@ FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
     "scale_image": (ScaleImage, "Scale the whole image (every layer) to width x height pixels.", False),
     "crop_image": (CropImage, "Crop the image to the rectangle x, y, width, height.", True),
     "rotate_image": (RotateImage, "Rotate the whole image by 90, 180 or 270 degrees clockwise.", False),
+    "rotate_layer": (RotateLayer, "Rotate one layer by any angle about its centre (the layer grows to fit).", False),
     "flip_image": (FlipImage, "Mirror the whole image horizontally or vertically.", False),
     "resize_canvas": (ResizeCanvas, "Change the canvas size without scaling; offsets place the old image.", False),
     "brightness_contrast": (BrightnessContrast, "Change a layer's brightness and contrast (-1..1).", False),
@@ -247,7 +253,8 @@ EXAMPLES = [
 TIPS = [
     "Layers are elements; a layer's id is its name (GIMP keeps names unique). Position 0 is the top of the "
     "stack. '@image' holds the canvas size and mode; '@selection' the selection bounds [x1, y1, x2, y2].",
-    "Each layer's meta.stats gives per-channel mean, std, min and max (0..255, channels in meta.channels); "
+    "Each layer's meta.stats gives per-channel mean, std, median, min and max (0..255, channels in "
+    "meta.channels); "
     "color channels are weighted by alpha; they always cover the whole layer, whatever is selected.",
     "Color actions (brightness_contrast, hue_saturation, levels, desaturate, invert, blur, sharpen, fill) "
     "work on one layer, inside the selection when there is one: use select_none to work on the whole layer.",

@@ -7,6 +7,7 @@ from a validated pydantic field and every string goes through ``scheme_string``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -99,6 +100,13 @@ def crop_image(p: act.CropImage, c: Canvas) -> Operation:
 @operation("rotate_image")
 def rotate_image(p: act.RotateImage, c: Canvas) -> Operation:
     return Operation(f"(gimp-image-rotate {c.image} {ROTATION[p.angle]})", ["@image"], "all")
+
+
+@operation("rotate_layer")
+def rotate_layer(p: act.RotateLayer, c: Canvas) -> Operation:
+    radians = num(p.angle * math.pi / 180)
+    return _layer_op(p, c, f"(begin (gimp-context-set-interpolation 2) "
+                           f"(gimp-item-transform-rotate {{L}} {radians} TRUE 0 0))")
 
 
 @operation("flip_image")

@@ -8,9 +8,9 @@ from asil.protocol import AppState, Element, Metadata, Navigation, Observation, 
 
 DEFAULT_LIMIT = 25
 MODES = {0: "RGB", 1: "GRAY", 2: "INDEXED"}
-STAT_KEYS = ("mean", "std", "min", "max")
-LAYER_ACTIONS = ["set_layer", "rename_layer", "move_layer", "delete_layer", "brightness_contrast", "hue_saturation",
-                 "levels", "desaturate", "invert", "blur", "sharpen", "fill"]
+STAT_KEYS = ("mean", "std", "median", "min", "max")
+LAYER_ACTIONS = ["set_layer", "rename_layer", "move_layer", "delete_layer", "rotate_layer", "brightness_contrast",
+                 "hue_saturation", "levels", "desaturate", "invert", "blur", "sharpen", "fill"]
 IMAGE_ACTIONS = ["scale_image", "crop_image", "rotate_image", "flip_image", "resize_canvas", "add_layer",
                  "add_text_layer", "export_image"]
 SELECTION_ACTIONS = ["select_rectangle", "select_ellipse", "select_all", "select_none"]

@@ -56,6 +56,7 @@
           (asil-put "{")
           (asil-key "mean" #t) (asil-put-num mean)
           (asil-key "std" #f) (asil-put-num std)
+          (asil-key "median" #f) (asil-put-num (caddr h))
           (asil-key "min" #f)
           (asil-put-num (if flat (round mean) (asil-min-level d channel (min 255 (inexact->exact (ceiling mean))))))
           (asil-key "max" #f)
