@@ -74,7 +74,7 @@ def cold_action(path: Path, layer: str) -> float:
               f"(l (car (gimp-image-get-layer-by-name img {name})))) "
               f"(gimp-drawable-brightness-contrast l 0.1 0.0) (gimp-xcf-save 0 img l {target} {target}))")
     ms, done = timed(lambda: one_shot(script, timeout_s=120))
-    assert done.returncode == 0, done.stderr[-300:]
+    assert done.returncode == 0, done.output[-300:]
     return ms
 
 

@@ -13,6 +13,7 @@ about 5 s of plug-in queries; a copied one starts in about 2 s).
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import socket
@@ -20,6 +21,7 @@ import struct
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -83,7 +85,7 @@ def profile_template() -> Path:
     binary = _require_binary()
     with tempfile.TemporaryDirectory(prefix="asil-gimp-profile-") as scratch:
         fresh = Path(scratch) / "profile"
-        one_shot_raw(binary, ["-b", "(gimp-quit 0)"], gimp_env(Path(scratch), fresh), timeout_s=120)
+        one_shot_raw(binary, ["-b", "(gimp-quit 0)"], gimp_env(Path(scratch), fresh), 120, Path(scratch))
         if not (fresh / "pluginrc").is_file():
             raise AppUnavailable("GIMP could not initialise a profile.", hint=INSTALL_HINT)
         template.parent.mkdir(parents=True, exist_ok=True)
@@ -103,21 +105,38 @@ def _require_binary() -> str:
     return binary
 
 
-def one_shot_raw(binary: str, args: list[str], env: dict[str, str],
-                 timeout_s: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([binary, "-i", "-d", *args], capture_output=True, text=True, timeout=timeout_s,
-                          env=env, stdin=subprocess.DEVNULL, start_new_session=True)
+@dataclass(frozen=True)
+class OneShot:
+    """How a one-shot gimp-console ended: its exit code and the end of its output."""
+
+    returncode: int
+    output: str
 
 
-def one_shot(script: str, timeout_s: float = 60.0) -> subprocess.CompletedProcess[str]:
-    """Run one Script-Fu batch in a fresh ``gimp-console`` with a private profile (the raw validator)."""
+def one_shot_raw(binary: str, args: list[str], env: dict[str, str], timeout_s: float, folder: Path) -> OneShot:
+    """Run ``gimp-console -i -d ARGS`` to the end; its whole process group is stopped afterwards,
+    so no plug-in outlives it (a timed-out run raises GimpCrashed)."""
+    program = ManagedProcess("GIMP (one-shot)", [binary, "-i", "-d", *args], log=folder / "gimp-once.log", env=env,
+                             cwd=folder)
+    try:
+        code = program.process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise GimpCrashed(f"A one-shot GIMP did not finish within {timeout_s:g} s and was stopped.",
+                          hint=program.log_tail() or None) from None
+    finally:
+        program.stop(grace_s=1.0)
+    return OneShot(code, program.log_tail(2000))
+
+
+def one_shot(script: str, timeout_s: float = 60.0) -> OneShot:
+    """Run one Script-Fu batch in a fresh ``gimp-console`` with a private profile (builders, the raw validator)."""
     binary = _require_binary()
     template = profile_template()
     with tempfile.TemporaryDirectory(prefix="asil-gimp-once-") as scratch:
         profile = Path(scratch) / "profile"
         shutil.copytree(template, profile)
         return one_shot_raw(binary, ["-b", script, "-b", "(gimp-quit 0)"], gimp_env(Path(scratch), profile),
-                            timeout_s)
+                            timeout_s, Path(scratch))
 
 
 class GimpSession:
@@ -134,6 +153,7 @@ class GimpSession:
         self.program = ManagedProcess("GIMP", [binary, "-i", "-d", "-b", serve], log=self.folder / "gimp.log",
                                       env=gimp_env(self.folder, profile), cwd=self.folder)
         self.conn: socket.socket | None = None
+        atexit.register(self.kill)  # a Python that exits without close() must not leave GIMP running
         try:
             self.program.wait_until(lambda: port_open(self.port), START_TIMEOUT_S, "its Script-Fu server listened")
             self.conn = socket.create_connection(("127.0.0.1", self.port), timeout=REQUEST_TIMEOUT_S)
@@ -201,6 +221,7 @@ class GimpSession:
 
     def kill(self) -> None:
         """Stop GIMP and its plug-ins (the whole process group); remove the session folder."""
+        atexit.unregister(self.kill)
         if self.conn is not None:
             self.conn.close()
             self.conn = None

@@ -73,7 +73,7 @@ def build_image(target: Path, spec: dict[str, Any]) -> None:
         out = Path(scratch) / f"image{target.suffix.lower()}"
         done = one_shot(build_script(spec, out), timeout_s=120)
         if not out.is_file():
-            tail = "; ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
+            tail = "; ".join(done.output.strip().splitlines()[-3:])
             raise ImageBuildError(f"GIMP could not build the image: {tail}")
         target.parent.mkdir(parents=True, exist_ok=True)
         staged = target.with_name(f".{target.name}.asil-build")

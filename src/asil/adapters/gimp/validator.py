@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
-import subprocess
 import tempfile
 import zlib
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 from asil.adapters.gimp.imagemath import image_stat, ssim
 from asil.apps.gimp import one_shot, scheme_string
+from asil.apps.process import ProgramFailed
 from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint
 from asil.evaluate.compare import compare
 from asil.workspace import Workspace
@@ -63,7 +63,7 @@ def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, 
     try:
         actual = _read(cp, workspace)
     except (RawImageError, KeyError, ValueError, TypeError, IndexError, OSError, zlib.error,
-            struct.error, subprocess.SubprocessError):
+            struct.error, ProgramFailed):
         return False
     default = CHECKPOINT_TYPES[cp.type].default_compare if cp.type in CHECKPOINT_TYPES else "exact"
     return compare(cp.compare or default, actual, cp.expected, cp.tolerance)
