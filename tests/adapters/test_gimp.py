@@ -6,6 +6,7 @@ One warm adapter serves the module's read-mostly tests (GIMP starts in about two
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import threading
@@ -142,18 +143,20 @@ def test_a_batch_that_fails_part_way_is_rolled_back(warm: GimpAdapter) -> None:
     assert {k: v.value for k, v in layers(warm).items()} == {k: v.value for k, v in before.items()}
 
 
-def test_navigation_pages_a_large_stack(tmp_path: Path) -> None:
+def test_navigation_pages_a_large_stack_within_the_token_budget(tmp_path: Path) -> None:
+    from asil.llm.base import estimate_tokens
+
     spec = {"width": 32, "height": 32, "background": [0, 0, 0],
             "layers": [{"name": f"L{i:02d}", "x": i, "y": i, "width": 4, "height": 4, "color": [i * 8, 0, 0]}
                        for i in range(30)]}
     build_image(tmp_path / "many.xcf", spec)
-    with GimpAdapter(Workspace(tmp_path), "many.xcf", limit=10) as adapter:
+    with GimpAdapter(Workspace(tmp_path), "many.xcf") as adapter:
         first = adapter.observe()
         assert first.navigation.paging is not None and first.navigation.paging.total == 31
-        assert [e.id for e in first.elements[2:]] == [f"L{i:02d}" for i in range(29, 19, -1)]
-        assert adapter.execute(Action(action_type="navigate", target="L05")).ok
-        shown = [e.id for e in adapter.observe().elements[2:]]
-        assert shown[0] == "L05" and shown[-1] == "Background"
+        assert [e.id for e in first.elements[2:]] == [f"L{i:02d}" for i in range(29, 4, -1)]  # 25 a page
+        assert estimate_tokens(json.dumps(first.to_agent_dict())) < 8000
+        assert adapter.execute(Action(action_type="navigate", target="L03")).ok
+        assert [e.id for e in adapter.observe().elements[2:]] == ["L03", "L02", "L01", "L00", "Background"]
 
 
 def test_save_is_atomic_and_keeps_layers_in_xcf_and_flattens_png(image_file: Path, tmp_path: Path) -> None:
