@@ -30,6 +30,7 @@ _DECLARED: dict[str, str] = {
     "jupyter": "asil.adapters.jupyter.adapter:JupyterAdapter",
     "writer": "asil.adapters.writer.adapter:WriterAdapter",
     "impress": "asil.adapters.impress.adapter:ImpressAdapter",
+    "gitea": "asil.adapters.gitea.adapter:GiteaAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")

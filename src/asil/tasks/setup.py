@@ -84,4 +84,5 @@ def build_blend_file(item: SetupFile, task: Task, target: Path) -> None:
 
 
 import asil.adapters.gimp.builders  # noqa: E402,F401  (registers the "image" builder)
+import asil.adapters.gitea.builders  # noqa: E402,F401  (registers the gitea_seed builder)
 import asil.tasks.office_builders  # noqa: E402,F401  (registers the document and presentation builders)
