@@ -23,6 +23,7 @@ PATTERNS = ("file", "script", "service")
 # Built-in adapters, by name. Later adapters add a line here.
 _DECLARED: dict[str, str] = {
     "blender": "asil.adapters.blender.adapter:BlenderAdapter",
+    "gimp": "asil.adapters.gimp.adapter:GimpAdapter",
     "calc": "asil.adapters.calc.adapter:CalcAdapter",
     "drawio": "asil.adapters.drawio.adapter:DrawioAdapter",
     "inkscape": "asil.adapters.inkscape.adapter:InkscapeAdapter",
