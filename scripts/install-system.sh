@@ -18,6 +18,10 @@ command -v chromium >/dev/null 2>&1 || packages+=(chromium)  # renders draw.io p
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 command -v inkscape >/dev/null 2>&1 || packages+=(inkscape)
 command -v blender >/dev/null 2>&1 || packages+=(blender)  # the Blender adapter runs a headless blender -b
+command -v obs >/dev/null 2>&1 || packages+=(obs-studio)  # the OBS adapter (obs-websocket 5 is built in)
+command -v Xvfb >/dev/null 2>&1 || packages+=(xvfb)
+command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)  # OBS media clips and recording durations
+dpkg -s libgl1-mesa-dri >/dev/null 2>&1 || packages+=(libgl1-mesa-dri)  # software OpenGL for OBS under Xvfb
 
 renderer="$(dirname "$0")/install-drawio-renderer.sh"
 
