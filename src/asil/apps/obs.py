@@ -94,6 +94,8 @@ def write_config(root: Path, *, port: int, password: str, collection_name: str, 
         "OBSWebSocket": {"FirstLoad": False, "ServerEnabled": True, "ServerPort": port, "AuthRequired": True,
                          "ServerPassword": password, "AlertsEnabled": False},
     }), encoding="utf-8")
+    if (profile / "basic.ini").is_file():  # a restart keeps the video settings OBS wrote there
+        return config / "basic" / "scenes" / f"{COLLECTION}.json"
     (profile / "basic.ini").write_text(_ini({
         "General": {"Name": COLLECTION},
         "Video": VIDEO,
@@ -227,7 +229,8 @@ class ObsSession:
             raise ObsCrashed(f"The connection to OBS broke during {kind} ({exc}).") from None
         status = reply["d"]["requestStatus"]
         if not status["result"]:
-            raise ObsRefused(f"OBS refused {kind}: {status.get('comment') or 'code ' + str(status['code'])}.",
+            comment = str(status.get("comment") or f"code {status['code']}").rstrip(".")
+            raise ObsRefused(f"OBS refused {kind}: {comment}.",
                              status=int(status["code"]))
         return reply["d"].get("responseData", {})
 

@@ -208,7 +208,8 @@ class ObsAdapter(Adapter):
             except (InvalidAction, ActionFailed) as exc:
                 self._restore()
                 where = f"Batch action {index}: " if batch else ""
-                raise type(exc)(f"{where}{exc.message} Nothing was changed.", hint=exc.hint, code=exc.code) from None
+                kind = InvalidAction if isinstance(exc, InvalidAction) else ActionFailed
+                raise kind(f"{where}{exc.message} Nothing was changed.", hint=exc.hint, code=exc.code) from None
         if any(name not in act.READ_ONLY for name, _ in steps):
             self.dirty = True
             self._keep_checkpoint()

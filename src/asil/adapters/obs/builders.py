@@ -106,9 +106,17 @@ MEDIA_KINDS = {
 def build_media_file(item: SetupFile, task: Task, target: Path) -> None:
     """A small clip (``{"kind": "video", "seconds": 2}``) or PNG (``{"kind": "image", "color": "red"}``) by ffmpeg."""
     spec = item.content if isinstance(item.content, dict) else {}
+    try:
+        make_media(target, spec)
+    except ValueError as exc:
+        raise SetupError(f"Task {task.id}: obs_media {item.path!r}: {exc}") from None
+
+
+def make_media(target: Path, spec: dict[str, Any]) -> None:
+    """Write the media file ``spec`` describes to ``target`` (built once per spec, then copied)."""
     kind = spec.get("kind", "video")
     if kind not in MEDIA_KINDS or shutil.which("ffmpeg") is None:
-        raise SetupError(f"Task {task.id}: obs_media {item.path!r} needs kind video|image and ffmpeg installed.")
+        raise ValueError("needs kind video|image and ffmpeg installed")
     digest = hashlib.sha256(json.dumps([spec, target.suffix], sort_keys=True).encode()).hexdigest()[:20]
     cached = cache_dir() / "obs-media" / f"{digest}{target.suffix}"
     if not cached.is_file():
@@ -116,10 +124,10 @@ def build_media_file(item: SetupFile, task: Task, target: Path) -> None:
         inputs, outputs = MEDIA_KINDS[kind]
         inputs = [a.format(color=spec.get("color", "red")) for a in inputs]
         seconds = ["-t", str(spec.get("seconds", 2))] if kind == "video" else []
-        staged = cached.with_name(f".{cached.name}.part{target.suffix}")
+        staged = cached.with_name(f".{cached.stem}.part{target.suffix}")
         done = subprocess.run(["ffmpeg", "-v", "error", "-y", *inputs, *outputs, *seconds, str(staged)],
                               capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         if done.returncode != 0 or not staged.is_file():
-            raise SetupError(f"Task {task.id}: ffmpeg could not make {item.path!r}: {done.stderr.strip()[-200:]}")
+            raise ValueError(f"ffmpeg failed: {done.stderr.strip()[-200:]}")
         staged.replace(cached)
     atomic_write(target, cached.read_bytes())

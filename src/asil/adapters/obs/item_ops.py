@@ -14,7 +14,9 @@ from asil.workspace import Workspace
 # ------------------------------------------------------------------ scene items
 def _check_remove_from_scene(names: Names, p: act.ItemParams, ws: Workspace) -> None:
     hit = names.item(p.scene, p.source, p.item_id)
+    before = names.shown()
     names.items(p.scene).remove(hit)
+    names.drop_orphans(before)
 
 
 @operation("remove_from_scene", _check_remove_from_scene)

@@ -6,7 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.obs.collection import plain_settings
-from asil.apps.obs import ObsSession
+from asil.apps.obs import ObsRefused, ObsSession
+
+RESOURCE_NOT_FOUND = 600  # obs-websocket's status for a name that names nothing
+
 
 # Input kinds that carry audio (set_audio and the audio fields apply to them only).
 AUDIO_KINDS = {"ffmpeg_source", "vlc_source", "pulse_input_capture", "pulse_output_capture",
@@ -71,6 +74,12 @@ def read_state(obs: ObsSession, root: Path) -> dict[str, Any]:
     """Everything the observation shows: scenes with items and filters, inputs, program, video, recording."""
     scenes = [{"name": name, "items": scene_items(obs, name), "filters": filters(obs, name, root)}
               for name in scene_names(obs)]
-    inputs = {name: read_input(obs, name, kind, root) for name, kind in sorted(input_kinds(obs).items())}
+    inputs = {}
+    for name, kind in sorted(input_kinds(obs).items()):
+        try:
+            inputs[name] = read_input(obs, name, kind, root)
+        except ObsRefused as exc:  # an input whose last scene item just went is being destroyed
+            if exc.status != RESOURCE_NOT_FOUND:
+                raise
     return {"current_scene": obs.request("GetCurrentProgramScene")["currentProgramSceneName"],
             "scenes": scenes, "inputs": inputs, "video": video(obs), "recording": recording(obs)}

@@ -120,6 +120,16 @@ class Names:
             self._items[scene] = [(i, s) for i, s in self._items[scene] if s != name]
         self._filters.pop(name, None)
 
+    def shown(self) -> set[str]:
+        return {s for scene in self.scenes for _, s in self.items(scene)}
+
+    def drop_orphans(self, before: set[str]) -> None:
+        """OBS destroys an input when the last scene item showing it goes: forget such inputs too."""
+        for gone in before - self.shown():
+            if gone in self.inputs:
+                del self.inputs[gone]
+                self._filters.pop(gone, None)
+
 
 @dataclass
 class Context:
@@ -223,8 +233,10 @@ def _check_remove_scene(names: Names, p: act.SceneParams, ws: Workspace) -> None
     if len(names.scenes) == 1:
         raise InvalidAction(f"{p.scene!r} is the only scene; OBS always keeps one.",
                             hint="Create another scene first.", code="last_scene")
+    before = names.shown()
     names.scenes.remove(p.scene)
     names.drop_source(p.scene)
+    names.drop_orphans(before)
 
 
 @operation("remove_scene", _check_remove_scene)
