@@ -146,7 +146,12 @@ class ObsSession:
         env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "DISPLAY", "SESSION_MANAGER")}
         env.update(self.display.env())
         env.update(HOME=str(self.root), XDG_CONFIG_HOME=str(self.root / "config"), LIBGL_ALWAYS_SOFTWARE="1",
-                   QT_QPA_PLATFORM="xcb", XDG_RUNTIME_DIR=str(self.root / "runtime"))
+                   QT_QPA_PLATFORM="xcb", XDG_RUNTIME_DIR=str(self.root / "runtime"),
+                   # No session bus: OBS only asks it for screen-capture portals, and a bus that
+                   # D-Bus autolaunched for a killed OBS makes the next start wait 25 s for it.
+                   # Without one, D-Bus autolaunches a daemon (and portals) that escape the process group.
+                   DBUS_SESSION_BUS_ADDRESS=f"unix:path={self.root / 'no-session-bus'}", NO_AT_BRIDGE="1",
+                   QT_ACCESSIBILITY="0")
         (self.root / "runtime").mkdir(mode=0o700, exist_ok=True)
         return env
 
@@ -197,7 +202,7 @@ class ObsSession:
                 pass
             self._socket = None
         if self.process is not None:
-            self.process.stop()
+            self.process.stop(grace_s=1.0)  # OBS saves nothing on SIGTERM; no need to wait long
         if self.display is not None:
             self.display.stop()
             self.display = None

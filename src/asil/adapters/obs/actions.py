@@ -275,8 +275,8 @@ TIPS = [
     "Filters: color_correction (opacity 0..1, brightness, contrast, saturation, gamma), chroma_key, crop_pad "
     "(left, top, right, bottom), sharpen, scroll, gain (db) ... set_audio works on inputs with audio (media).",
     "An input lives only while some scene shows it: removing its last scene item (or that scene) removes the "
-    "input too, as in OBS. remove_scene, remove_input, remove_from_scene and remove_filter are destructive. A batch is atomic: if one "
-    "action fails, OBS is back in the state before the batch.",
+    "input too, as in OBS. remove_scene, remove_input, remove_from_scene and remove_filter are destructive. "
+    "A batch is atomic: if one action fails, OBS is back in the state before the batch.",
     "start_recording writes a new workspace file; call stop_recording before finishing so the file is complete.",
     "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
     "when the request cannot be done in OBS.",

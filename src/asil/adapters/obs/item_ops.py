@@ -22,8 +22,11 @@ def _check_remove_from_scene(names: Names, p: act.ItemParams, ws: Workspace) -> 
 @operation("remove_from_scene", _check_remove_from_scene)
 def remove_from_scene(ctx: Context, p: act.ItemParams) -> list[str]:
     item_id = ctx.item_id(p.scene, p.source, p.item_id)
+    last = ctx.shown().get(p.source, 0) == 1
     ctx.obs.request("RemoveSceneItem", {"sceneName": p.scene, "sceneItemId": item_id})
-    return [item_ref(p.scene, p.source), f"scene:{p.scene}"]
+    if last:
+        ctx.await_removal({p.source})
+    return [item_ref(p.scene, p.source), f"scene:{p.scene}", *([f"input:{p.source}"] if last else [])]
 
 
 def _check_set_transform(names: Names, p: act.SetTransform, ws: Workspace) -> None:

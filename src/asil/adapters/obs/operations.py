@@ -7,6 +7,7 @@ that a batch's checks update as they go, so a whole batch is checked before anyt
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +149,21 @@ class Context:
             return item_id
         return int(self.obs.request("GetSceneItemId", {"sceneName": scene, "sourceName": source})["sceneItemId"])
 
+    def shown(self, but_scene: str | None = None) -> dict[str, int]:
+        """How many scene items show each source (leaving out scene ``but_scene``)."""
+        counts: dict[str, int] = {}
+        for scene in scene_names(self.obs):
+            if scene != but_scene:
+                for item in self.obs.request("GetSceneItemList", {"sceneName": scene})["sceneItems"]:
+                    counts[item["sourceName"]] = counts.get(item["sourceName"], 0) + 1
+        return counts
+
+    def await_removal(self, inputs: set[str], timeout_s: float = 5.0) -> None:
+        """OBS destroys orphaned inputs a moment later; wait so the next read does not see them."""
+        deadline = time.monotonic() + timeout_s
+        while inputs & set(input_kinds(self.obs)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+
 
 Check = Callable[[Names, Any, Workspace], None]
 Apply = Callable[[Context, Any], list[str]]
@@ -241,8 +257,12 @@ def _check_remove_scene(names: Names, p: act.SceneParams, ws: Workspace) -> None
 
 @operation("remove_scene", _check_remove_scene)
 def remove_scene(ctx: Context, p: act.SceneParams) -> list[str]:
+    elsewhere = ctx.shown(but_scene=p.scene)
+    mine = {i["sourceName"] for i in ctx.obs.request("GetSceneItemList", {"sceneName": p.scene})["sceneItems"]}
     ctx.obs.request("RemoveScene", {"sceneName": p.scene})
-    return [f"scene:{p.scene}"]
+    orphans = {name for name in mine if name not in elsewhere}
+    ctx.await_removal(orphans)
+    return [f"scene:{p.scene}", *(f"input:{name}" for name in sorted(orphans))]
 
 
 def _check_switch_scene(names: Names, p: act.SceneParams, ws: Workspace) -> None:
