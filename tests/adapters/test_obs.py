@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -295,8 +294,7 @@ def test_recording_writes_a_workspace_file_with_a_duration(warm: ObsAdapter) -> 
     assert warm.execute(fn("start_recording", path="takes/first.mkv"), observe=False).ok
     assert warm.observe().elements[0].value["recording"]["active"] is True
     assert warm.execute(fn("set_video", fps=25), observe=False).status == "invalid"  # busy while recording
-    time.sleep(1.5)
-    result = warm.execute(fn("stop_recording"), observe=False)
+    result = warm.execute(fn("stop_recording", after_s=1.5), observe=False)
     assert result.ok and "takes/first.mkv" in result.changed
     cp = Checkpoint(type="obs_media_duration", target="takes/first.mkv", expected=[1.0, 10.0])
     seconds = CHECKPOINT_TYPES[cp.type].read(EvalContext(ws), cp)

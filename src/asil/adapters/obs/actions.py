@@ -189,6 +189,11 @@ class StartRecording(Params):
         description="Workspace-relative .mkv/.mp4/.mov file to write (must not exist).")
 
 
+class StopRecording(Params):
+    after_s: Annotated[float, Field(ge=0, le=30)] = Field(
+        0.0, description="Keep recording this many more seconds, then stop (for a take of a given length).")
+
+
 class Screenshot(Params):
     path: Annotated[str, Field(min_length=5, max_length=200, pattern=r"(?i)\.png$")] = Field(
         description="Workspace-relative .png path.")
@@ -229,7 +234,8 @@ FUNCTIONS: dict[str, tuple[type[Params], str, bool]] = {
     "set_audio": (SetAudio, "Mute/unmute an input with audio or set its volume in dB.", False),
     "set_video": (SetVideo, "Set the canvas (base) and output resolution and the frame rate.", False),
     "start_recording": (StartRecording, "Start recording the program output to a workspace file.", False),
-    "stop_recording": (NoParams, "Stop the recording and wait until the file is complete.", False),
+    "stop_recording": (StopRecording, "Stop the recording (optionally after_s seconds from now) and wait until "
+                       "the file is complete.", False),
     "save_screenshot": (Screenshot, "Save OBS's own screenshot of a scene or input as a PNG.", False),
     "save": (NoParams, "Write the scene collection file now (it is also saved when the episode ends).", False),
 }

@@ -53,7 +53,7 @@ def scene_exists(ctx: EvalContext, cp: Checkpoint) -> bool:
     return require(cp.target, "scene name") in _scenes(ctx, cp)
 
 
-@checkpoint_type("obs_scene_names", default_compare="set_equal")
+@checkpoint_type("obs_scene_names", default_compare="set")
 def scene_names(ctx: EvalContext, cp: Checkpoint) -> list[str]:
     """All scene names in OBS's order."""
     return list(_scenes(ctx, cp))

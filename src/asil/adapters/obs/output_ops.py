@@ -70,14 +70,15 @@ def start_recording(ctx: Context, p: act.StartRecording) -> list[str]:
     return ["@program"]
 
 
-def _check_stop_recording(names: Names, p: act.NoParams, ws: Workspace) -> None:
+def _check_stop_recording(names: Names, p: act.StopRecording, ws: Workspace) -> None:
     if not names.recording:
         raise InvalidAction("OBS is not recording.", hint="Call start_recording first.", code="not_recording")
     names.recording = False
 
 
 @operation("stop_recording", _check_stop_recording)
-def stop_recording(ctx: Context, p: act.NoParams) -> list[str]:
+def stop_recording(ctx: Context, p: act.StopRecording) -> list[str]:
+    time.sleep(p.after_s)
     path = Path(ctx.obs.request("StopRecord")["outputPath"])
     _wait(ctx.obs, False, RECORD_STOP_S)
     _wait_complete(path)
