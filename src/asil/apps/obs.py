@@ -28,6 +28,7 @@ from asil.apps.process import ManagedProcess, ProgramFailed, free_port, port_ope
 from asil.protocol import ActionFailed, AppUnavailable
 
 START_TIMEOUT_S = 60.0
+START_ATTEMPTS = 2
 REQUEST_TIMEOUT_S = 10.0
 FLUSH_TIMEOUT_S = 10.0
 COLLECTION = "asil"  # the file name (basic/scenes/asil.json) and profile name inside the private config
@@ -134,11 +135,21 @@ class ObsSession:
         self.process: ManagedProcess | None = None
         self._socket: Any = None
         self._next_id = 0
-        try:
-            self._start(binary)
-        except BaseException:
-            self.stop()
-            raise
+        for attempt in range(START_ATTEMPTS):
+            try:
+                self._start(binary)
+                break
+            except ProgramFailed:
+                # OBS now and then dies while starting on a loaded machine: one fresh try.
+                self.stop()
+                if attempt + 1 == START_ATTEMPTS:
+                    raise
+                self.port = free_port()
+                write_config(root, port=self.port, password=self.password, collection_name=collection_name,
+                             record_dir=record_dir or root)
+            except BaseException:
+                self.stop()
+                raise
 
     # ------------------------------------------------------------ life
     def _env(self) -> dict[str, str]:
@@ -158,7 +169,8 @@ class ObsSession:
     def _start(self, binary: str) -> None:
         self.display = start_display(1024, 768)
         log = self.root / "obs.log"
-        log.unlink(missing_ok=True)
+        if log.exists():  # keep the last run's log beside the new one, for diagnosis
+            log.replace(self.root / "obs.previous.log")
         self.process = ManagedProcess(
             "OBS", [binary, "--multi", "--disable-shutdown-check", "--disable-missing-files-check",
                     "--minimize-to-tray", "--profile", COLLECTION],

@@ -271,7 +271,7 @@ EXAMPLES = [
 
 TIPS = [
     "Element ids: 'scene:<name>', 'input:<name>', 'item:<scene>/<source>' (with '#<id>' when a source is in a "
-    "scene twice), 'filter:<source>/<filter>', '@program' (program scene, video, recording).",
+    "scene twice), '@program' (program scene, video, recording). A source's filters are in its meta.filters.",
     "Scenes, inputs and filters are addressed by name in params (scene, input, source, filter). Scene and input "
     "names share one namespace: a new name must not be used by any scene or input.",
     "Positions and sizes are canvas pixels (see '@program' video.base); an item's position is its top-left "

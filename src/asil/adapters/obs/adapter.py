@@ -17,10 +17,10 @@ from typing import Any
 from asil.adapters.base import Adapter, Readiness
 from asil.adapters.obs import actions as act
 from asil.adapters.obs.collection import collection_state, export_collection, install_collection, load_collection
-from asil.adapters.obs.live import read_state
+from asil.adapters.obs.live import read_details, read_skeleton, read_state
 from asil.adapters.obs.operations import OPERATIONS, Context, Names
 from asil.adapters.obs.output_ops import screenshot
-from asil.adapters.obs.view import DEFAULT_LIMIT, all_elements, build_observation
+from asil.adapters.obs.view import DEFAULT_LIMIT, build_observation, element_ids, element_keys
 from asil.adapters.registry import register_adapter
 from asil.apps.display import xvfb_path
 from asil.apps.obs import REQUEST_TIMEOUT_S, ObsCrashed, ObsSession, obs_path, private_root, websocket_client_available
@@ -104,11 +104,17 @@ class ObsAdapter(Adapter):
             self.offset = max(0, offset)
         if limit is not None:
             self.limit = max(1, min(limit, 200))
-        state = self.live_state()
+        state = self._read(self._page_state)
         session = {"state": "running", "restarts": self.restarts, "websocket_port": self.session.port
                    if self.session else None}
         return build_observation(state, step=self.step, document=self.doc, dirty=self.dirty,
                                  offset=self.offset, limit=self.limit, session=session)
+
+    def _page_state(self, obs: ObsSession) -> dict[str, Any]:
+        skeleton = read_skeleton(obs)
+        page = element_keys(skeleton)[self.offset:self.offset + self.limit]
+        return read_details(obs, skeleton, {name for kind, name, _ in page if kind == "scene"},
+                            {name for kind, name, _ in page if kind == "input"}, self.workspace.root)
 
     def live_state(self) -> dict[str, Any]:
         """OBS's whole current state as plain data."""
@@ -173,7 +179,7 @@ class ObsAdapter(Adapter):
                 raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
 
     def _element_index(self, element_id: str) -> int:
-        ids = [e.id for e in all_elements(self.live_state())]
+        ids = element_ids(self._read(read_skeleton))
         if element_id not in ids:
             raise InvalidAction(f"There is no element {element_id!r}.",
                                 hint="Navigate to an id such as 'scene:<name>' or 'input:<name>'.")

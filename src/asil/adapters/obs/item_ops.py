@@ -96,7 +96,7 @@ def add_filter(ctx: Context, p: act.AddFilter) -> list[str]:
     ctx.obs.request("CreateSourceFilter", {"sourceName": p.source, "filterName": p.name,
                                            "filterKind": act.FILTER_KINDS[p.kind],
                                            "filterSettings": obs_settings(p.settings, ctx.workspace)})
-    return [f"filter:{p.source}/{p.name}"]
+    return [ctx.source_ref(p.source)]
 
 
 def _check_set_filter(names: Names, p: act.SetFilter, ws: Workspace) -> None:
@@ -112,7 +112,7 @@ def set_filter(ctx: Context, p: act.SetFilter) -> list[str]:
     if p.enabled is not None:
         ctx.obs.request("SetSourceFilterEnabled", {"sourceName": p.source, "filterName": p.filter,
                                                    "filterEnabled": p.enabled})
-    return [f"filter:{p.source}/{p.filter}"]
+    return [ctx.source_ref(p.source)]
 
 
 def _check_remove_filter(names: Names, p: act.FilterParams, ws: Workspace) -> None:
@@ -122,7 +122,7 @@ def _check_remove_filter(names: Names, p: act.FilterParams, ws: Workspace) -> No
 @operation("remove_filter", _check_remove_filter)
 def remove_filter(ctx: Context, p: act.FilterParams) -> list[str]:
     ctx.obs.request("RemoveSourceFilter", {"sourceName": p.source, "filterName": p.filter})
-    return [f"filter:{p.source}/{p.filter}"]
+    return [ctx.source_ref(p.source)]
 
 
 # ------------------------------------------------------------------ audio

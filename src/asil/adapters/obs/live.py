@@ -70,16 +70,32 @@ def video(obs: ObsSession) -> dict[str, Any]:
             "fps": round(v["fpsNumerator"] / v["fpsDenominator"], 3)}
 
 
-def read_state(obs: ObsSession, root: Path) -> dict[str, Any]:
-    """Everything the observation shows: scenes with items and filters, inputs, program, video, recording."""
-    scenes = [{"name": name, "items": scene_items(obs, name), "filters": filters(obs, name, root)}
-              for name in scene_names(obs)]
-    inputs = {}
-    for name, kind in sorted(input_kinds(obs).items()):
-        try:
-            inputs[name] = read_input(obs, name, kind, root)
-        except ObsRefused as exc:  # an input whose last scene item just went is being destroyed
-            if exc.status != RESOURCE_NOT_FOUND:
-                raise
+def read_skeleton(obs: ObsSession) -> dict[str, Any]:
+    """Scenes with their items, input kinds, program, video and recording: no settings or filters yet."""
     return {"current_scene": obs.request("GetCurrentProgramScene")["currentProgramSceneName"],
-            "scenes": scenes, "inputs": inputs, "video": video(obs), "recording": recording(obs)}
+            "scenes": [{"name": name, "items": scene_items(obs, name)} for name in scene_names(obs)],
+            "kinds": dict(sorted(input_kinds(obs).items())), "video": video(obs), "recording": recording(obs)}
+
+
+def read_details(obs: ObsSession, skeleton: dict[str, Any], scenes: set[str], inputs: set[str],
+                 root: Path) -> dict[str, Any]:
+    """The skeleton plus scene filters and input settings/filters/audio for the named scenes and inputs."""
+    state = dict(skeleton)
+    state["scenes"] = [{**s, "filters": filters(obs, s["name"], root) if s["name"] in scenes else None}
+                       for s in skeleton["scenes"]]
+    details = {}
+    for name, kind in skeleton["kinds"].items():
+        if name in inputs:
+            try:
+                details[name] = read_input(obs, name, kind, root)
+            except ObsRefused as exc:  # an input whose last scene item just went is being destroyed
+                if exc.status != RESOURCE_NOT_FOUND:
+                    raise
+    state["inputs"] = details
+    return state
+
+
+def read_state(obs: ObsSession, root: Path) -> dict[str, Any]:
+    """Everything: scenes with items and filters, inputs with settings, program, video, recording."""
+    skeleton = read_skeleton(obs)
+    return read_details(obs, skeleton, {s["name"] for s in skeleton["scenes"]}, set(skeleton["kinds"]), root)

@@ -149,6 +149,10 @@ class Context:
             return item_id
         return int(self.obs.request("GetSceneItemId", {"sceneName": scene, "sourceName": source})["sceneItemId"])
 
+    def source_ref(self, name: str) -> str:
+        """The element id of a source: its scene's or its input's."""
+        return f"scene:{name}" if name in scene_names(self.obs) else f"input:{name}"
+
     def shown(self, but_scene: str | None = None) -> dict[str, int]:
         """How many scene items show each source (leaving out scene ``but_scene``)."""
         counts: dict[str, int] = {}
