@@ -31,6 +31,7 @@ START_TIMEOUT_S = 60.0
 START_ATTEMPTS = 2
 REQUEST_TIMEOUT_S = 10.0
 FLUSH_TIMEOUT_S = 10.0
+FLUSH_MARK = "asil-flush"  # private-settings key (and scene-name prefix) that marks a forced save
 COLLECTION = "asil"  # the file name (basic/scenes/asil.json) and profile name inside the private config
 INSTALL_HINT = "Install it with: sudo apt-get install -y --no-install-recommends obs-studio xvfb"
 EXTRA_HINT = "Install the Python extra with: pip install 'asil[obs]'"
@@ -222,58 +223,108 @@ class ObsSession:
     # ------------------------------------------------------------ requests
     def request(self, kind: str, data: dict[str, Any] | None = None, *, timeout_s: float | None = None) -> Any:
         """Send one request; its responseData, ObsRefused on a failure status, ObsCrashed if OBS is lost."""
+        request = {"requestType": kind, "requestId": self._new_id(), "requestData": data or {}}
+        reply = self._exchange(6, request, kind, timeout_s)
+        return _result(kind, reply)
+
+    def request_batch(self, requests: list[tuple[str, dict[str, Any]]], *,
+                      timeout_s: float | None = None) -> list[Any]:
+        """Send many requests in one message (obs-websocket's RequestBatch, run in order).
+
+        Returns, per request, its responseData or the ObsRefused it met (not raised: reads of
+        many things decide themselves what a refusal means).
+        """
+        if not requests:
+            return []
+        batch = {"requestId": self._new_id(), "haltOnFailure": False, "executionType": 0,
+                 "requests": [{"requestType": kind, "requestData": data} for kind, data in requests]}
+        reply = self._exchange(8, batch, f"a batch of {len(requests)} requests", timeout_s)
+        results: list[Any] = []
+        for (kind, _), result in zip(requests, reply["results"], strict=True):
+            try:
+                results.append(_result(kind, result))
+            except ObsRefused as exc:
+                results.append(exc)
+        return results
+
+    def _new_id(self) -> str:
+        self._next_id += 1
+        return str(self._next_id)
+
+    def _exchange(self, op: int, payload: dict[str, Any], what: str, timeout_s: float | None) -> dict[str, Any]:
+        """Send one message and wait for the reply with its requestId (op + 1)."""
         import websocket
 
         if not self.alive:
             code = self.process.process.returncode if self.process else None
             raise ObsCrashed(f"OBS is not running (exit code {code}).")
-        self._next_id += 1
-        request_id = str(self._next_id)
-        message = {"op": 6, "d": {"requestType": kind, "requestId": request_id, "requestData": data or {}}}
+        limit = timeout_s or self.request_timeout_s
         try:
-            self._socket.settimeout(timeout_s or self.request_timeout_s)
-            self._socket.send(json.dumps(message))
+            self._socket.settimeout(limit)
+            self._socket.send(json.dumps({"op": op, "d": payload}))
             while True:
                 reply = json.loads(self._socket.recv())
-                if reply.get("op") == 7 and reply["d"].get("requestId") == request_id:
-                    break
+                if reply.get("op") == op + 1 and reply["d"].get("requestId") == payload["requestId"]:
+                    return dict(reply["d"])
         except (websocket.WebSocketTimeoutException, TimeoutError):
             self.stop()
-            raise ObsCrashed(f"OBS did not answer {kind} within {timeout_s or self.request_timeout_s:g} s and "
-                             "was stopped.") from None
+            raise ObsCrashed(f"OBS did not answer {what} within {limit:g} s and was stopped.") from None
         except (OSError, websocket.WebSocketException, ValueError) as exc:
             self.stop()
-            raise ObsCrashed(f"The connection to OBS broke during {kind} ({exc}).") from None
-        status = reply["d"]["requestStatus"]
-        if not status["result"]:
-            comment = str(status.get("comment") or f"code {status['code']}").rstrip(".")
-            raise ObsRefused(f"OBS refused {kind}: {comment}.",
-                             status=int(status["code"]))
-        return reply["d"].get("responseData", {})
+            raise ObsCrashed(f"The connection to OBS broke during {what} ({exc}).") from None
 
-    def flush(self) -> None:
-        """Make OBS write its scene collection now, and wait until the file holds it.
+    def flush(self) -> str:
+        """Make OBS write its scene collection now; return the text it wrote.
 
-        OBS 29 saves the collection when a scene is renamed, so a scene is renamed to a unique
-        name and back: the second write holds exactly the current state.
+        OBS 29 saves its collection when an item of the scene its window shows (the program
+        scene) is moved in its stack, even to the place it already has. A fresh token in that
+        item's private settings marks the write to wait for. When the program scene is empty, a
+        scene is renamed and back instead (OBS also saves on renames).
         """
-        before = _stamp(self.collection_file)
-        scene = self.request("GetSceneList")["scenes"][0]["sceneName"]
-        temp = f"asil-flush-{secrets.token_hex(6)}"
-        self.request("SetSceneName", {"sceneName": scene, "newSceneName": temp})
-        self.request("SetSceneName", {"sceneName": temp, "newSceneName": scene})
+        token = f"{FLUSH_MARK}-{secrets.token_hex(6)}"
+        target = self._first_item()
+        if target is None:
+            scene = self.request("GetSceneList")["scenes"][0]["sceneName"]
+            before = _stamp(self.collection_file)
+            self.request("SetSceneName", {"sceneName": scene, "newSceneName": token})
+            self.request("SetSceneName", {"sceneName": token, "newSceneName": scene})
+            return self._await_write(lambda text: token not in text, before)
+        scene, item_id, index = target
+        self.request("SetSceneItemPrivateSettings", {"sceneName": scene, "sceneItemId": item_id,
+                                                     "sceneItemSettings": {FLUSH_MARK: token}})
+        self.request("SetSceneItemIndex", {"sceneName": scene, "sceneItemId": item_id, "sceneItemIndex": index})
+        return self._await_write(lambda text: token in text, None)
+
+    def _first_item(self) -> tuple[str, int, int] | None:
+        """An item of the program scene: OBS's window shows that scene, and only its moves are saved."""
+        scene = self.request("GetCurrentProgramScene")["currentProgramSceneName"]
+        items = self.request("GetSceneItemList", {"sceneName": scene})["sceneItems"]
+        if not items:
+            return None
+        return scene, int(items[0]["sceneItemId"]), int(items[0]["sceneItemIndex"])
+
+    def _await_write(self, done: Any, before: tuple[int, int] | None) -> str:
+        """Poll the collection file (OBS replaces it via a temp file) until ``done(text)`` holds."""
         deadline = time.monotonic() + FLUSH_TIMEOUT_S
         while time.monotonic() < deadline:
-            if _stamp(self.collection_file) != before:
+            if before is None or _stamp(self.collection_file) != before:
                 try:
                     text = self.collection_file.read_text(encoding="utf-8")
-                    if temp not in text:
+                    if done(text):
                         json.loads(text)
-                        return
+                        return text
                 except (OSError, ValueError):
                     pass
-            time.sleep(0.005)
+            time.sleep(0.003)
         raise ObsCrashed(f"OBS did not write its scene collection within {FLUSH_TIMEOUT_S:g} s.")
+
+
+def _result(kind: str, reply: dict[str, Any]) -> Any:
+    status = reply["requestStatus"]
+    if not status["result"]:
+        comment = str(status.get("comment") or f"code {status['code']}").rstrip(".")
+        raise ObsRefused(f"OBS refused {kind}: {comment}.", status=int(status["code"]))
+    return reply.get("responseData", {})
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

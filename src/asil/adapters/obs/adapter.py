@@ -77,9 +77,7 @@ class ObsAdapter(Adapter):
         return self.session
 
     def _keep_checkpoint(self) -> None:
-        obs = self._obs()
-        obs.flush()
-        shutil.copyfile(obs.collection_file, self.checkpoint)
+        atomic_write(self.checkpoint, self._obs().flush().encode("utf-8"))
 
     def _restore(self) -> None:
         """Throw away OBS's state: restart it from the checkpoint (the state before the action)."""

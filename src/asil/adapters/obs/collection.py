@@ -15,6 +15,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from asil.apps.obs import FLUSH_MARK
 from asil.protocol import DocumentError
 
 FILE_KEYS = ("file", "local_file")
@@ -102,8 +103,13 @@ def install_collection(data: dict[str, Any], target: Path, root: Path) -> None:
 
 
 def export_collection(obs_file: Path, root: Path) -> bytes:
-    """OBS's saved collection in the workspace's portable form (paths under ``root`` made relative)."""
+    """OBS's saved collection in the workspace's portable form (paths under ``root`` made relative,
+    the marker of forced saves dropped)."""
     data = json.loads(obs_file.read_text(encoding="utf-8"))
+    for source in data.get("sources", []):
+        for item in (source.get("settings") or {}).get("items", []):
+            if isinstance(item.get("private_settings"), dict):
+                item["private_settings"].pop(FLUSH_MARK, None)
     return (json.dumps(_map_files(data, lambda v: relative_path(v, root)), indent=4) + "\n").encode("utf-8")
 
 

@@ -26,12 +26,6 @@ def input_kinds(obs: ObsSession) -> dict[str, str]:
     return {i["inputName"]: i["inputKind"] for i in obs.request("GetInputList")["inputs"]}
 
 
-def scene_items(obs: ObsSession, scene: str) -> list[dict[str, Any]]:
-    """A scene's items bottom to top, each with its transform in plain form."""
-    items = obs.request("GetSceneItemList", {"sceneName": scene})["sceneItems"]
-    return [_item(i) for i in sorted(items, key=lambda i: int(i["sceneItemIndex"]))]
-
-
 def _item(raw: dict[str, Any]) -> dict[str, Any]:
     t = raw["sceneItemTransform"]
     return {"id": raw["sceneItemId"], "source": raw["sourceName"], "visible": raw["sceneItemEnabled"],
@@ -41,58 +35,79 @@ def _item(raw: dict[str, Any]) -> dict[str, Any]:
             "size": [round(t["width"], 2), round(t["height"], 2)]}
 
 
-def filters(obs: ObsSession, source: str, root: Path) -> list[dict[str, Any]]:
-    found = obs.request("GetSourceFilterList", {"sourceName": source})["filters"]
-    return [{"name": f["filterName"], "kind": f["filterKind"], "enabled": f["filterEnabled"],
-             "settings": plain_settings(f["filterSettings"], root)} for f in found]
-
-
-def read_input(obs: ObsSession, name: str, kind: str, root: Path) -> dict[str, Any]:
-    settings = obs.request("GetInputSettings", {"inputName": name})["inputSettings"]
-    data: dict[str, Any] = {"kind": kind, "settings": plain_settings(settings, root),
-                            "filters": filters(obs, name, root)}
-    if kind in AUDIO_KINDS:
-        data["muted"] = obs.request("GetInputMute", {"inputName": name})["inputMuted"]
-        volume = obs.request("GetInputVolume", {"inputName": name})
-        data["volume_db"] = round(max(float(volume["inputVolumeDb"]), -100.0), 2)
-    return data
-
-
-def recording(obs: ObsSession) -> dict[str, Any]:
-    status = obs.request("GetRecordStatus")
+def _recording(status: dict[str, Any]) -> dict[str, Any]:
     return {"active": status["outputActive"], "paused": status["outputPaused"],
             "duration_ms": status["outputDuration"], "bytes": status["outputBytes"]}
 
 
-def video(obs: ObsSession) -> dict[str, Any]:
-    v = obs.request("GetVideoSettings")
+def _video(v: dict[str, Any]) -> dict[str, Any]:
     return {"base": [v["baseWidth"], v["baseHeight"]], "output": [v["outputWidth"], v["outputHeight"]],
             "fps": round(v["fpsNumerator"] / v["fpsDenominator"], 3)}
 
 
+def _checked(result: Any) -> Any:
+    if isinstance(result, ObsRefused):
+        raise result
+    return result
+
+
 def read_skeleton(obs: ObsSession) -> dict[str, Any]:
-    """Scenes with their items, input kinds, program, video and recording: no settings or filters yet."""
-    return {"current_scene": obs.request("GetCurrentProgramScene")["currentProgramSceneName"],
-            "scenes": [{"name": name, "items": scene_items(obs, name)} for name in scene_names(obs)],
-            "kinds": dict(sorted(input_kinds(obs).items())), "video": video(obs), "recording": recording(obs)}
+    """Scenes with their items, input kinds, program, video and recording: no settings or filters yet.
+
+    One batch of requests: each request alone costs a round trip through OBS's event loop.
+    """
+    names = scene_names(obs)
+    fixed: list[tuple[str, dict[str, Any]]] = [("GetCurrentProgramScene", {}), ("GetInputList", {}),
+                                               ("GetVideoSettings", {}), ("GetRecordStatus", {})]
+    results = obs.request_batch(fixed + [("GetSceneItemList", {"sceneName": n}) for n in names])
+    program, inputs, v, status = (_checked(r) for r in results[:4])
+    scenes = []
+    for name, found in zip(names, results[4:], strict=True):
+        if not isinstance(found, ObsRefused):  # a scene removed meanwhile is left out
+            scenes.append({"name": name, "items": [_item(i) for i in sorted(
+                found["sceneItems"], key=lambda i: int(i["sceneItemIndex"]))]})
+    return {"current_scene": program["currentProgramSceneName"], "scenes": scenes,
+            "kinds": dict(sorted((i["inputName"], i["inputKind"]) for i in inputs["inputs"])),
+            "video": _video(v), "recording": _recording(status)}
 
 
 def read_details(obs: ObsSession, skeleton: dict[str, Any], scenes: set[str], inputs: set[str],
                  root: Path) -> dict[str, Any]:
     """The skeleton plus scene filters and input settings/filters/audio for the named scenes and inputs."""
+    wanted_inputs = [(n, k) for n, k in skeleton["kinds"].items() if n in inputs]
+    requests: list[tuple[str, dict[str, Any]]] = [("GetSourceFilterList", {"sourceName": s["name"]})
+                                                  for s in skeleton["scenes"] if s["name"] in scenes]
+    for name, kind in wanted_inputs:
+        requests += [("GetInputSettings", {"inputName": name}), ("GetSourceFilterList", {"sourceName": name})]
+        if kind in AUDIO_KINDS:
+            requests += [("GetInputMute", {"inputName": name}), ("GetInputVolume", {"inputName": name})]
+    results = iter(obs.request_batch(requests))
     state = dict(skeleton)
-    state["scenes"] = [{**s, "filters": filters(obs, s["name"], root) if s["name"] in scenes else None}
+    state["scenes"] = [{**s, "filters": _filters(next(results), root) if s["name"] in scenes else None}
                        for s in skeleton["scenes"]]
     details = {}
-    for name, kind in skeleton["kinds"].items():
-        if name in inputs:
-            try:
-                details[name] = read_input(obs, name, kind, root)
-            except ObsRefused as exc:  # an input whose last scene item just went is being destroyed
-                if exc.status != RESOURCE_NOT_FOUND:
-                    raise
+    for name, kind in wanted_inputs:
+        settings, found = next(results), next(results)
+        audio = (next(results), next(results)) if kind in AUDIO_KINDS else None
+        if isinstance(settings, ObsRefused):  # an input whose last scene item just went is being destroyed
+            if settings.status != RESOURCE_NOT_FOUND:
+                raise settings
+            continue
+        data: dict[str, Any] = {"kind": kind, "settings": plain_settings(settings["inputSettings"], root),
+                                "filters": _filters(found, root)}
+        if audio is not None:
+            mute, volume = (_checked(r) for r in audio)
+            data["muted"] = mute["inputMuted"]
+            data["volume_db"] = round(max(float(volume["inputVolumeDb"]), -100.0), 2)
+        details[name] = data
     state["inputs"] = details
     return state
+
+
+def _filters(result: Any, root: Path) -> list[dict[str, Any]]:
+    found = _checked(result)["filters"]
+    return [{"name": f["filterName"], "kind": f["filterKind"], "enabled": f["filterEnabled"],
+             "settings": plain_settings(f["filterSettings"], root)} for f in found]
 
 
 def read_state(obs: ObsSession, root: Path) -> dict[str, Any]:
