@@ -49,33 +49,29 @@ def test_killed_obs_is_restarted_from_the_last_state(tmp_path: Path) -> None:
         assert adapter.live_state()["current_scene"] == "Kept"
 
 
-def test_hung_obs_is_replaced_within_bounded_time(tmp_path: Path) -> None:
-    with ObsAdapter(Workspace(tmp_path), request_timeout_s=2.0) as adapter:
+def test_hung_obs_is_replaced_within_bounded_time_and_never_half_applies(tmp_path: Path) -> None:
+    from asil.adapters.obs.actions import CreateScene
+
+    with ObsAdapter(Workspace(tmp_path), request_timeout_s=5.0) as adapter:
         assert adapter.execute(fn("create_scene", name="Before"), observe=False).ok
         hung = obs_pid(adapter)
         os.killpg(hung, signal.SIGSTOP)  # OBS stops answering; its socket stays open
         started = time.monotonic()
         result = adapter.execute(fn("create_scene", name="After"), observe=False)
-        assert time.monotonic() - started < 40
+        assert time.monotonic() - started < 60
         # The check's read timed out, OBS was replaced from the last state, and the action then ran.
         assert result.ok and adapter.restarts == 1 and obs_pid(adapter) != hung
         with pytest.raises(ProcessLookupError):  # the hung OBS was stopped, not left behind
             os.kill(hung, 0)
         assert {"Before", "After"} <= {s["name"] for s in adapter.live_state()["scenes"]}
 
-
-def test_obs_hanging_mid_action_gives_an_error_and_changes_nothing(tmp_path: Path) -> None:
-    from asil.adapters.obs.actions import CreateScene
-
-    with ObsAdapter(Workspace(tmp_path), request_timeout_s=2.0) as adapter:
-        assert adapter.execute(fn("create_scene", name="Before"), observe=False).ok
-        os.killpg(obs_pid(adapter), signal.SIGSTOP)  # hangs after the action was checked
+        os.killpg(obs_pid(adapter), signal.SIGSTOP)  # now it hangs after the action was checked
         with pytest.raises(ActionFailed) as caught:
             adapter._run([("create_scene", CreateScene(name="During"))], batch=False)
         message = caught.value.message
         assert "did not answer" in message and "restarted from the state before this action" in message
         names = [s["name"] for s in adapter.live_state()["scenes"]]
-        assert "Before" in names and "During" not in names
+        assert {"Before", "After"} <= set(names) and "During" not in names
 
 
 def test_a_taken_port_makes_obs_use_another_free_port(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from asil.apps.obs import FLUSH_MARK
 from asil.protocol import DocumentError
 
-FILE_KEYS = ("file", "local_file")
+FILE_KEYS = ("file", "local_file", "text_file")
 COLOR_KEYS = ("color", "color1", "color2", "key_color", "color_add", "color_multiply")
 SCENE_KINDS = ("scene", "group")
 DOC_HINT = "Give a scene collection JSON written by OBS Studio (an object with 'sources' and 'scene_order')."

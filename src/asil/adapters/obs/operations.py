@@ -169,6 +169,11 @@ class Context:
             time.sleep(0.01)
 
 
+# Settings that would make OBS read beyond the workspace: (the only allowed value, why).
+REFUSED_SETTINGS: dict[str, tuple[Any, str]] = {
+    "input": (None, "network media (an 'input' URL) is not allowed"),
+    "is_local_file": (True, "media must be a local workspace file"),
+}
 Check = Callable[[Names, Any, Workspace], None]
 Apply = Callable[[Context, Any], list[str]]
 OPERATIONS: dict[str, tuple[Check, Apply]] = {}
@@ -190,6 +195,9 @@ def obs_settings(settings: dict[str, Any], workspace: Workspace, *, check_files:
     """Agent settings as OBS wants them: hex colors to integers, workspace paths to absolute paths."""
     converted: dict[str, Any] = {}
     for key, value in settings.items():
+        if key in REFUSED_SETTINGS and value != REFUSED_SETTINGS[key][0]:
+            raise InvalidAction(f"Setting {key!r} cannot be {value!r} here: {REFUSED_SETTINGS[key][1]}.",
+                                hint="Media and text files come from the workspace.", code="bad_params")
         if key in COLOR_KEYS and isinstance(value, str):
             if not act.HEX_RE.fullmatch(value):
                 raise InvalidAction(f"Setting {key!r} must be a color like '#FF8800', not {value!r}.",

@@ -18,7 +18,7 @@ from asil.evaluate.compare import compare
 from asil.workspace import Workspace
 
 COLOR_FIELDS = {"color", "color1", "color2", "key_color", "color_add", "color_multiply"}
-PATH_FIELDS = {"file", "local_file"}
+PATH_FIELDS = {"file", "local_file", "text_file"}
 
 
 class RawObsError(Exception):
