@@ -22,6 +22,7 @@ command -v obs >/dev/null 2>&1 || packages+=(obs-studio)  # the OBS adapter (obs
 command -v Xvfb >/dev/null 2>&1 || packages+=(xvfb)
 command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)  # OBS media clips and recording durations
 dpkg -s libgl1-mesa-dri >/dev/null 2>&1 || packages+=(libgl1-mesa-dri)  # software OpenGL for OBS under Xvfb
+# Gitea: no Debian package exists; the gitea adapter talks to a server named by ASIL_GITEA_URL/ASIL_GITEA_TOKEN.
 
 renderer="$(dirname "$0")/install-drawio-renderer.sh"
 

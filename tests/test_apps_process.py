@@ -70,3 +70,19 @@ def test_two_private_displays_get_different_numbers_and_go_away() -> None:
         first.stop()
         second.stop()
     assert not Path(f"/tmp/.X11-unix/X{first.number}").exists() and not first.alive
+
+
+def test_a_terminated_asil_command_stops_the_programs_it_started(tmp_path: Path) -> None:
+    script = ("import pathlib, time\n"
+              "from asil.cli import exit_cleanly_on_signals\n"
+              "from asil.apps.process import ManagedProcess\n"
+              "exit_cleanly_on_signals()\n"
+              f"program = ManagedProcess('sleeper', ['sleep', '300'], log=pathlib.Path({str(tmp_path / 'log')!r}))\n"
+              "print(program.pid, flush=True)\n"
+              "time.sleep(120)\n")
+    with subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True) as python:
+        assert python.stdout is not None
+        program_pid = int(python.stdout.readline())
+        python.terminate()
+        assert python.wait(timeout=20) == 128 + 15
+    assert _living_members(program_pid) == []

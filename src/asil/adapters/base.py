@@ -31,6 +31,9 @@ class Readiness:
 
     ready: bool
     detail: str
+    # The program runs elsewhere (a server named by configuration, e.g. Gitea): when it is not
+    # configured here, `asil doctor` reports it as such instead of counting it as missing.
+    external: bool = False
 
 
 class Adapter(ABC):

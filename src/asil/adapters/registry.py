@@ -30,6 +30,7 @@ _DECLARED: dict[str, str] = {
     "writer": "asil.adapters.writer.adapter:WriterAdapter",
     "impress": "asil.adapters.impress.adapter:ImpressAdapter",
     "obs": "asil.adapters.obs.adapter:ObsAdapter",
+    "gitea": "asil.adapters.gitea.adapter:GiteaAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")

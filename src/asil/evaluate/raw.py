@@ -27,6 +27,7 @@ RAW_VALIDATORS: dict[str, str] = {
     "writer": "asil.adapters.writer.validator:raw_judge",
     "impress": "asil.adapters.impress.validator:raw_judge",
     "obs": "asil.adapters.obs.validator:raw_judge",
+    "gitea": "asil.adapters.gitea.validator:raw_judge",
 }
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 

@@ -83,5 +83,6 @@ def build_blend_file(item: SetupFile, task: Task, target: Path) -> None:
     shutil.copyfile(cached_blend(item.content, cache_dir()), target)
 
 
+import asil.adapters.gitea.builders  # noqa: E402,F401  (registers the gitea_seed builder)
 import asil.adapters.obs.builders  # noqa: E402,F401  (registers the OBS collection and media builders)
 import asil.tasks.office_builders  # noqa: E402,F401  (registers the document and presentation builders)
