@@ -290,9 +290,12 @@ class ObsSession:
             self.request("SetSceneName", {"sceneName": token, "newSceneName": scene})
             return self._await_write(lambda text: token not in text, before)
         scene, item_id, index = target
-        self.request("SetSceneItemPrivateSettings", {"sceneName": scene, "sceneItemId": item_id,
-                                                     "sceneItemSettings": {FLUSH_MARK: token}})
-        self.request("SetSceneItemIndex", {"sceneName": scene, "sceneItemId": item_id, "sceneItemIndex": index})
+        for result in self.request_batch([
+                ("SetSceneItemPrivateSettings", {"sceneName": scene, "sceneItemId": item_id,
+                                                 "sceneItemSettings": {FLUSH_MARK: token}}),
+                ("SetSceneItemIndex", {"sceneName": scene, "sceneItemId": item_id, "sceneItemIndex": index})]):
+            if isinstance(result, ObsRefused):
+                raise result
         return self._await_write(lambda text: token in text, None)
 
     def _first_item(self) -> tuple[str, int, int] | None:

@@ -36,8 +36,12 @@ class Names:
 
     def __init__(self, obs: ObsSession):
         self.obs = obs
-        self.scenes = scene_names(obs)
-        self.inputs = input_kinds(obs)
+        scenes, inputs = obs.request_batch([("GetSceneList", {}), ("GetInputList", {})])
+        for result in (scenes, inputs):
+            if isinstance(result, Exception):
+                raise result
+        self.scenes = [s["sceneName"] for s in sorted(scenes["scenes"], key=lambda s: -int(s["sceneIndex"]))]
+        self.inputs = {i["inputName"]: i["inputKind"] for i in inputs["inputs"]}
         self._items: dict[str, list[tuple[int | None, str]]] = {}
         self._filters: dict[str, list[str]] = {}
         self._recording: bool | None = None
