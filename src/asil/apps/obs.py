@@ -12,6 +12,7 @@ collection itself (``basic/scenes/asil.json``); :meth:`ObsSession.flush` makes i
 
 from __future__ import annotations
 
+import atexit
 import base64
 import hashlib
 import json
@@ -136,6 +137,9 @@ class ObsSession:
         self.process: ManagedProcess | None = None
         self._socket: Any = None
         self._next_id = 0
+        # An interpreter that exits without close() (an uncaught error, a script's end) still stops
+        # OBS and its display: they run in their own sessions and would outlive it.
+        atexit.register(self.stop)
         for attempt in range(START_ATTEMPTS):
             try:
                 self._start(binary)
@@ -208,6 +212,7 @@ class ObsSession:
 
     def stop(self) -> None:
         """Stop OBS without letting it save (SIGTERM ends it at once), then the display."""
+        atexit.unregister(self.stop)
         if self._socket is not None:
             try:
                 self._socket.close()
