@@ -59,11 +59,14 @@ def test_hung_obs_is_replaced_within_bounded_time_and_never_half_applies(tmp_pat
         started = time.monotonic()
         result = adapter.execute(fn("create_scene", name="After"), observe=False)
         assert time.monotonic() - started < 60
-        # The check's read timed out, OBS was replaced from the last state, and the action then ran.
-        assert result.ok and adapter.restarts == 1 and obs_pid(adapter) != hung
+        # Either the check's read timed out, OBS was replaced from the last state and the action ran, or
+        # the action itself met the hung OBS and was undone by the restart: never a hang, never half done.
+        assert result.ok or (result.error is not None and "nothing was changed" in result.error.message), result
+        assert adapter.restarts >= 1 and obs_pid(adapter) != hung
         with pytest.raises(ProcessLookupError):  # the hung OBS was stopped, not left behind
             os.kill(hung, 0)
-        assert {"Before", "After"} <= {s["name"] for s in adapter.live_state()["scenes"]}
+        names = {s["name"] for s in adapter.live_state()["scenes"]}
+        assert "Before" in names and ("After" in names) == result.ok
 
         os.killpg(obs_pid(adapter), signal.SIGSTOP)  # now it hangs after the action was checked
         with pytest.raises(ActionFailed) as caught:
@@ -71,7 +74,7 @@ def test_hung_obs_is_replaced_within_bounded_time_and_never_half_applies(tmp_pat
         message = caught.value.message
         assert "did not answer" in message and "restarted from the state before this action" in message
         names = [s["name"] for s in adapter.live_state()["scenes"]]
-        assert {"Before", "After"} <= set(names) and "During" not in names
+        assert "Before" in names and "During" not in names
 
 
 def test_a_taken_port_makes_obs_use_another_free_port(tmp_path: Path) -> None:

@@ -191,6 +191,10 @@ class ObsSession:
 
         self.process.wait_until(listening, START_TIMEOUT_S, "its websocket server")
         self._connect()
+        # A fresh OBS on a busy machine can take seconds to answer its first frontend request (its
+        # window thread is still compiling shaders): wait for one answer under the start-up timeout,
+        # so the shorter request timeout judges a running OBS, not one still waking up.
+        self.request("GetSceneList", timeout_s=START_TIMEOUT_S)
 
     def _connect(self) -> None:
         import websocket
