@@ -19,6 +19,10 @@ command -v npm >/dev/null 2>&1 || packages+=(npm)
 command -v inkscape >/dev/null 2>&1 || packages+=(inkscape)
 command -v blender >/dev/null 2>&1 || packages+=(blender)  # the Blender adapter runs a headless blender -b
 command -v gimp-console >/dev/null 2>&1 || packages+=(gimp)  # the GIMP adapter runs a warm gimp-console (Script-Fu server)
+command -v obs >/dev/null 2>&1 || packages+=(obs-studio)  # the OBS adapter (obs-websocket 5 is built in)
+command -v Xvfb >/dev/null 2>&1 || packages+=(xvfb)
+command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)  # OBS media clips and recording durations
+dpkg -s libgl1-mesa-dri >/dev/null 2>&1 || packages+=(libgl1-mesa-dri)  # software OpenGL for OBS under Xvfb
 # Gitea: no Debian package exists; the gitea adapter talks to a server named by ASIL_GITEA_URL/ASIL_GITEA_TOKEN.
 command -v melt >/dev/null 2>&1 || packages+=(melt)  # the Kdenlive adapter renders MLT projects with melt
 command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)  # ffprobe measures media and rendered videos

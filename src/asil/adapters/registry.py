@@ -30,6 +30,7 @@ _DECLARED: dict[str, str] = {
     "jupyter": "asil.adapters.jupyter.adapter:JupyterAdapter",
     "writer": "asil.adapters.writer.adapter:WriterAdapter",
     "impress": "asil.adapters.impress.adapter:ImpressAdapter",
+    "obs": "asil.adapters.obs.adapter:ObsAdapter",
     "gitea": "asil.adapters.gitea.adapter:GiteaAdapter",
     "kdenlive": "asil.adapters.kdenlive.adapter:KdenliveAdapter",
     "nautilus": "asil.adapters.nautilus.adapter:NautilusAdapter",

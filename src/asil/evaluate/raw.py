@@ -28,6 +28,7 @@ RAW_VALIDATORS: dict[str, str] = {
     "jupyter": "asil.adapters.jupyter.validator:raw_judge",
     "writer": "asil.adapters.writer.validator:raw_judge",
     "impress": "asil.adapters.impress.validator:raw_judge",
+    "obs": "asil.adapters.obs.validator:raw_judge",
     "gitea": "asil.adapters.gitea.validator:raw_judge",
     "nautilus": "asil.adapters.nautilus.validator:raw_judge",
 }

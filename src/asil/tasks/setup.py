@@ -87,4 +87,5 @@ import asil.adapters.gimp.builders  # noqa: E402,F401  (registers the "image" bu
 import asil.adapters.gitea.builders  # noqa: E402,F401  (registers the gitea_seed builder)
 import asil.adapters.kdenlive.builders  # noqa: E402,F401  (registers the media clip and MLT project builders)
 import asil.adapters.nautilus.builders  # noqa: E402,F401  (registers the file_tree builder)
+import asil.adapters.obs.builders  # noqa: E402,F401  (registers the OBS collection and media builders)
 import asil.tasks.office_builders  # noqa: E402,F401  (registers the document and presentation builders)

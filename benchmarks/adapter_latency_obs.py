@@ -1,0 +1,128 @@
+"""Latency and observation-size benchmark of the OBS adapter (a real OBS Studio over obs-websocket 5).
+
+For a small collection (2 scenes, 4 inputs) and a large one (50 scenes of 5 items each, 250
+inputs) it measures, with ``time.perf_counter``:
+
+* cold start: a new adapter's first observation (starts Xvfb and OBS, connects the websocket);
+* ``adapter.observe()`` (one window of 60 elements) and its size (``estimate_tokens`` on the
+  observation's JSON);
+* warm actions without the observation: ``set_transform`` and ``set_input_settings`` on random
+  items (each also makes OBS write its collection: the checkpoint a failure or crash goes back to);
+* ``save()`` (OBS writes its collection, then a same-folder temp file is renamed over the document).
+
+Recording is excluded (it lasts as long as the take). It asserts that actions succeed, never timings.
+
+    .venv/bin/python benchmarks/adapter_latency_obs.py [--repeats 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import random
+import subprocess
+import time
+from collections.abc import Callable
+from typing import Any
+
+from asil.adapters.obs.adapter import ObsAdapter
+from asil.adapters.obs.builders import build_collection
+from asil.llm.base import estimate_tokens
+from asil.protocol import Action
+from asil.workspace import Workspace
+
+SMALL: dict[str, Any] = {
+    "scenes": [{"name": "Main", "items": [{"source": "Backdrop"}, {"source": "Title", "position": [40, 40]},
+                                          {"source": "Panel", "position": [300, 200]}]},
+               {"name": "Break", "items": [{"source": "Backdrop"}, {"source": "BRB"}]}],
+    "inputs": [{"name": "Backdrop", "kind": "color", "settings": {"color": "#202020", "width": 640, "height": 360}},
+               {"name": "Title", "kind": "text", "settings": {"text": "Hello"}},
+               {"name": "Panel", "kind": "color", "settings": {"color": "#FF0000", "width": 200, "height": 100}},
+               {"name": "BRB", "kind": "text", "settings": {"text": "Be right back"}}],
+}
+
+
+def large(scenes: int, per_scene: int) -> dict[str, Any]:
+    inputs, specs = [], []
+    for s in range(scenes):
+        names = [f"Panel {s:02d}-{i}" for i in range(per_scene)]
+        inputs += [{"name": n, "kind": "color", "settings": {"color": "#3366FF", "width": 64, "height": 64}}
+                   for n in names]
+        specs.append({"name": f"Scene {s:02d}", "items": [{"source": n, "position": [i * 70, 10]}
+                                                          for i, n in enumerate(names)]})
+    return {"scenes": specs, "inputs": inputs}
+
+
+def percentile(samples: list[float], q: float) -> float:
+    data = sorted(samples)
+    pos = (len(data) - 1) * q / 100.0
+    low = math.floor(pos)
+    high = min(low + 1, len(data) - 1)
+    return data[low] + (data[high] - data[low]) * (pos - low)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = fn()
+    return (time.perf_counter() - started) * 1000.0, result
+
+
+def pct(samples: list[float]) -> str:
+    return f"{percentile(samples, 50):.1f} / {percentile(samples, 95):.1f}"
+
+
+def fn(function: str, **params: Any) -> Action:
+    return Action(action_type="invoke_function", target=function, params=params)
+
+
+def measure(label: str, spec: dict[str, Any], repeats: int) -> dict[str, Any]:
+    ws = Workspace.temporary(prefix="asil-bench-obs-")
+    (ws.root / "scenes.json").write_bytes(build_collection(spec))
+    items = [(s["name"], i["source"]) for s in spec["scenes"] for i in s["items"]]
+    colors = [i["name"] for i in spec["inputs"] if i["kind"] == "color"]
+    adapter = ObsAdapter(ws, "scenes.json")
+    try:
+        cold_ms, obs = timed(adapter.observe)
+        tokens = estimate_tokens(json.dumps(obs.to_agent_dict()))
+        observe = [timed(adapter.observe)[0] for _ in range(repeats)]
+        actions: list[float] = []
+        rng = random.Random(7)
+        for i in range(repeats):
+            scene, source = rng.choice(items)
+            for action in (fn("set_transform", scene=scene, source=source, position=[float(i), 20.0]),
+                           fn("set_input_settings", input=rng.choice(colors), settings={"color": f"#00{i:02X}00"})):
+                ms, result = timed(lambda a=action: adapter.execute(a, observe=False))
+                assert result.ok, result.error
+                actions.append(ms)
+        scene, source = items[-1]
+        moved = [it for s in adapter.live_state()["scenes"] if s["name"] == scene for it in s["items"]]
+        assert any(it["source"] == source for it in moved)
+        save_ms, _ = timed(adapter.save)
+    finally:
+        adapter.close()
+        ws.cleanup()
+    return {"state": label, "scenes": len(spec["scenes"]), "inputs": len(spec["inputs"]), "cold_s": cold_ms / 1000,
+            "observe": pct(observe), "action": pct(actions), "save": f"{save_ms:.0f}", "tokens": tokens,
+            "total": obs.navigation.paging.total if obs.navigation.paging else 0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=40)
+    args = parser.parse_args()
+    version = subprocess.run(["obs", "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"# {version}, Python {platform.python_version()}, {args.repeats} repeats (2 actions each)")
+    rows = [measure("small", SMALL, args.repeats), measure("large", large(50, 5), args.repeats)]
+    print("| state | scenes | inputs | elements | cold start s | observe p50/p95 ms | warm action p50/p95 ms "
+          "| save ms | obs tokens≈ |")
+    print("|-------|-------:|-------:|---------:|-------------:|-------------------:|-----------------------:"
+          "|--------:|------------:|")
+    for r in rows:
+        print(f"| {r['state']} | {r['scenes']} | {r['inputs']} | {r['total']:,} | {r['cold_s']:.2f} | {r['observe']} | "
+              f"{r['action']} | {r['save']} | {r['tokens']:,} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,302 @@
+"""The OBS action vocabulary: parameter models, the published schema, examples and tips.
+
+Every action is data; the adapter checks it against OBS's current names first and then turns it
+into obs-websocket requests. Colors are ``#RRGGBB`` (or ``#RRGGBBAA``); positions and sizes are
+canvas pixels; file paths are workspace-relative.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from asil.adapters.params import Params, function_specs
+from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
+from asil.protocol import Action, ActionSchema
+
+MAX_BATCH = 50
+HEX_RE = re.compile(r"#[0-9A-Fa-f]{6}([0-9A-Fa-f]{2})?")
+Name = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f/#]+$",
+                            description="A scene, source or filter name (no '/' or '#').")]
+Ref = Annotated[str, Field(min_length=1, max_length=100)]
+Hex = Annotated[str, Field(pattern=r"^#[0-9A-Fa-f]{6}([0-9A-Fa-f]{2})?$", description="#RRGGBB or #RRGGBBAA")]
+Coord = Annotated[float, Field(ge=-100_000, le=100_000)]
+Pair = Annotated[list[Coord], Field(min_length=2, max_length=2)]
+ScalePair = Annotated[list[Annotated[float, Field(ge=-100, le=100)]], Field(min_length=2, max_length=2)]
+WorkspaceFile = Annotated[str, Field(min_length=1, max_length=255, description="A workspace-relative file path.")]
+Scalar = bool | int | float | str
+SettingValue = Scalar | list[Scalar] | dict[str, Scalar]
+Settings = dict[Annotated[str, Field(min_length=1, max_length=64)], SettingValue]
+Pixels = Annotated[int, Field(ge=8, le=4096)]
+
+INPUT_KINDS = {"color": "color_source_v3", "image": "image_source", "text": "text_ft2_source_v2",
+               "media": "ffmpeg_source"}
+FILTER_KINDS = {
+    "color_correction": "color_filter_v2", "chroma_key": "chroma_key_filter_v2",
+    "color_key": "color_key_filter_v2", "luma_key": "luma_key_filter_v2", "crop_pad": "crop_filter",
+    "sharpen": "sharpness_filter_v2", "scroll": "scroll_filter", "image_mask": "mask_filter_v2",
+    "scaling": "scale_filter", "gain": "gain_filter", "noise_gate": "noise_gate_filter",
+    "noise_suppress": "noise_suppress_filter_v2", "compressor": "compressor_filter", "limiter": "limiter_filter",
+}
+AUDIO_FILTERS = {"gain", "noise_gate", "noise_suppress", "compressor", "limiter"}
+RECORD_FORMATS = {".mkv": "mkv", ".mp4": "mp4", ".mov": "mov"}
+
+
+class SceneParams(Params):
+    scene: Ref
+
+
+class CreateScene(Params):
+    name: Name
+
+
+class RenameScene(SceneParams):
+    name: Name
+
+
+class _Placement(Params):
+    position: Pair | None = Field(None, description="[x, y] of the item's top-left corner, canvas pixels.")
+    scale: ScalePair | None = Field(None, description="[x, y] scale factors (1 = source size).")
+    visible: bool = True
+
+
+class AddInput(_Placement):
+    scene: Ref
+    name: Name
+    kind: Literal["color", "image", "text", "media"]
+    color: Hex | None = Field(None, description="color: fill; text: text color.")
+    width: Pixels | None = Field(None, description="color only (default 1920).")
+    height: Pixels | None = Field(None, description="color only (default 1080).")
+    text: Annotated[str, Field(max_length=2000)] | None = Field(None, description="text: the words shown.")
+    font_size: Annotated[int, Field(ge=4, le=1024)] | None = Field(None, description="text only.")
+    file: WorkspaceFile | None = Field(None, description="image/media: a workspace file.")
+    loop: bool | None = Field(None, description="media only.")
+    settings: Settings = Field(default_factory=dict, description="Further OBS settings of that source kind.")
+
+    @model_validator(mode="after")
+    def _fits_kind(self) -> AddInput:
+        allowed = {"color": {"color", "width", "height"}, "text": {"text", "font_size", "color"},
+                   "image": {"file"}, "media": {"file", "loop"}}[self.kind]
+        given = {k for k in ("color", "width", "height", "text", "font_size", "file", "loop")
+                 if getattr(self, k) is not None}
+        if given - allowed:
+            raise ValueError(f"a {self.kind} input does not take {', '.join(sorted(given - allowed))} "
+                             f"(it takes {', '.join(sorted(allowed))})")
+        if self.kind in ("image", "media") and self.file is None:
+            raise ValueError(f"a {self.kind} input needs a file")
+        if self.kind == "text" and self.text is None:
+            raise ValueError("a text input needs text")
+        return self
+
+
+class AddToScene(_Placement):
+    scene: Ref
+    input: Ref
+
+
+class InputParams(Params):
+    input: Ref
+
+
+class RenameInput(InputParams):
+    name: Name
+
+
+class SetInputSettings(InputParams):
+    settings: Annotated[Settings, Field(min_length=1)]
+
+
+class ItemParams(Params):
+    scene: Ref
+    source: Ref = Field(description="The source (input or scene) shown by the item.")
+    item_id: Annotated[int, Field(ge=1)] | None = Field(None, description="Only when the source is in the scene twice.")
+
+
+class Crop(Params):
+    left: Annotated[int, Field(ge=0, le=8192)] = 0
+    top: Annotated[int, Field(ge=0, le=8192)] = 0
+    right: Annotated[int, Field(ge=0, le=8192)] = 0
+    bottom: Annotated[int, Field(ge=0, le=8192)] = 0
+
+
+class SetTransform(ItemParams):
+    position: Pair | None = None
+    scale: ScalePair | None = None
+    rotation: Annotated[float, Field(ge=-360, le=360)] | None = Field(None, description="Degrees clockwise.")
+    crop: Crop | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> SetTransform:
+        if self.position is None and self.scale is None and self.rotation is None and self.crop is None:
+            raise ValueError("give at least one of position, scale, rotation, crop")
+        return self
+
+
+class SetVisibility(ItemParams):
+    visible: bool
+
+
+class MoveItem(ItemParams):
+    index: Annotated[int, Field(ge=0, le=10_000)] = Field(description="0 = bottom of the scene's stack.")
+
+
+class AddFilter(Params):
+    source: Ref
+    name: Name
+    kind: Literal[tuple(FILTER_KINDS)]  # type: ignore[valid-type]
+    settings: Settings = Field(default_factory=dict)
+
+
+class FilterParams(Params):
+    source: Ref
+    filter: Ref
+
+
+class SetFilter(FilterParams):
+    settings: Settings | None = None
+    enabled: bool | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> SetFilter:
+        if self.settings is None and self.enabled is None:
+            raise ValueError("give settings and/or enabled")
+        return self
+
+
+class SetAudio(InputParams):
+    muted: bool | None = None
+    volume_db: Annotated[float, Field(ge=-100, le=26)] | None = Field(None, description="-100 (silent) .. 26 dB.")
+
+    @model_validator(mode="after")
+    def _something(self) -> SetAudio:
+        if self.muted is None and self.volume_db is None:
+            raise ValueError("give muted and/or volume_db")
+        return self
+
+
+class SetVideo(Params):
+    base_width: Pixels | None = None
+    base_height: Pixels | None = None
+    output_width: Pixels | None = None
+    output_height: Pixels | None = None
+    fps: Annotated[int, Field(ge=1, le=120)] | None = None
+
+
+class StartRecording(Params):
+    path: Annotated[str, Field(min_length=5, max_length=200, pattern=r"^[A-Za-z0-9_./ -]+\.(mkv|mp4|mov)$")] = Field(
+        description="Workspace-relative .mkv/.mp4/.mov file to write (must not exist).")
+
+
+class StopRecording(Params):
+    after_s: Annotated[float, Field(ge=0, le=30)] = Field(
+        0.0, description="Keep recording this many more seconds, then stop (for a take of a given length).")
+
+
+class Screenshot(Params):
+    path: Annotated[str, Field(min_length=5, max_length=200, pattern=r"(?i)\.png$")] = Field(
+        description="Workspace-relative .png path.")
+    source: Ref | None = Field(None, description="A scene or input; the program scene when omitted.")
+    width: Annotated[int, Field(ge=8, le=1920)] | None = None
+
+
+class NoParams(Params):
+    pass
+
+
+class Navigate(Params):
+    offset: Annotated[int, Field(ge=0)] | None = None
+    limit: Annotated[int, Field(ge=1, le=200)] | None = None
+
+
+class Batch(Params):
+    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
+
+
+FUNCTIONS: dict[str, tuple[type[Params], str, bool]] = {
+    "create_scene": (CreateScene, "Create an empty scene.", False),
+    "rename_scene": (RenameScene, "Rename a scene.", False),
+    "remove_scene": (SceneParams, "Remove a scene (its items go; the inputs stay).", True),
+    "switch_scene": (SceneParams, "Make a scene the program (live) scene.", False),
+    "add_input": (AddInput, "Create a color, image, text or media input and add it to a scene.", False),
+    "add_to_scene": (AddToScene, "Show an existing input (or scene) in another scene too.", False),
+    "set_input_settings": (SetInputSettings, "Change an input's settings (merged into the current ones).", False),
+    "rename_input": (RenameInput, "Rename an input.", False),
+    "remove_input": (InputParams, "Remove an input from every scene and from OBS.", True),
+    "remove_from_scene": (ItemParams, "Remove one scene item (the input stays in OBS).", True),
+    "set_transform": (SetTransform, "Set a scene item's position, scale, rotation and/or crop.", False),
+    "set_visibility": (SetVisibility, "Show or hide a scene item.", False),
+    "move_item": (MoveItem, "Move a scene item in the scene's stack (0 = bottom).", False),
+    "add_filter": (AddFilter, "Add a filter to a source.", False),
+    "set_filter": (SetFilter, "Change a filter's settings or enable/disable it.", False),
+    "remove_filter": (FilterParams, "Remove a filter from a source.", True),
+    "set_audio": (SetAudio, "Mute/unmute an input with audio or set its volume in dB.", False),
+    "set_video": (SetVideo, "Set the canvas (base) and output resolution and the frame rate.", False),
+    "start_recording": (StartRecording, "Start recording the program output to a workspace file.", False),
+    "stop_recording": (StopRecording, "Stop the recording (optionally after_s seconds from now) and wait until "
+                       "the file is complete.", False),
+    "save_screenshot": (Screenshot, "Save OBS's own screenshot of a scene or input as a PNG.", False),
+    "save": (NoParams, "Write the scene collection file now (it is also saved when the episode ends).", False),
+}
+# What each function changes, for the observation's dirty flag and saving.
+READ_ONLY = {"save_screenshot", "save"}
+
+EXAMPLES = [
+    {"action_type": "invoke_function", "target": "create_scene", "params": {"name": "Intro"}},
+    {"action_type": "invoke_function", "target": "add_input",
+     "params": {"scene": "Intro", "name": "Backdrop", "kind": "color", "color": "#1E90FF",
+                "width": 640, "height": 360}},
+    {"action_type": "invoke_function", "target": "add_input",
+     "params": {"scene": "Intro", "name": "Title", "kind": "text", "text": "Welcome", "font_size": 48,
+                "position": [40, 40]}},
+    {"action_type": "invoke_function", "target": "set_transform",
+     "params": {"scene": "Intro", "source": "Title", "position": [100, 200], "scale": [1.5, 1.5], "rotation": 0}},
+    {"action_type": "invoke_function", "target": "set_input_settings",
+     "params": {"input": "Title", "settings": {"text": "Welcome back"}}},
+    {"action_type": "invoke_function", "target": "add_filter",
+     "params": {"source": "Backdrop", "name": "Dim", "kind": "color_correction", "settings": {"opacity": 0.5}}},
+    {"action_type": "invoke_function", "target": "set_visibility",
+     "params": {"scene": "Intro", "source": "Title", "visible": False}},
+    {"action_type": "invoke_function", "target": "switch_scene", "params": {"scene": "Intro"}},
+    {"action_type": "invoke_function", "target": "rename_scene", "params": {"scene": "Intro", "name": "Opening"}},
+    {"action_type": "invoke_function", "target": "save_screenshot", "params": {"path": "shot.png", "width": 320}},
+    {"action_type": "navigate", "params": {"offset": 0, "limit": 40}},
+    {"action_type": "batch", "params": {"actions": [
+        {"action_type": "invoke_function", "target": "create_scene", "params": {"name": "Break"}},
+        {"action_type": "invoke_function", "target": "add_input",
+         "params": {"scene": "Break", "name": "Be Right Back", "kind": "text", "text": "Be right back"}}]}},
+    {"action_type": "done", "params": {"answer": "optional text answer"}},
+]
+
+TIPS = [
+    "Element ids: 'scene:<name>', 'input:<name>', 'item:<scene>/<source>' (with '#<id>' when a source is in a "
+    "scene twice), '@program' (program scene, video, recording). A source's filters are in its meta.filters.",
+    "Scenes, inputs and filters are addressed by name in params (scene, input, source, filter). Scene and input "
+    "names share one namespace: a new name must not be used by any scene or input.",
+    "Positions and sizes are canvas pixels (see '@program' video.base); an item's position is its top-left "
+    "corner; scale 1 is the source's own size; rotation is in degrees.",
+    "Colors are '#RRGGBB' or '#RRGGBBAA'. Input settings are OBS's own keys (text: text, font {face,size}, color1; "
+    "color: color, width, height; image/media: file, local_file, looping). Paths are workspace-relative.",
+    "Filters: color_correction (opacity 0..1, brightness, contrast, saturation, gamma), chroma_key, crop_pad "
+    "(left, top, right, bottom), sharpen, scroll, gain (db) ... set_audio works on inputs with audio (media).",
+    "An input lives only while some scene shows it: removing its last scene item (or that scene) removes the "
+    "input too, as in OBS. remove_scene, remove_input, remove_from_scene and remove_filter are destructive. "
+    "A batch is atomic: if one action fails, OBS is back in the state before the batch.",
+    "start_recording writes a new workspace file; call stop_recording before finishing so the file is complete.",
+    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
+    "when the request cannot be done in OBS.",
+]
+
+
+def build_schema() -> ActionSchema:
+    return ActionSchema(
+        app="obs",
+        action_types=["invoke_function", "navigate", "batch", "done", "infeasible"],
+        target_format="invoke_function: a function name (scene/input/source/filter go in params); "
+        "navigate: an element id to show, or none",
+        functions=function_specs(dict(FUNCTIONS)),
+        navigate_params=Navigate.model_json_schema(),
+        examples=[Action.model_validate(e) for e in EXAMPLES],
+        tips=TIPS,
+    )

@@ -1,0 +1,274 @@
+"""The OBS adapter: a scene collection in the workspace, edited live in a warm OBS over obs-websocket.
+
+One OBS per adapter starts on first use (``asil.apps.obs``) with a private config holding a copy
+of the workspace's collection. After every successful change OBS is made to write its collection
+and that file is kept as the checkpoint. A batch is checked whole against a model of OBS's names
+first; if OBS still refuses a step, or dies or hangs, OBS is restarted from the checkpoint, so the
+state is exactly as before the action. The workspace file is written only by :meth:`save`
+(atomically), from the collection OBS itself wrote.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from asil.adapters.base import Adapter, Readiness
+from asil.adapters.obs import actions as act
+from asil.adapters.obs.collection import collection_state, export_collection, install_collection, load_collection
+from asil.adapters.obs.live import read_details, read_skeleton, read_state
+from asil.adapters.obs.operations import OPERATIONS, Context, Names
+from asil.adapters.obs.output_ops import screenshot
+from asil.adapters.obs.view import DEFAULT_LIMIT, build_observation, element_ids, element_keys
+from asil.adapters.registry import register_adapter
+from asil.apps.display import xvfb_path
+from asil.apps.obs import REQUEST_TIMEOUT_S, ObsCrashed, ObsSession, obs_path, private_root, websocket_client_available
+from asil.protocol import Action, ActionFailed, ActionSchema, InvalidAction, Observation, parse_action
+from asil.workspace import Workspace, atomic_write
+
+DEFAULT_DOCUMENT = "scenes.json"
+NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+
+
+@register_adapter("obs", pattern="service")
+class ObsAdapter(Adapter):
+    """OBS Studio: scenes, inputs, scene items, filters, audio, video and recording."""
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, port: int | None = None,
+                 request_timeout_s: float = REQUEST_TIMEOUT_S, limit: int = DEFAULT_LIMIT, **options: Any):
+        super().__init__(workspace, document or DEFAULT_DOCUMENT)
+        self.doc: str = document or DEFAULT_DOCUMENT
+        self.path = workspace.resolve(self.doc)
+        self.data: dict[str, Any] | None = None
+        if document is not None or self.path.exists():
+            self.data = load_collection(self.path, self.doc)
+        self.port, self.request_timeout_s = port, request_timeout_s
+        self.offset, self.limit = 0, limit
+        self.dirty = False
+        self.restarts = 0
+        self.session: ObsSession | None = None
+        self.root: Path | None = None
+
+    # ------------------------------------------------------------ the OBS session
+    @property
+    def checkpoint(self) -> Path:
+        assert self.root is not None
+        return self.root / "checkpoint.json"
+
+    def _obs(self) -> ObsSession:
+        """The running OBS, started on first use or after a crash (from the checkpoint)."""
+        if self.session is not None and self.session.alive:
+            return self.session
+        if self.session is not None:
+            self.session.stop()
+            self.session = None
+            self.restarts += 1
+        if self.root is None:
+            self.root = private_root()
+            if self.data is not None:
+                install_collection(self.data, self.checkpoint, self.workspace.root)
+        name = str((self.data or {}).get("name") or "ASIL")
+        source = self.checkpoint if self.checkpoint.is_file() else None
+        self.session = ObsSession(self.root, collection=source, collection_name=name, port=self.port,
+                                  record_dir=self.workspace.root, request_timeout_s=self.request_timeout_s)
+        if source is None:  # OBS made its default collection: that is the state to come back to
+            self._keep_checkpoint()
+        return self.session
+
+    def _keep_checkpoint(self) -> None:
+        atomic_write(self.checkpoint, self._obs().flush().encode("utf-8"))
+
+    def _restore(self) -> None:
+        """Throw away OBS's state: restart it from the checkpoint (the state before the action)."""
+        if self.session is not None:
+            self.session.stop()
+            self.session = None
+            self.restarts += 1
+        self._obs()
+
+    def _read(self, what: Any) -> Any:
+        """Run a read; a read that finds OBS dead or hung restarts it and is tried once more."""
+        try:
+            return what(self._obs())
+        except ObsCrashed:
+            return what(self._obs())
+
+    # ------------------------------------------------------------ observe
+    def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
+        if view not in (None, "scenes"):
+            raise InvalidAction(f"There is no view {view!r}.", hint="The only view is 'scenes'.")
+        if offset is not None:
+            self.offset = max(0, offset)
+        if limit is not None:
+            self.limit = max(1, min(limit, 200))
+        state = self._read(self._page_state)
+        session = {"state": "running", "restarts": self.restarts, "websocket_port": self.session.port
+                   if self.session else None}
+        return build_observation(state, step=self.step, document=self.doc, dirty=self.dirty,
+                                 offset=self.offset, limit=self.limit, session=session)
+
+    def _page_state(self, obs: ObsSession) -> dict[str, Any]:
+        skeleton = read_skeleton(obs)
+        page = element_keys(skeleton)[self.offset:self.offset + self.limit]
+        return read_details(obs, skeleton, {name for kind, name, _ in page if kind == "scene"},
+                            {name for kind, name, _ in page if kind == "input"}, self.workspace.root)
+
+    def live_state(self) -> dict[str, Any]:
+        """OBS's whole current state as plain data."""
+        state: dict[str, Any] = self._read(lambda obs: read_state(obs, self.workspace.root))
+        return state
+
+    def saved_state(self) -> dict[str, Any]:
+        """The plain state of the collection file in the workspace (what checkpoints judge)."""
+        return collection_state(load_collection(self.path, self.doc), self.workspace.root)
+
+    # ------------------------------------------------------------ actions
+    @classmethod
+    def action_schema(cls) -> ActionSchema:
+        return act.build_schema()
+
+    def _steps(self, action: Action) -> list[tuple[str, Any]]:
+        """(function, parsed params) for an invoke_function or each member of a batch."""
+        if action.action_type == "batch":
+            steps = []
+            for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
+                try:
+                    steps.append(self._step(self._batch_member(raw)))
+                except InvalidAction as exc:
+                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+            return steps
+        return [self._step(action)]
+
+    def _step(self, action: Action) -> tuple[str, Any]:
+        if action.action_type != "invoke_function":
+            raise InvalidAction(f"The obs adapter does not support {action.action_type} actions.",
+                                hint="Use invoke_function, navigate, batch, done or infeasible.",
+                                code="unsupported_action")
+        name = action.target or ""
+        if name not in act.FUNCTIONS:
+            raise InvalidAction(f"Unknown OBS function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
+                                code="unknown_function")
+        return name, act.parse_params(act.FUNCTIONS[name][0], action.params, name)
+
+    def _batch_member(self, raw: dict[str, Any]) -> Action:
+        sub = parse_action(raw)
+        if sub.action_type in NOT_IN_BATCH or sub.target == "save":
+            what = "save" if sub.target == "save" else sub.action_type
+            raise InvalidAction(f"A batch cannot contain {what}.", hint="Put only invoke_function actions in a batch.")
+        return sub
+
+    def _check(self, action: Action) -> None:
+        if action.action_type == "navigate":
+            act.parse_params(act.Navigate, action.params, "navigate")
+            if action.target:
+                self._element_index(action.target)
+            return
+        steps = self._steps(action)
+        if steps == [("save", steps[0][1])]:
+            return
+        names: Names = self._read(Names)
+        for index, (name, params) in enumerate(steps, start=1):
+            try:
+                OPERATIONS[name][0](names, params, self.workspace)
+            except InvalidAction as exc:
+                if len(steps) == 1:
+                    raise
+                raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+
+    def _element_index(self, element_id: str) -> int:
+        ids = element_ids(self._read(read_skeleton))
+        if element_id not in ids:
+            raise InvalidAction(f"There is no element {element_id!r}.",
+                                hint="Navigate to an id such as 'scene:<name>' or 'input:<name>'.")
+        return ids.index(element_id)
+
+    def _apply(self, action: Action) -> list[str]:
+        if action.action_type == "navigate":
+            params = act.parse_params(act.Navigate, action.params, "navigate")
+            self.limit = params.limit or self.limit
+            if action.target:
+                self.offset = self._element_index(action.target)
+            elif params.offset is not None:
+                self.offset = params.offset
+            return []
+        steps = self._steps(action)
+        if [name for name, _ in steps] == ["save"]:
+            self.save()
+            return [self.doc]
+        return self._run(steps, batch=action.action_type == "batch")
+
+    def _run(self, steps: list[tuple[str, Any]], *, batch: bool) -> list[str]:
+        context = Context(self._obs(), self.workspace)
+        changed: list[str] = []
+        for index, (name, params) in enumerate(steps, start=1):
+            try:
+                changed += [c for c in OPERATIONS[name][1](context, params) if c not in changed]
+            except ObsCrashed as exc:
+                self._restore()
+                raise ActionFailed(f"{exc.message} OBS was restarted from the state before this action (a "
+                                   "running recording was lost); nothing was changed.", hint="Try the action again.",
+                                   code=exc.code) from None
+            except (InvalidAction, ActionFailed) as exc:
+                self._restore()
+                where = f"Batch action {index}: " if batch else ""
+                kind = InvalidAction if isinstance(exc, InvalidAction) else ActionFailed
+                raise kind(f"{where}{exc.message} Nothing was changed.", hint=exc.hint, code=exc.code) from None
+        if any(name not in act.READ_ONLY for name, _ in steps):
+            self.dirty = True
+            self._keep_checkpoint()
+        return changed
+
+    # ------------------------------------------------------------ persistence and life
+    def save(self) -> None:
+        """Write OBS's own collection to the workspace file atomically (only after changes)."""
+        if not self.dirty:
+            return
+        if self.session is not None and self.session.alive:
+            self._keep_checkpoint()
+        atomic_write(self.path, export_collection(self.checkpoint, self.workspace.root))
+        self.dirty = False
+
+    def render(self, path: Path) -> Path:
+        """OBS's own screenshot of the program scene."""
+        self._read(lambda obs: screenshot(obs, path, width=320))
+        return path
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.stop()
+            self.session = None
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+            self.root = None
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        if obs_path() is None:
+            return Readiness(False, "obs-studio is not installed (apt-get install obs-studio)")
+        if xvfb_path() is None:
+            return Readiness(False, "Xvfb is not installed (apt-get install xvfb)")
+        if not websocket_client_available():
+            return Readiness(False, "the websocket-client package is missing (pip install 'asil[obs]')")
+        return Readiness(True, "OBS Studio under a private Xvfb, driven over obs-websocket 5")
+
+    @classmethod
+    def create_sample(cls, workspace: Workspace) -> str:
+        from asil.adapters.obs.builders import build_collection
+
+        atomic_write(workspace.resolve(DEFAULT_DOCUMENT), build_collection(SAMPLE))
+        return DEFAULT_DOCUMENT
+
+
+SAMPLE: dict[str, Any] = {
+    "name": "Sample",
+    "scenes": [{"name": "Scene", "items": [{"source": "Background"}, {"source": "Caption", "position": [20, 300]}]}],
+    "inputs": [{"name": "Background", "kind": "color", "settings": {"color": "#202020", "width": 640, "height": 360}},
+               {"name": "Caption", "kind": "text", "settings": {"text": "Live soon", "font": {"face": "Sans Serif",
+                                                                                          "size": 32}}}],
+    "current_scene": "Scene",
+}
+
+__all__ = ["ObsAdapter"]
+
+import asil.adapters.obs.checkpoints  # noqa: E402,F401  (registers OBS checkpoint types)

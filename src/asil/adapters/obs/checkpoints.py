@@ -1,0 +1,158 @@
+"""Checkpoint types that read the OBS scene collection saved in the workspace, and recordings.
+
+The episode saves OBS's own collection into the workspace before judging, so these read that
+file (no OBS needs to start). Targets: a scene (``"Intro"``), an input field (``"Title.settings.text"``,
+``"Music.muted"``), a scene item field (``"Intro/Title.position"``), a filter field
+(``"Webcam/Key.settings.similarity"``) or a workspace file (recordings, screenshots).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import struct
+import subprocess
+from typing import Any
+
+from asil.adapters.obs.adapter import DEFAULT_DOCUMENT
+from asil.adapters.obs.collection import collection_state, load_collection
+from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
+from asil.protocol import DocumentError
+
+
+def saved_state(ctx: EvalContext, cp: Checkpoint) -> dict[str, Any]:
+    document = cp.document or DEFAULT_DOCUMENT
+    try:
+        data = load_collection(ctx.workspace.resolve(document), document)
+    except DocumentError as exc:
+        raise CheckpointUnreadable(exc.message) from None
+    return collection_state(data, ctx.workspace.root)
+
+
+def dig(data: Any, path: list[str], what: str) -> Any:
+    for key in path:
+        if not isinstance(data, dict) or key not in data:
+            raise CheckpointUnreadable(f"{what} has no {key!r}")
+        data = data[key]
+    return data
+
+
+def _scenes(ctx: EvalContext, cp: Checkpoint) -> dict[str, dict[str, Any]]:
+    return {s["name"]: s for s in saved_state(ctx, cp)["scenes"]}
+
+
+def _owner_and_field(target: str) -> tuple[str, list[str]]:
+    """'Scene/Source.position' -> ('Scene/Source', ['position']); a '.' inside names is not supported."""
+    owner, _, rest = target.partition(".")
+    return owner, rest.split(".") if rest else []
+
+
+@checkpoint_type("obs_scene_exists")
+def scene_exists(ctx: EvalContext, cp: Checkpoint) -> bool:
+    """True when a scene named ``target`` exists."""
+    return require(cp.target, "scene name") in _scenes(ctx, cp)
+
+
+@checkpoint_type("obs_scene_names", default_compare="set")
+def scene_names(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """All scene names in OBS's order."""
+    return list(_scenes(ctx, cp))
+
+
+@checkpoint_type("obs_program_scene")
+def program_scene(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """The program (live) scene's name."""
+    return saved_state(ctx, cp)["current_scene"]
+
+
+@checkpoint_type("obs_input_exists")
+def input_exists(ctx: EvalContext, cp: Checkpoint) -> bool:
+    """True when an input named ``target`` exists."""
+    return require(cp.target, "input name") in saved_state(ctx, cp)["inputs"]
+
+
+@checkpoint_type("obs_input_value", default_compare="approx")
+def input_value(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """An input field: ``Title.kind``, ``Title.settings.text``, ``Music.muted``, ``Music.volume_db``."""
+    name, path = _owner_and_field(require(cp.target, "target"))
+    inputs = saved_state(ctx, cp)["inputs"]
+    if name not in inputs:
+        raise CheckpointUnreadable(f"there is no input {name!r}")
+    return dig(inputs[name], path, f"input {name!r}")
+
+
+@checkpoint_type("obs_scene_sources")
+def scene_sources(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The sources shown in scene ``target``, bottom to top."""
+    scene = _scenes(ctx, cp).get(require(cp.target, "scene name"))
+    if scene is None:
+        raise CheckpointUnreadable(f"there is no scene {cp.target!r}")
+    return [item["source"] for item in scene["items"]]
+
+
+@checkpoint_type("obs_item_value", default_compare="approx")
+def item_value(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """A scene item field: ``Intro/Title.position`` ([x, y]), ``.scale``, ``.rotation``, ``.visible``, ``.crop.left``."""
+    owner, path = _owner_and_field(require(cp.target, "target"))
+    scene_name, _, source = owner.partition("/")
+    scene = _scenes(ctx, cp).get(scene_name)
+    if scene is None:
+        raise CheckpointUnreadable(f"there is no scene {scene_name!r}")
+    hits = [item for item in scene["items"] if item["source"] == source]
+    if len(hits) != 1:
+        raise CheckpointUnreadable(f"scene {scene_name!r} shows {source!r} {len(hits)} times, not once")
+    return dig(hits[0], path, f"item {owner!r}")
+
+
+@checkpoint_type("obs_filter_value", default_compare="approx")
+def filter_value(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """A filter field: ``Webcam/Key.kind``, ``.enabled``, ``.settings.opacity``."""
+    owner, path = _owner_and_field(require(cp.target, "target"))
+    source, _, name = owner.partition("/")
+    hits = [f for f in _filters_of(ctx, cp, source) if f["name"] == name]
+    if not hits:
+        raise CheckpointUnreadable(f"source {source!r} has no filter {name!r}")
+    return dig(hits[0], path or ["kind"], f"filter {owner!r}")
+
+
+@checkpoint_type("obs_filter_names")
+def filter_names(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The names of source ``target``'s filters, in order."""
+    return [f["name"] for f in _filters_of(ctx, cp, require(cp.target, "source name"))]
+
+
+def _filters_of(ctx: EvalContext, cp: Checkpoint, source: str) -> list[dict[str, Any]]:
+    state = saved_state(ctx, cp)
+    if source in state["inputs"]:
+        found: list[dict[str, Any]] = state["inputs"][source]["filters"]
+        return found
+    for scene in state["scenes"]:
+        if scene["name"] == source:
+            return list(scene["filters"])
+    raise CheckpointUnreadable(f"there is no source {source!r}")
+
+
+@checkpoint_type("obs_media_duration", default_compare="range")
+def media_duration(ctx: EvalContext, cp: Checkpoint) -> float:
+    """Seconds of the recording (or any media file) at workspace path ``target``, read by ffprobe."""
+    path = ctx.workspace.resolve(require(cp.target, "file path"))
+    if not path.is_file() or shutil.which("ffprobe") is None:
+        raise CheckpointUnreadable(f"cannot read {cp.target!r} (missing file or ffprobe)")
+    done = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "json", str(path)],
+                          capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    try:
+        return float(json.loads(done.stdout)["format"]["duration"])
+    except (ValueError, KeyError, TypeError):
+        raise CheckpointUnreadable(f"ffprobe found no duration in {cp.target!r}") from None
+
+
+@checkpoint_type("obs_image_size")
+def image_size(ctx: EvalContext, cp: Checkpoint) -> list[int]:
+    """[width, height] of the PNG at workspace path ``target`` (an OBS screenshot)."""
+    try:
+        head = ctx.workspace.resolve(require(cp.target, "image path")).read_bytes()[:24]
+    except OSError:
+        raise CheckpointUnreadable(f"cannot read {cp.target!r}") from None
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
+        raise CheckpointUnreadable(f"{cp.target!r} is not a PNG image")
+    return list(struct.unpack(">II", head[16:24]))
