@@ -18,6 +18,8 @@ command -v chromium >/dev/null 2>&1 || packages+=(chromium)  # renders draw.io p
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 command -v inkscape >/dev/null 2>&1 || packages+=(inkscape)
 command -v blender >/dev/null 2>&1 || packages+=(blender)  # the Blender adapter runs a headless blender -b
+command -v audacity >/dev/null 2>&1 || packages+=(audacity)  # the Audacity adapter scripts it (mod-script-pipe)
+command -v Xvfb >/dev/null 2>&1 || packages+=(xvfb)  # Audacity needs a display; ASIL starts a private Xvfb
 
 renderer="$(dirname "$0")/install-drawio-renderer.sh"
 

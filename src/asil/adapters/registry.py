@@ -29,6 +29,7 @@ _DECLARED: dict[str, str] = {
     "jupyter": "asil.adapters.jupyter.adapter:JupyterAdapter",
     "writer": "asil.adapters.writer.adapter:WriterAdapter",
     "impress": "asil.adapters.impress.adapter:ImpressAdapter",
+    "audacity": "asil.adapters.audacity.adapter:AudacityAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")
