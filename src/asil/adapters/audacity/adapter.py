@@ -1,11 +1,13 @@
 """The Audacity adapter: a .wav document edited by a warm, scripted Audacity (mod-script-pipe).
 
-One Audacity per adapter starts on first use (``asil.apps.audacity``), imports the document (and
-its ``<name>.labels.txt``) and saves the project to a private .aup3 checkpoint. After every
-successful change the checkpoint is saved again. A failed action or batch, or a crashed/hung
-Audacity, throws the session away; the next call starts Audacity from the checkpoint, so the
-project is exactly as after the last good action. The user's .wav is written only by
-:meth:`save` (export to a temp file in the same folder, then rename).
+One Audacity per adapter starts on first use (``asil.apps.audacity``) and imports the document
+(and its ``<name>.labels.txt``). Successful changes are kept in a journal; every
+``CHECKPOINT_EVERY`` changes (and at save) the project is saved to a private .aup3 checkpoint and
+the journal starts afresh. A failed action or batch, or a crashed/hung Audacity, throws the
+session away; the next call starts Audacity from the checkpoint (or the document) and replays the
+journal, so the project is as after the last good action (generated noise is drawn anew). Saving
+a checkpoint after every action would cost more than the edit itself. The user's .wav is written
+only by :meth:`save` (export to a temp file in the same folder, then rename).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from asil.workspace import Workspace, atomic_write, commit_file
 
 NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 READ_ONLY = ("select", "export", "save")  # functions that leave the project's audio and labels as they are
+CHECKPOINT_EVERY = 20  # journal length at which the project is saved to the private checkpoint
 
 
 def check_wav(path: Path, document: str) -> int:
@@ -62,6 +65,7 @@ class AudacityAdapter(Adapter):
         self.selection: dict[str, Any] | None = None
         self.session: AudacitySession | None = None
         self._project: Project | None = None
+        self.journal: list[Action] = []  # changes since the checkpoint (or the document)
         self.checkpoint = workspace.private() / f"audacity-{os.getpid()}-{id(self)}.aup3"
 
     # ------------------------------------------------------------ the Audacity session
@@ -89,10 +93,26 @@ class AudacityAdapter(Adapter):
             session.kill()
             raise
         self.session = session
+        self._replay()
         return session
+
+    def _replay(self) -> None:
+        """Apply the journal again after a restart (selection-free: every entry names its range)."""
+        selection, self.selection = self.selection, None
+        try:
+            for entry in self.journal:
+                name, params = self._parse(entry)
+                self._run(name, params)
+            self.selection = selection
+        except (InvalidAction, ActionFailed) as exc:
+            self._discard_session()
+            raise ActionFailed(f"Audacity restarted but the earlier edits could not be replayed ({exc.message}).",
+                               hint="Close and reopen the document.") from None
 
     def _load_document(self, session: AudacitySession) -> None:
         session.command(f"Import2: Filename={quote(str(self.path))}")
+        # An import does not set the project rate; generators and new tracks must match the document.
+        session.command(f"SetProject: Rate={self.rate}")
         if self.labels_path.is_file():
             try:
                 labels = sorted(read_labels(self.labels_path))
@@ -105,7 +125,6 @@ class AudacityAdapter(Adapter):
             for index, (start, end, text) in enumerate(labels):
                 clean = "".join(c for c in text if c not in '"\\' and c >= " ")
                 session.command(f"SetLabel: Label={index} Text={quote(clean)} Start={number(start)} End={number(end)}")
-        session.command(f"SaveProject2: Filename={quote(str(self.checkpoint))}")
 
     def _command(self, line: str) -> str:
         try:
@@ -117,9 +136,11 @@ class AudacityAdapter(Adapter):
     def _read(self) -> Project:
         """The project as Audacity reports it now (cached until the next change)."""
         if self._project is None:
-            parts = [json.loads(self._command(f"GetInfo: Type={kind} Format=JSON") or "[]")
-                     for kind in ("Tracks", "Clips", "Labels")]
-            self._project = read_project(parts[0], parts[1], parts[2], self.rate)
+            tracks = json.loads(self._command("GetInfo: Type=Tracks Format=JSON") or "[]")
+            clips = json.loads(self._command("GetInfo: Type=Clips Format=JSON") or "[]") if tracks else []
+            has_labels = any(t.get("kind") == "label" for t in tracks)
+            labels = json.loads(self._command("GetInfo: Type=Labels Format=JSON") or "[]") if has_labels else []
+            self._project = read_project(tracks, clips, labels, self.rate)
         return self._project
 
     def _discard_session(self) -> None:
@@ -204,22 +225,41 @@ class AudacityAdapter(Adapter):
         members = [self._batch_member(raw) for raw in action.params["actions"]] if kind == "batch" else [action]
         changed: list[str] = []
         saved_selection = self.selection
+        done: list[Action] = []
         for index, member in enumerate(members, start=1):
+            name = ""
             try:
                 name, params = self._parse(member)
+                entry = self._explicit(member, self.selection)
                 changed += [c for c in self._run(name, params) if c not in changed]
+                if name not in READ_ONLY:
+                    done.append(entry)
             except (InvalidAction, ActionFailed) as exc:
-                if any(self._parse(m)[0] not in READ_ONLY for m in members[:index]):
+                if done or name not in READ_ONLY:
                     self._discard_session()  # back to the checkpoint: nothing of this action stays
                 self.selection = saved_selection
                 if kind != "batch":
                     raise
                 raise type(exc)(f"Batch action {index}: {exc.message} Nothing in the project was changed.",
                                 hint=exc.hint, code=exc.code) from None
-        if any(self._parse(m)[0] not in READ_ONLY for m in members):
+        if done:
             self.dirty = True
-            self._command(f"SaveProject2: Filename={quote(str(self.checkpoint))}")
+            self.journal += done
+            if len(self.journal) >= CHECKPOINT_EVERY:
+                self._save_checkpoint()
         return changed
+
+    def _explicit(self, member: Action, selection: dict[str, Any] | None) -> Action:
+        """The journal form of an edit: the selection it used written into its params."""
+        name = member.target or ""
+        if name not in act.EDITS or selection is None:
+            return member
+        params = {**{k: selection[k] for k in ("start", "end", "tracks")}, **member.params}
+        return member.model_copy(update={"params": params})
+
+    def _save_checkpoint(self) -> None:
+        self._command(f"SaveProject2: Filename={quote(str(self.checkpoint))}")
+        self.journal = []
 
     def _run(self, name: str, params: Any) -> list[str]:
         if name == "save":
@@ -248,9 +288,10 @@ class AudacityAdapter(Adapter):
 
     def _batch_member(self, raw: dict[str, Any]) -> Action:
         sub = parse_action(raw)
-        if sub.action_type in NOT_IN_BATCH:
-            raise InvalidAction(f"A batch cannot contain {sub.action_type}.",
-                                hint="Put only invoke_function actions in a batch.")
+        if sub.action_type in NOT_IN_BATCH or sub.target == "save":
+            what = "save" if sub.target == "save" else sub.action_type
+            raise InvalidAction(f"A batch cannot contain {what}.",
+                                hint="Put only invoke_function edits in a batch; save after it.")
         return sub
 
     def _item_ids(self) -> list[str]:
@@ -309,6 +350,8 @@ class AudacityAdapter(Adapter):
         if project.labels or self.labels_path.is_file():
             atomic_write(self.labels_path, format_labels([(s, e, t) for s, e, t in project.labels]).encode("utf-8"))
         self.dirty = False
+        if self.journal:
+            self._save_checkpoint()
 
     def render(self, path: Path) -> Path:
         """A waveform of the mix with label positions (PNG)."""

@@ -171,8 +171,10 @@ def _whole(track: Track, project: Project) -> list[str]:
 def _generate(name: str, params: Any, project: Project) -> Step:
     start, end = params.start, params.start + params.duration
     if name == "generate_tone":
-        effect = (f"Tone: Frequency={number(params.frequency)} Amplitude={number(params.amplitude)} "
-                  f"Waveform={quote(params.waveform)}")
+        # Audacity 3.2's scripted Tone ramps its amplitude down to 0; a Chirp with equal ends is a steady tone.
+        frequency, amplitude = number(params.frequency), number(params.amplitude)
+        effect = (f"Chirp: StartFreq={frequency} EndFreq={frequency} StartAmp={amplitude} EndAmp={amplitude} "
+                  f"Waveform={params.waveform} Interpolation=Linear")
     elif name == "generate_noise":
         effect = f"Noise: Type={params.noise_type} Amplitude={number(params.amplitude)}"
     else:
