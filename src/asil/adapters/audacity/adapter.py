@@ -1,19 +1,19 @@
 """The Audacity adapter: a .wav document edited by a warm, scripted Audacity (mod-script-pipe).
 
-One Audacity per adapter starts on first use (``asil.apps.audacity``) and imports the document
-(and its ``<name>.labels.txt``). Successful changes are kept in a journal; every
-``CHECKPOINT_EVERY`` changes (and at save) the project is saved to a private .aup3 checkpoint and
-the journal starts afresh. A failed action or batch, or a crashed/hung Audacity, throws the
-session away; the next call starts Audacity from the checkpoint (or the document) and replays the
-journal, so the project is as after the last good action (generated noise is drawn anew). Saving
-a checkpoint after every action would cost more than the edit itself. The user's .wav is written
-only by :meth:`save` (export to a temp file in the same folder, then rename).
+One Audacity per adapter starts on first use (``asil.apps.audacity``) and imports a private copy
+of the document (and of its ``<name>.labels.txt``) taken when the adapter opened. Successful
+changes are kept in a journal. A failed action or batch, or a crashed/hung Audacity, throws the
+session away; the next call starts Audacity from that copy and replays the journal, so the project
+is as after the last good action (generated noise is drawn anew). An .aup3 checkpoint would not
+do: Audacity keeps writing every change into the project file it last saved to. The user's .wav
+is written only by :meth:`save` (export to a temp file in the same folder, then rename).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import wave
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,6 @@ from asil.workspace import Workspace, atomic_write, commit_file
 
 NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 READ_ONLY = ("select", "export", "save")  # functions that leave the project's audio and labels as they are
-CHECKPOINT_EVERY = 20  # journal length at which the project is saved to the private checkpoint
 
 
 def check_wav(path: Path, document: str) -> int:
@@ -65,12 +64,16 @@ class AudacityAdapter(Adapter):
         self.selection: dict[str, Any] | None = None
         self.session: AudacitySession | None = None
         self._project: Project | None = None
-        self.journal: list[Action] = []  # changes since the checkpoint (or the document)
-        self.checkpoint = workspace.private() / f"audacity-{os.getpid()}-{id(self)}.aup3"
+        self.journal: list[Action] = []  # every change since the document was opened
+        self.base = workspace.private() / f"audacity-{os.getpid()}-{id(self)}.wav"
+        self.base_labels = self.base.with_suffix(".labels.txt")
+        shutil.copyfile(self.path, self.base)
+        if self.labels_path.is_file():
+            shutil.copyfile(self.labels_path, self.base_labels)
 
     # ------------------------------------------------------------ the Audacity session
     def _audacity(self) -> AudacitySession:
-        """The running Audacity, started on first use or after a failure (from the checkpoint)."""
+        """The running Audacity, started on first use or after a failure (from the document copy + journal)."""
         if self.session is not None and self.session.alive:
             return self.session
         if self.session is not None:
@@ -81,10 +84,7 @@ class AudacityAdapter(Adapter):
 
         session = AudacitySession([self.workspace.root], cache_dir())
         try:
-            if self.checkpoint.is_file():
-                session.command(f"OpenProject2: Filename={quote(str(self.checkpoint))} AddToHistory=0")
-            else:
-                self._load_document(session)
+            self._load_document(session)
         except CommandFailed as exc:
             session.kill()
             raise DocumentError(f"Audacity could not read {self.document!r} ({exc.text or 'no detail'}).",
@@ -110,12 +110,14 @@ class AudacityAdapter(Adapter):
                                hint="Close and reopen the document.") from None
 
     def _load_document(self, session: AudacitySession) -> None:
-        session.command(f"Import2: Filename={quote(str(self.path))}")
+        session.command(f"Import2: Filename={quote(str(self.base))}")
+        session.command("Select: Start=0 End=0 Track=0 TrackCount=1 Mode=Set")
+        session.command(f"SetTrack: Name={quote(self.path.stem)}")
         # An import does not set the project rate; generators and new tracks must match the document.
         session.command(f"SetProject: Rate={self.rate}")
-        if self.labels_path.is_file():
+        if self.base_labels.is_file():
             try:
-                labels = sorted(read_labels(self.labels_path))
+                labels = sorted(read_labels(self.base_labels))
             except (ValueError, OSError, UnicodeDecodeError):
                 raise DocumentError(f"{self.labels_path.name} is not an Audacity label file.",
                                     hint="Each line: start<TAB>end<TAB>text.") from None
@@ -144,7 +146,7 @@ class AudacityAdapter(Adapter):
         return self._project
 
     def _discard_session(self) -> None:
-        """Throw Audacity away: the next call restarts it from the last checkpoint."""
+        """Throw Audacity away: the next call restarts it and replays the journal."""
         if self.session is not None:
             self.session.kill()
             self.restarts += 1
@@ -158,9 +160,11 @@ class AudacityAdapter(Adapter):
             self.offset = max(0, offset)
         if limit is not None:
             self.limit = max(1, min(limit, 200))
+        if self.session is None or not self.session.alive:
+            self._project = None  # health check: a dead Audacity is restarted, not described from memory
         try:
             project = self._read()
-        except ActionFailed:  # a crashed Audacity restarts from the checkpoint; reads are safe to retry
+        except ActionFailed:  # a crashed Audacity restarts (journal replayed); reads are safe to retry
             project = self._read()
         session = {"state": "running", "restarts": self.restarts}
         return build_observation(project, step=self.step, name=self.path.name, document=self.document,
@@ -236,7 +240,7 @@ class AudacityAdapter(Adapter):
                     done.append(entry)
             except (InvalidAction, ActionFailed) as exc:
                 if done or name not in READ_ONLY:
-                    self._discard_session()  # back to the checkpoint: nothing of this action stays
+                    self._discard_session()  # back to the journal: nothing of this action stays
                 self.selection = saved_selection
                 if kind != "batch":
                     raise
@@ -245,8 +249,6 @@ class AudacityAdapter(Adapter):
         if done:
             self.dirty = True
             self.journal += done
-            if len(self.journal) >= CHECKPOINT_EVERY:
-                self._save_checkpoint()
         return changed
 
     def _explicit(self, member: Action, selection: dict[str, Any] | None) -> Action:
@@ -257,9 +259,7 @@ class AudacityAdapter(Adapter):
         params = {**{k: selection[k] for k in ("start", "end", "tracks")}, **member.params}
         return member.model_copy(update={"params": params})
 
-    def _save_checkpoint(self) -> None:
-        self._command(f"SaveProject2: Filename={quote(str(self.checkpoint))}")
-        self.journal = []
+
 
     def _run(self, name: str, params: Any) -> list[str]:
         if name == "save":
@@ -275,9 +275,19 @@ class AudacityAdapter(Adapter):
         self._project = None
         if "selection" in step.after:
             self.selection = step.after["selection"]
+        if name in ("rename_track", "delete_track"):
+            self._follow_track(params.track, getattr(params, "name", None))
         if "label_text" in step.after:
             return [self._name_new_label(before, step.after["label_text"], step.after["label_span"])]
         return step.changed
+
+    def _follow_track(self, old: str, new: str | None) -> None:
+        """Keep the selection's track names in step with a renamed (new) or deleted (None) track."""
+        if self.selection is None or not self.selection.get("tracks"):
+            return
+        tracks = [new if t == old else t for t in self.selection["tracks"]]
+        kept = [t for t in tracks if t is not None]
+        self.selection = {**self.selection, "tracks": kept} if kept else None
 
     def _name_new_label(self, before: list[list[Any]], text: str, span: list[float]) -> str:
         after = self._read().labels
@@ -350,8 +360,6 @@ class AudacityAdapter(Adapter):
         if project.labels or self.labels_path.is_file():
             atomic_write(self.labels_path, format_labels([(s, e, t) for s, e, t in project.labels]).encode("utf-8"))
         self.dirty = False
-        if self.journal:
-            self._save_checkpoint()
 
     def render(self, path: Path) -> Path:
         """A waveform of the mix with label positions (PNG)."""
@@ -375,8 +383,8 @@ class AudacityAdapter(Adapter):
         if self.session is not None:
             self.session.close()
             self.session = None
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{self.checkpoint}{suffix}").unlink(missing_ok=True)
+        self.base.unlink(missing_ok=True)
+        self.base_labels.unlink(missing_ok=True)
 
     @classmethod
     def readiness(cls) -> Readiness:

@@ -134,8 +134,9 @@ def plan(name: str, params: Any, project: Project, selection: dict[str, Any] | N
         return Step(select_lines(start, end, tracks) + EFFECT_LINES[name](params), [t.name for t in tracks])
     if name == "select":
         start, end, tracks = _range(project, params, None)
+        # Tracks stay None when omitted: "all audio tracks", including ones added later.
         return Step(select_lines(start, end, tracks), ["@project"],
-                    {"selection": {"start": start, "end": end, "tracks": [t.name for t in tracks]}})
+                    {"selection": {"start": start, "end": end, "tracks": params.tracks}})
     if name.startswith("generate_"):
         return _generate(name, params, project)
     if name == "import_audio":
