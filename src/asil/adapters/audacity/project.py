@@ -196,8 +196,9 @@ def _label(name: str, params: Any, project: Project) -> Step:
         end = params.start if params.end is None else params.end
         if end < params.start:
             raise InvalidAction("A label's end cannot be before its start.", hint="Give end >= start.", code="bad_range")
-        holder = next((t for t in project.tracks if t.kind == "label"), None) or (project.audio or [None])[0]
-        index = holder.index if holder is not None else 0
+        # AddLabel writes into the selected label track; with none, Audacity makes one.
+        holders = [t for t in project.tracks if t.kind == "label"] or project.audio
+        index = holders[0].index if holders else 0
         return Step([f"Select: Start={number(params.start)} End={number(end)} Track={index} TrackCount=1 Mode=Set",
                      "AddLabel"], ["@labels"], {"label_text": params.text, "label_span": [params.start, end]})
     if params.label >= len(project.labels):
