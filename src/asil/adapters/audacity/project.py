@@ -102,11 +102,15 @@ def _range(project: Project, params: act._Range, selection: dict[str, Any] | Non
 
 
 def select_lines(start: float, end: float, tracks: list[Track]) -> list[str]:
-    lines = []
-    for i, track in enumerate(tracks):
-        mode = "Set" if i == 0 else "Add"
-        lines.append(f"Select: Start={number(start)} End={number(end)} Track={track.index} TrackCount=1 Mode={mode}")
-    return lines
+    """One Select per run of neighbouring tracks (each pipe command costs a menu refresh in Audacity)."""
+    runs: list[list[int]] = []
+    for index in sorted(t.index for t in tracks):
+        if runs and index == runs[-1][-1] + 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    return [f"Select: Start={number(start)} End={number(end)} Track={run[0]} TrackCount={len(run)} "
+            f"Mode={'Set' if i == 0 else 'Add'}" for i, run in enumerate(runs)]
 
 
 EFFECT_LINES = {
