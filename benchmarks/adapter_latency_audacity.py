@@ -103,10 +103,11 @@ def measure(label: str, tracks: int, labels: int, repeats: int) -> dict[str, Any
             observe.append(timed(adapter.observe)[0])
         edit, edit_observe = [], []
         for i in range(repeats):
-            ms, result = timed(lambda a=amplify(i): adapter.execute(a, observe=False))
+            first, second = amplify(i), amplify(i + 1)
+            ms, result = timed(lambda a=first: adapter.execute(a, observe=False))
             assert result.ok, result.error
             edit.append(ms)
-            ms, result = timed(lambda a=amplify(i + 1): adapter.execute(a))
+            ms, result = timed(lambda a=second: adapter.execute(a))
             assert result.ok, result.error
             edit_observe.append(ms)
         assert len(adapter.project_data().audio) == tracks and len(adapter.project_data().labels) == labels
