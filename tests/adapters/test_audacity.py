@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,7 @@ def test_a_killed_audacity_restarts_with_the_edits_replayed(session: AudacityAda
     assert session.session is not None
     restarts = session.restarts
     os.killpg(session.session.process.pid, signal.SIGKILL)
+    session.session.process.process.wait(timeout=10)
     obs = session.observe()
     assert obs.environment["audacity"]["restarts"] == restarts + 1
     assert session.project_data().labels == labels
@@ -173,8 +175,23 @@ def test_two_sessions_run_side_by_side(session: AudacityAdapter, tmp_path: Path)
         assert other.execute(call("rename_track", track="other", name="Second")).ok
         assert [t.name for t in other.project_data().audio] == ["Second"]
         assert [t.name for t in session.project_data().audio] == ["Voice"]
+        assert other.session is not None
+        group = other.session.process.pid
     finally:
         other.close()
+    assert not _group_alive(group, wait_s=5.0)  # close() leaves no process of that session behind
+
+
+def _group_alive(group: int, wait_s: float) -> bool:
+    """True while any process of the group exists (a killed child may stay a zombie until init reaps it)."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 @pytest.mark.parametrize("content", [b"", b"RIFF\x00\x00\x00\x00WAVEjunk", b"not audio at all\n" * 20])

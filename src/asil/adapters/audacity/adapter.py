@@ -64,6 +64,7 @@ class AudacityAdapter(Adapter):
         self.selection: dict[str, Any] | None = None
         self.session: AudacitySession | None = None
         self._project: Project | None = None
+        self._has_clips = False
         self.journal: list[Action] = []  # every change since the document was opened
         self.base = workspace.private() / f"audacity-{os.getpid()}-{id(self)}.wav"
         self.base_labels = self.base.with_suffix(".labels.txt")
@@ -135,14 +136,18 @@ class AudacityAdapter(Adapter):
             raise ActionFailed(f"Audacity refused {exc.command}: {exc.text or 'no detail'}.",
                                hint="Check the parameters against the observation.") from None
 
-    def _read(self) -> Project:
-        """The project as Audacity reports it now (cached until the next change)."""
-        if self._project is None:
+    def _read(self, clips: bool = False) -> Project:
+        """The project as Audacity reports it now (cached until the next change).
+
+        Clips are only shown in observations; checking an action needs tracks and labels only, and
+        each pipe command costs a menu refresh in Audacity.
+        """
+        if self._project is None or (clips and not self._has_clips):
             tracks = json.loads(self._command("GetInfo: Type=Tracks Format=JSON") or "[]")
-            clips = json.loads(self._command("GetInfo: Type=Clips Format=JSON") or "[]") if tracks else []
+            found = json.loads(self._command("GetInfo: Type=Clips Format=JSON") or "[]") if clips and tracks else []
             has_labels = any(t.get("kind") == "label" for t in tracks)
             labels = json.loads(self._command("GetInfo: Type=Labels Format=JSON") or "[]") if has_labels else []
-            self._project = read_project(tracks, clips, labels, self.rate)
+            self._project, self._has_clips = read_project(tracks, found, labels, self.rate), clips
         return self._project
 
     def _discard_session(self) -> None:
@@ -163,16 +168,16 @@ class AudacityAdapter(Adapter):
         if self.session is None or not self.session.alive:
             self._project = None  # health check: a dead Audacity is restarted, not described from memory
         try:
-            project = self._read()
+            project = self._read(clips=True)
         except ActionFailed:  # a crashed Audacity restarts (journal replayed); reads are safe to retry
-            project = self._read()
+            project = self._read(clips=True)
         session = {"state": "running", "restarts": self.restarts}
         return build_observation(project, step=self.step, name=self.path.name, document=self.document,
                                  dirty=self.dirty, selection=self.selection, offset=self.offset, limit=self.limit,
                                  session=session)
 
     def project_data(self) -> Project:
-        return self._read()
+        return self._read(clips=True)
 
     # ------------------------------------------------------------ actions
     @classmethod
