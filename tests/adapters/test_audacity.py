@@ -206,6 +206,15 @@ def test_bad_documents_are_refused_and_left_unchanged(tmp_path: Path, content: b
         AudacityAdapter(ws, "absent.wav")
 
 
+def test_a_bad_label_file_is_refused_at_open(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    new_document(ws)
+    labels = ws.write_bytes("clip.labels.txt", b"one\ttwo\tthree\n")
+    with pytest.raises(DocumentError, match="not an Audacity label file"):
+        AudacityAdapter(ws, "clip.wav")
+    assert labels.read_bytes() == b"one\ttwo\tthree\n"
+
+
 def test_readiness_names_what_is_missing() -> None:
     assert AudacityAdapter.readiness().ready
     assert shutil.which("bwrap") is not None

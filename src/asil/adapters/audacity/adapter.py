@@ -68,6 +68,12 @@ class AudacityAdapter(Adapter):
         self.journal: list[Action] = []  # every change since the document was opened
         self.base = workspace.private() / f"audacity-{os.getpid()}-{id(self)}.wav"
         self.base_labels = self.base.with_suffix(".labels.txt")
+        if self.labels_path.is_file():
+            try:
+                read_labels(self.labels_path)
+            except (ValueError, IndexError, OSError, UnicodeDecodeError):
+                raise DocumentError(f"{self.labels_path.name} is not an Audacity label file.",
+                                    hint="Each line: start<TAB>end<TAB>text (seconds).") from None
         shutil.copyfile(self.path, self.base)
         if self.labels_path.is_file():
             shutil.copyfile(self.labels_path, self.base_labels)
@@ -117,11 +123,7 @@ class AudacityAdapter(Adapter):
         # An import does not set the project rate; generators and new tracks must match the document.
         session.command(f"SetProject: Rate={self.rate}")
         if self.base_labels.is_file():
-            try:
-                labels = sorted(read_labels(self.base_labels))
-            except (ValueError, OSError, UnicodeDecodeError):
-                raise DocumentError(f"{self.labels_path.name} is not an Audacity label file.",
-                                    hint="Each line: start<TAB>end<TAB>text.") from None
+            labels = sorted(read_labels(self.base_labels))  # checked when the adapter opened
             for start, end, _text in labels:
                 session.command(f"Select: Start={number(start)} End={number(end)} Track=0 TrackCount=1 Mode=Set")
                 session.command("AddLabel")
