@@ -30,6 +30,8 @@ from asil.workspace import Workspace, atomic_write, commit_file
 
 NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 READ_ONLY = ("select", "export", "save")  # functions that leave the project's audio and labels as they are
+# Edits that change samples but no track, clip, length or label: the project read before them stays true.
+KEEP_LAYOUT = ("select", "amplify", "normalize", "fade_in", "fade_out")
 
 
 def check_wav(path: Path, document: str) -> int:
@@ -279,7 +281,8 @@ class AudacityAdapter(Adapter):
         before = self._read().labels if "label_text" in step.after else []
         for line in step.lines:
             self._command(line)
-        self._project = None
+        if name not in KEEP_LAYOUT:
+            self._project = None
         if "selection" in step.after:
             self.selection = step.after["selection"]
         if name in ("rename_track", "delete_track"):
