@@ -43,16 +43,29 @@ def exported_peak(adapter: AudacityAdapter, name: str = "check.wav") -> float:
     return peak_db(read_wav(adapter.workspace.resolve(name)).samples)
 
 
+def open_adapter(ws: Workspace) -> AudacityAdapter:
+    return AudacityAdapter(ws, new_document(ws, labels=[(0.5, 0.5, "Start"), (1.0, 2.0, "Middle")]))
+
+
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AudacityAdapter]:
-    ws = Workspace(tmp_path_factory.mktemp("audacity"))
-    document = new_document(ws, labels=[(0.5, 0.5, "Start"), (1.0, 2.0, "Middle")])
-    adapter = AudacityAdapter(ws, document)
+    """One warm Audacity shared by the tests that assert only relative to the state they find
+    (pytest-xdist may run this module's tests on different workers, in any order)."""
+    adapter = open_adapter(Workspace(tmp_path_factory.mktemp("audacity")))
     yield adapter
     adapter.close()
 
 
-def test_observation_shows_tracks_labels_and_project(session: AudacityAdapter) -> None:
+@pytest.fixture
+def fresh(tmp_path: Path) -> Iterator[AudacityAdapter]:
+    """An adapter on the untouched document, for tests that assert absolute values."""
+    adapter = open_adapter(Workspace(tmp_path / "fresh"))
+    yield adapter
+    adapter.close()
+
+
+def test_observation_shows_tracks_labels_and_project(fresh: AudacityAdapter) -> None:
+    session = fresh
     obs = session.observe()
     ids = [e.id for e in obs.elements]
     assert ids[:2] == ["@project", "clip"]
@@ -69,7 +82,8 @@ def test_observation_shows_tracks_labels_and_project(session: AudacityAdapter) -
     session.observe(offset=0, limit=40)
 
 
-def test_edits_land_in_the_saved_file_and_labels(session: AudacityAdapter) -> None:
+def test_edits_land_in_the_saved_file_and_labels(fresh: AudacityAdapter) -> None:
+    session = fresh
     before = exported_peak(session)
     assert abs(before - (-12.04)) < 0.2
     assert session.execute(call("amplify", gain_db=6.0), observe=False).ok
@@ -83,12 +97,13 @@ def test_edits_land_in_the_saved_file_and_labels(session: AudacityAdapter) -> No
     assert read_labels(document.with_name("clip.labels.txt"))[-1] == [2.5, 2.5, "Added"]
 
 
-def test_selection_is_used_by_later_edits(session: AudacityAdapter) -> None:
+def test_selection_is_used_by_later_edits(fresh: AudacityAdapter) -> None:
+    session = fresh
     assert session.execute(call("select", start=0.0, end=1.0)).ok
     assert session.observe().elements[0].value["selection"] == {"start": 0.0, "end": 1.0, "tracks": None}
     assert session.execute(call("fade_in"), observe=False).ok
     assert session.execute(call("select"), observe=False).ok  # back to the whole project
-    samples = read_wav(session.workspace.resolve("clip.wav")).samples  # saved copy: before the fade
+    samples = read_wav(session.workspace.resolve("clip.wav")).samples  # the document: before the fade
     assert session.execute(call("export", path="faded.wav"), observe=False).ok
     faded = read_wav(session.workspace.resolve("faded.wav")).samples
     assert peak_db(faded[:1000]) < peak_db(samples[:1000]) - 10
@@ -129,11 +144,13 @@ def test_a_failing_batch_leaves_the_project_as_before(session: AudacityAdapter) 
     assert result.error.message.startswith("Batch action 3:")
     assert len(session.project_data().labels) == labels
     assert abs(exported_peak(session) - peak) < 0.01
+    first = session.project_data().audio[0].name
+    renamed = f"{first} v2"
     good = Action(action_type="batch", params={"actions": [
-        {"action_type": "invoke_function", "target": "rename_track", "params": {"track": "clip", "name": "Voice"}},
-        {"action_type": "invoke_function", "target": "amplify", "params": {"gain_db": -1.0, "tracks": ["Voice"]}}]})
+        {"action_type": "invoke_function", "target": "rename_track", "params": {"track": first, "name": renamed}},
+        {"action_type": "invoke_function", "target": "amplify", "params": {"gain_db": -1.0, "tracks": [renamed]}}]})
     assert session.execute(good).ok
-    assert [t.name for t in session.project_data().audio] == ["Voice"]
+    assert [t.name for t in session.project_data().audio] == [renamed]
 
 
 def test_render_draws_a_waveform(session: AudacityAdapter, tmp_path: Path) -> None:
@@ -169,12 +186,13 @@ def test_a_hung_audacity_times_out_and_is_replaced(session: AudacityAdapter) -> 
 
 def test_two_sessions_run_side_by_side(session: AudacityAdapter, tmp_path: Path) -> None:
     """Each Audacity has its own /tmp, so the fixed-name pipes of two sessions never meet."""
+    names = [t.name for t in session.project_data().audio]
     ws = Workspace(tmp_path / "second")
     other = AudacityAdapter(ws, new_document(ws, "other.wav"))
     try:
         assert other.execute(call("rename_track", track="other", name="Second")).ok
         assert [t.name for t in other.project_data().audio] == ["Second"]
-        assert [t.name for t in session.project_data().audio] == ["Voice"]
+        assert [t.name for t in session.project_data().audio] == names
         assert other.session is not None
         group = other.session.process.pid
     finally:
