@@ -27,6 +27,8 @@ dpkg -s libgl1-mesa-dri >/dev/null 2>&1 || packages+=(libgl1-mesa-dri)  # softwa
 command -v melt >/dev/null 2>&1 || packages+=(melt)  # the Kdenlive adapter renders MLT projects with melt
 command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)  # ffprobe measures media and rendered videos
 command -v nautilus >/dev/null 2>&1 && command -v dbus-run-session >/dev/null 2>&1 && [ -x /usr/libexec/gvfsd-trash ] && command -v Xvfb >/dev/null 2>&1 || packages+=(nautilus gvfs dbus xvfb)  # the Nautilus adapter
+command -v audacity >/dev/null 2>&1 || packages+=(audacity)  # the Audacity adapter scripts it (mod-script-pipe)
+command -v Xvfb >/dev/null 2>&1 || packages+=(xvfb)  # Audacity needs a display; ASIL starts a private Xvfb
 
 renderer="$(dirname "$0")/install-drawio-renderer.sh"
 

@@ -34,6 +34,7 @@ _DECLARED: dict[str, str] = {
     "gitea": "asil.adapters.gitea.adapter:GiteaAdapter",
     "kdenlive": "asil.adapters.kdenlive.adapter:KdenliveAdapter",
     "nautilus": "asil.adapters.nautilus.adapter:NautilusAdapter",
+    "audacity": "asil.adapters.audacity.adapter:AudacityAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")

@@ -31,6 +31,7 @@ RAW_VALIDATORS: dict[str, str] = {
     "obs": "asil.adapters.obs.validator:raw_judge",
     "gitea": "asil.adapters.gitea.validator:raw_judge",
     "nautilus": "asil.adapters.nautilus.validator:raw_judge",
+    "audacity": "asil.adapters.audacity.validator:raw_judge",
 }
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 

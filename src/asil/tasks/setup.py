@@ -83,6 +83,7 @@ def build_blend_file(item: SetupFile, task: Task, target: Path) -> None:
     shutil.copyfile(cached_blend(item.content, cache_dir()), target)
 
 
+import asil.adapters.audacity.builders  # noqa: E402,F401  (registers the audio and labels builders)
 import asil.adapters.gimp.builders  # noqa: E402,F401  (registers the "image" builder)
 import asil.adapters.gitea.builders  # noqa: E402,F401  (registers the gitea_seed builder)
 import asil.adapters.kdenlive.builders  # noqa: E402,F401  (registers the media clip and MLT project builders)

@@ -1,0 +1,147 @@
+"""Latency and observation-size benchmark of the Audacity adapter (a real, scripted Audacity 3.2).
+
+For a small project (one 3 s track, 2 labels) and a large one (24 tracks, 200 labels) it measures,
+with ``time.perf_counter``:
+
+* cold start: a new adapter's first observation (Xvfb + Audacity under bubblewrap, document import);
+* a cold process per action: the same start plus one edit, i.e. what a one-process-per-action
+  design would pay for every step;
+* ``adapter.observe()`` and its size (``asil.llm.base.estimate_tokens`` on the agent JSON);
+* warm edits (``amplify`` of a 1 s range, alternating +/-1 dB) alone and with the observation an
+  agent gets back; exports excluded;
+* ``save()`` (export to a temp file in the same folder, then rename; labels file).
+
+It asserts that actions succeed, never on timings.
+
+    .venv/bin/python benchmarks/adapter_latency_audacity.py [--repeats 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import subprocess
+import time
+from collections.abc import Callable
+from typing import Any
+
+from asil.adapters.audacity.adapter import AudacityAdapter
+from asil.adapters.audacity.audio import format_labels, synthesize
+from asil.llm.base import estimate_tokens
+from asil.protocol import Action
+from asil.workspace import Workspace
+
+SPEC = {"rate": 22050, "duration": 3.0, "parts": [{"kind": "sine", "frequency": 440, "amplitude": 0.3}]}
+
+
+def percentile(samples: list[float], q: float) -> float:
+    data = sorted(samples)
+    pos = (len(data) - 1) * q / 100.0
+    low = math.floor(pos)
+    high = min(low + 1, len(data) - 1)
+    return data[low] + (data[high] - data[low]) * (pos - low)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = fn()
+    return (time.perf_counter() - started) * 1000.0, result
+
+
+def pct(samples: list[float]) -> str:
+    return f"{percentile(samples, 50):.0f} / {percentile(samples, 95):.0f}"
+
+
+def amplify(i: int) -> Action:
+    return Action(action_type="invoke_function", target="amplify",
+                  params={"start": 0.5, "end": 1.5, "gain_db": 1.0 if i % 2 else -1.0})
+
+
+def build(ws: Workspace, labels: int) -> None:
+    ws.write_bytes("clip.wav", synthesize(SPEC))
+    rows = [(i * 3.0 / max(labels, 1), i * 3.0 / max(labels, 1), f"Marker {i}") for i in range(labels)]
+    if rows:
+        ws.write_bytes("clip.labels.txt", format_labels(rows).encode())
+
+
+def enlarge(adapter: AudacityAdapter, tracks: int) -> None:
+    """Extra tone tracks, so the project has ``tracks`` audio tracks."""
+    for i in range(tracks - 1):
+        action = Action(action_type="invoke_function", target="generate_tone",
+                        params={"frequency": 200 + 10 * i, "amplitude": 0.02, "duration": 3.0, "name": f"Tone {i}"})
+        result = adapter.execute(action, observe=False)
+        assert result.ok, result.error
+
+
+def cold_action() -> float:
+    ws = Workspace.temporary(prefix="asil-bench-audacity-cold-")
+    build(ws, 0)
+    adapter = AudacityAdapter(ws, "clip.wav")
+    try:
+        ms, result = timed(lambda: adapter.execute(amplify(0), observe=False))
+        assert result.ok, result.error
+        return ms
+    finally:
+        adapter.close()
+        ws.cleanup()
+
+
+def measure(label: str, tracks: int, labels: int, repeats: int) -> dict[str, Any]:
+    ws = Workspace.temporary(prefix="asil-bench-audacity-")
+    build(ws, labels)
+    adapter = AudacityAdapter(ws, "clip.wav")  # the default window of 40 items
+    try:
+        cold_ms, obs = timed(adapter.observe)
+        enlarge(adapter, tracks)
+        obs = adapter.observe()
+        tokens = estimate_tokens(json.dumps(obs.to_agent_dict()))
+        observe = []
+        for _ in range(repeats):
+            adapter._project = None  # measure a real read from Audacity, not the cached project
+            observe.append(timed(adapter.observe)[0])
+        edit, edit_observe = [], []
+        for i in range(repeats):
+            first, second = amplify(i), amplify(i + 1)
+            ms, result = timed(lambda a=first: adapter.execute(a, observe=False))
+            assert result.ok, result.error
+            edit.append(ms)
+            ms, result = timed(lambda a=second: adapter.execute(a))
+            assert result.ok, result.error
+            edit_observe.append(ms)
+        assert len(adapter.project_data().audio) == tracks and len(adapter.project_data().labels) == labels
+        save_ms, _ = timed(adapter.save)
+    finally:
+        adapter.close()
+        ws.cleanup()
+    return {"project": label, "tracks": tracks, "labels": labels, "cold_s": cold_ms / 1000,
+            "observe": pct(observe), "edit": pct(edit), "edit_p50": percentile(edit, 50),
+            "edit_observe": pct(edit_observe), "save": f"{save_ms:.0f}", "tokens": tokens}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=30)
+    args = parser.parse_args()
+    version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "audacity"], capture_output=True,
+                             text=True).stdout.strip()
+    with open("/proc/loadavg") as handle:
+        load = handle.read().split()[0]
+    print(f"# Audacity {version}, Python {platform.python_version()}, {args.repeats} repeats, load average {load}")
+    cold = [cold_action() for _ in range(3)]
+    rows = [measure("small", 1, 2, args.repeats), measure("large", 24, 200, args.repeats)]
+    print("| project | tracks | labels | cold start s | observe p50/p95 ms | edit p50/p95 ms "
+          "| edit+observe p50/p95 ms | save ms | obs tokens≈ |")
+    print("|---------|-------:|-------:|-------------:|-------------------:|----------------:"
+          "|------------------------:|--------:|------------:|")
+    for r in rows:
+        print(f"| {r['project']} | {r['tracks']} | {r['labels']} | {r['cold_s']:.2f} | {r['observe']} | {r['edit']} "
+              f"| {r['edit_observe']} | {r['save']} | {r['tokens']:,} |")
+    cold_p50 = percentile(cold, 50)
+    print(f"\ncold process per action (start + import + one edit), median of 3: {cold_p50:.0f} ms; "
+          f"warm edit p50 (small): {rows[0]['edit_p50']:.0f} ms, {cold_p50 / rows[0]['edit_p50']:.0f}x faster")
+
+
+if __name__ == "__main__":
+    main()

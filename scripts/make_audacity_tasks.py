@@ -1,0 +1,185 @@
+"""Write the Audacity core tasks (src/asil/tasks/suites/core/audacity/*.json) from compact specs.
+
+    python scripts/make_audacity_tasks.py
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+OUT = Path(__file__).resolve().parents[1] / "src" / "asil" / "tasks" / "suites" / "core" / "audacity"
+RATE = 22050
+
+
+def db(x: float) -> float:
+    return round(20 * math.log10(x), 2)
+
+
+def sine(duration: float, frequency: float = 440, amplitude: float = 0.5, start: float = 0.0,
+         end: float | None = None) -> dict[str, Any]:
+    return {"kind": "sine", "frequency": frequency, "amplitude": amplitude, "start": start,
+            "end": duration if end is None else end}
+
+
+def audio(path: str, duration: float, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"path": path, "kind": "audio", "content": {"rate": RATE, "channels": 1, "duration": duration, "parts": parts}}
+
+
+def cp(kind: str, target: str, expected: Any, tolerance: float | None = None, compare: str | None = None,
+       ) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": kind, "app": "audacity", "target": target, "expected": expected}
+    if tolerance is not None:
+        out["tolerance"] = tolerance
+    if compare is not None:
+        out["compare"] = compare
+    return out
+
+
+def call(function: str, **params: Any) -> dict[str, Any]:
+    return {"action_type": "invoke_function", "target": function, "params": params}
+
+
+def task(tid: str, domain: str, instruction: str, files: list[dict[str, Any]], paths: list[list[dict[str, Any]]],
+         reference: list[dict[str, Any]], budget: int = 10, feasible: bool = True,
+         open_doc: str | None = None) -> dict[str, Any]:
+    setup: dict[str, Any] = {"files": files}
+    if open_doc:
+        setup["open"] = {"audacity": open_doc}
+    return {"id": f"audacity-{tid}", "suite": "core", "apps": ["audacity"], "domain": domain,
+            "instruction": instruction, "setup": setup, "budget": budget, "feasible": feasible,
+            "evaluator": {"paths": paths}, "reference": reference}
+
+
+SINE_RMS = {a: db(a / math.sqrt(2)) for a in (0.25, 0.3, 0.5, 0.6, 0.8)}
+
+TASKS = [
+    task("amplify-6db", "levels", "Make clip.wav 6 dB louder.",
+         [audio("clip.wav", 3, [sine(3, amplitude=0.25)])],
+         [[cp("audio_peak_db", "clip.wav", db(0.5), 0.3), cp("audio_duration", "clip.wav", 3.0, 0.01)]],
+         [call("amplify", gain_db=6.0)]),
+    task("normalize-minus1", "levels", "Normalize clip.wav so that its peak level is -1 dBFS.",
+         [audio("clip.wav", 3, [sine(3, amplitude=0.3)])],
+         [[cp("audio_peak_db", "clip.wav", -1.0, 0.2)]],
+         [call("normalize", peak_db=-1.0)]),
+    task("quieter-12db", "levels", "clip.wav is too loud: lower its level by 12 dB.",
+         [audio("clip.wav", 3, [sine(3, amplitude=0.8)])],
+         [[cp("audio_rms_db", "clip.wav", round(SINE_RMS[0.8] - 12, 2), 0.3)]],
+         [call("amplify", gain_db=-12.0)]),
+    task("fade-in-2s", "fades", "Give clip.wav a fade-in over its first 2 seconds.",
+         [audio("clip.wav", 4, [sine(4)])],
+         [[cp("audio_rms_db", "clip.wav@0-0.2", [None, -25], compare="range"),
+           cp("audio_rms_db", "clip.wav@3.0-4.0", SINE_RMS[0.5], 0.3),
+           cp("audio_duration", "clip.wav", 4.0, 0.01)]],
+         [call("fade_in", start=0.0, end=2.0)]),
+    task("fade-out-last-second", "fades", "Fade out the last second of clip.wav.",
+         [audio("clip.wav", 3, [sine(3)])],
+         [[cp("audio_rms_db", "clip.wav@2.8-3.0", [None, -25], compare="range"),
+           cp("audio_rms_db", "clip.wav@0.5-1.5", SINE_RMS[0.5], 0.3)]],
+         [call("fade_out", start=2.0, end=3.0)]),
+    task("trim-count-in", "editing", "clip.wav starts with a one-second count-in (a low square wave). Cut it away so "
+         "the file starts with the music.",
+         [audio("clip.wav", 4, [{"kind": "square", "frequency": 220, "amplitude": 0.3, "start": 0, "end": 1},
+                                sine(4, start=1)])],
+         [[cp("audio_duration", "clip.wav", 3.0, 0.01), cp("audio_frequency", "clip.wav@0.1-1.0", 440, 5)]],
+         [call("delete_range", start=0.0, end=1.0)]),
+    task("silence-burst", "repair", "There is a burst of noise in clip.wav between 1.2 s and 1.4 s. Replace it with "
+         "silence without changing the length of the file.",
+         [audio("clip.wav", 3, [sine(3, amplitude=0.3),
+                                {"kind": "noise", "amplitude": 0.6, "start": 1.2, "end": 1.4, "seed": 3}])],
+         [[cp("audio_peak_db", "clip.wav@1.22-1.38", [None, -60], compare="range"),
+           cp("audio_duration", "clip.wav", 3.0, 0.01),
+           cp("audio_rms_db", "clip.wav@0.2-1.0", SINE_RMS[0.3], 0.3)]],
+         [call("generate_silence", track="clip", start=1.2, duration=0.2)]),
+    task("tone-into-silence", "generate", "silent.wav is silent. Fill its whole length with a 1000 Hz sine tone at "
+         "amplitude 0.5.",
+         [audio("silent.wav", 2, [])],
+         [[cp("audio_frequency", "silent.wav", 1000, 10), cp("audio_peak_db", "silent.wav", db(0.5), 0.3),
+           cp("audio_duration", "silent.wav", 2.0, 0.01)]],
+         [call("generate_tone", track="silent", start=0.0, duration=2.0, frequency=1000, amplitude=0.5)]),
+    task("append-beep", "generate", "Add a 0.5-second 1000 Hz beep (amplitude 0.5) right after the end of clip.wav, "
+         "so the file becomes 2.5 seconds long.",
+         [audio("clip.wav", 2, [sine(2, amplitude=0.3)])],
+         [[cp("audio_duration", "clip.wav", 2.5, 0.02), cp("audio_frequency", "clip.wav@2.05-2.45", 1000, 15),
+           cp("audio_frequency", "clip.wav@0.5-1.5", 440, 5)]],
+         [call("generate_tone", start=2.0, duration=0.5, frequency=1000, amplitude=0.5, name="Beep")]),
+    task("double-tempo", "time", "Make clip.wav play in 2 seconds instead of 4, without changing its pitch.",
+         [audio("clip.wav", 4, [sine(4)])],
+         [[cp("audio_duration", "clip.wav", 2.0, 0.05), cp("audio_frequency", "clip.wav@0.3-1.7", 440, 10)]],
+         [call("change_tempo", percent=100.0)]),
+    task("pitch-octave-up", "time", "Raise the pitch of clip.wav by one octave, keeping its length.",
+         [audio("clip.wav", 2, [sine(2)])],
+         [[cp("audio_frequency", "clip.wav@0.3-1.7", 880, 15), cp("audio_duration", "clip.wav", 2.0, 0.05)]],
+         [call("change_pitch", semitones=12.0)]),
+    task("chapter-labels", "labels", "Add point labels to clip.wav: 'Intro' at 0 s, 'Verse' at 2 s and 'Chorus' at "
+         "4 s.",
+         [audio("clip.wav", 6, [sine(6, amplitude=0.3)])],
+         [[cp("audio_labels", "clip.labels.txt", [[0, 0, "Intro"], [2, 2, "Verse"], [4, 4, "Chorus"]], 0.001)]],
+         [call("add_label", text="Intro", start=0.0), call("add_label", text="Verse", start=2.0),
+          call("add_label", text="Chorus", start=4.0)]),
+    task("fix-label-typo", "labels", "The first label of clip.wav reads 'Tkae 1'. Correct it to 'Take 1' and leave "
+         "the labels where they are.",
+         [audio("clip.wav", 4, [sine(4, amplitude=0.3)]),
+          {"path": "clip.labels.txt", "kind": "labels", "content": [[1, 1, "Tkae 1"], [3, 3, "Take 2"]]}],
+         [[cp("audio_labels", "clip.labels.txt", [[1, 1, "Take 1"], [3, 3, "Take 2"]], 0.001)]],
+         [call("edit_label", label=0, text="Take 1")], open_doc="clip.wav"),
+    task("export-preview", "export", "Export the first 2 seconds of clip.wav as a stereo WAV named preview.wav. "
+         "clip.wav itself must stay 6 seconds long.",
+         [audio("clip.wav", 6, [sine(6, amplitude=0.3)])],
+         [[cp("audio_duration", "preview.wav", 2.0, 0.01), cp("audio_channels", "preview.wav", 2),
+           cp("audio_duration", "clip.wav", 6.0, 0.01)]],
+         [call("export", path="preview.wav", channels=2, start=0.0, end=2.0)]),
+    task("mix-in-music", "mixing", "Bring the music from music.wav into voice.wav so both play together from the "
+         "start, and save the mix in voice.wav.",
+         [audio("voice.wav", 3, [sine(3, frequency=300, amplitude=0.3)]),
+          audio("music.wav", 4, [sine(4, frequency=500, amplitude=0.2)])],
+         [[cp("audio_duration", "voice.wav", 4.0, 0.02),
+           cp("audio_rms_db", "voice.wav@3.2-3.8", db(0.2 / math.sqrt(2)), 0.5),
+           cp("audio_rms_db", "voice.wav@0.5-1.5", db(math.sqrt(0.3 ** 2 / 2 + 0.2 ** 2 / 2)), 0.5)]],
+         [call("import_audio", path="music.wav")], open_doc="voice.wav"),
+    task("quiet-second-half", "levels", "Lower the level of the last two seconds of clip.wav by 10 dB; the first two "
+         "seconds must stay as they are.",
+         [audio("clip.wav", 4, [sine(4, amplitude=0.6)])],
+         [[cp("audio_rms_db", "clip.wav@2.2-3.8", round(SINE_RMS[0.6] - 10, 2), 0.4),
+           cp("audio_rms_db", "clip.wav@0.2-1.8", SINE_RMS[0.6], 0.3)]],
+         [call("amplify", start=2.0, end=4.0, gain_db=-10.0)]),
+    task("trim-to-two-seconds", "editing", "Shorten clip.wav to 2 seconds by cutting away either its first half or "
+         "its second half (your choice).",
+         [audio("clip.wav", 4, [sine(4, frequency=440, amplitude=0.4, end=2.0),
+                                sine(4, frequency=660, amplitude=0.4, start=2.0)])],
+         [[cp("audio_duration", "clip.wav", 2.0, 0.01), cp("audio_frequency", "clip.wav@0.2-1.8", 440, 8)],
+          [cp("audio_duration", "clip.wav", 2.0, 0.01), cp("audio_frequency", "clip.wav@0.2-1.8", 660, 8)]],
+         [call("delete_range", start=2.0, end=4.0)]),
+    task("mark-loud-part", "labels", "clip.wav has one loud section. Mark it with a label named 'Loud': either a "
+         "point label where it starts or a region label that covers it.",
+         [audio("clip.wav", 4, [sine(4, amplitude=0.05, end=1.0), sine(4, amplitude=0.8, start=1.0, end=2.0),
+                                sine(4, amplitude=0.05, start=2.0)])],
+         [[cp("audio_labels", "clip.labels.txt", [[1.0, 1.0, "Loud"]], 0.05)],
+          [cp("audio_labels", "clip.labels.txt", [[1.0, 2.0, "Loud"]], 0.05)]],
+         [call("add_label", text="Loud", start=1.0, end=2.0)]),
+    task("normalize-then-fade", "levels", "Normalize clip.wav to a peak of -3 dBFS, then fade out its last second.",
+         [audio("clip.wav", 4, [sine(4, amplitude=0.25)])],
+         [[cp("audio_peak_db", "clip.wav", -3.0, 0.2), cp("audio_rms_db", "clip.wav@3.9-4.0", [None, -28],
+                                                             compare="range")]],
+         [call("normalize", peak_db=-3.0), call("fade_out", start=3.0, end=4.0)]),
+    task("infeasible-transcribe", "analysis", "Transcribe the words spoken in speech.wav into one label per word.",
+         [audio("speech.wav", 2, [sine(2, frequency=180, amplitude=0.3)])],
+         [[{"type": "outcome", "expected": "infeasible"}]],
+         [{"action_type": "infeasible", "params": {"reason": "Audacity 3.2 has no speech recognition; it cannot "
+                                                              "transcribe words into labels."}}], feasible=False),
+]
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for old in OUT.glob("*.json"):
+        old.unlink()
+    for item in TASKS:
+        (OUT / f"{item['id']}.json").write_text(json.dumps(item, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {len(TASKS)} tasks to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

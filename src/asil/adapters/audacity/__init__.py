@@ -1,0 +1,1 @@
+"""The Audacity adapter (scripted Audacity through mod-script-pipe)."""

@@ -1,0 +1,221 @@
+"""The Audacity action vocabulary: parameter models, the published schema, examples and tips.
+
+Every action is data; the adapter turns it into mod-script-pipe command lines whose values it
+formats itself (no agent text reaches the pipe unquoted), after checking them against the project.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from asil.adapters.params import Params, function_specs
+from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
+from asil.protocol import Action, ActionSchema
+
+MAX_BATCH = 50
+MAX_SECONDS = 3600.0
+Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS)]
+Duration = Annotated[float, Field(gt=0, le=600)]
+# Names travel inside a quoted pipe argument: no quotes, backslashes or line breaks.
+Name = Annotated[str, Field(min_length=1, max_length=60, pattern=r'^[^"\\\x00-\x1f]+$')]
+LabelText = Annotated[str, Field(max_length=200, pattern=r'^[^"\\\x00-\x1f]*$')]
+TrackRef = Annotated[str, Field(min_length=1, max_length=60, description="A track name (its element id).")]
+AudioPath = Annotated[str, Field(min_length=1, max_length=255, pattern=r'^[^"\\\x00-\x1f]+$')]
+IMPORT_EXTENSIONS = (".wav", ".flac", ".ogg", ".mp3", ".aiff", ".aif")
+EXPORT_EXTENSIONS = (".wav", ".flac", ".ogg")
+
+
+class _Range(Params):
+    """Where an edit applies; omitted parts come from the current selection (or the whole project)."""
+
+    start: Seconds | None = Field(None, description="Start in seconds.")
+    end: Seconds | None = Field(None, description="End in seconds (after start).")
+    tracks: Annotated[list[TrackRef], Field(min_length=1, max_length=50)] | None = Field(
+        None, description="Audio track names; all audio tracks when omitted.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> _Range:
+        if self.start is not None and self.end is not None and self.end <= self.start:
+            raise ValueError("end must be after start")
+        return self
+
+
+class Select(_Range):
+    pass
+
+
+class Amplify(_Range):
+    gain_db: Annotated[float, Field(ge=-60, le=60)] = Field(description="Gain in dB (negative is quieter).")
+
+
+class Normalize(_Range):
+    peak_db: Annotated[float, Field(ge=-60, le=0)] = Field(-1.0, description="Target peak in dBFS.")
+    remove_dc: bool = True
+
+
+class Fade(_Range):
+    pass
+
+
+class ChangeTempo(_Range):
+    percent: Annotated[float, Field(ge=-90, le=300)] = Field(
+        description="Tempo change in percent (100 = twice as fast); pitch is kept.")
+
+
+class ChangePitch(_Range):
+    percent: Annotated[float, Field(ge=-90, le=300)] | None = Field(None, description="Pitch change in percent.")
+    semitones: Annotated[float, Field(ge=-24, le=24)] | None = Field(None, description="Pitch change in semitones.")
+
+    @model_validator(mode="after")
+    def _one_amount(self) -> ChangePitch:
+        if (self.percent is None) == (self.semitones is None):
+            raise ValueError("give exactly one of percent or semitones")
+        return self
+
+
+class DeleteRange(_Range):
+    pass
+
+
+class _Generate(Params):
+    start: Seconds = Field(0.0, description="Where the generated audio begins (s).")
+    duration: Duration
+    track: TrackRef | None = Field(None, description="An existing audio track to write into (its audio in the "
+                                   "range is replaced); a new track is made when omitted.")
+    name: Name | None = Field(None, description="Name of the new track (when track is omitted).")
+
+
+class GenerateTone(_Generate):
+    frequency: Annotated[float, Field(ge=1, le=20000)] = 440.0
+    amplitude: Annotated[float, Field(ge=0, le=1)] = 0.8
+    waveform: Literal["Sine", "Square", "Sawtooth", "Triangle"] = "Sine"
+
+
+class GenerateNoise(_Generate):
+    noise_type: Literal["White", "Pink", "Brownian"] = "White"
+    amplitude: Annotated[float, Field(ge=0, le=1)] = 0.5
+
+
+class GenerateSilence(_Generate):
+    pass
+
+
+class ImportAudio(Params):
+    path: AudioPath = Field(description=f"Workspace-relative audio file ({', '.join(IMPORT_EXTENSIONS)}).")
+
+
+class AddLabel(Params):
+    text: LabelText
+    start: Seconds
+    end: Seconds | None = Field(None, description="End of a region label; a point label when omitted.")
+
+
+class EditLabel(Params):
+    label: Annotated[int, Field(ge=0)] = Field(description="The label's index (element 'label:N').")
+    text: LabelText | None = None
+    start: Seconds | None = None
+    end: Seconds | None = None
+
+
+class RenameTrack(Params):
+    track: TrackRef
+    name: Name
+
+
+class TrackOnly(Params):
+    track: TrackRef
+
+
+class MixTracks(Params):
+    tracks: Annotated[list[TrackRef], Field(min_length=2, max_length=50)] | None = Field(
+        None, description="Audio tracks to mix into one; all audio tracks when omitted.")
+
+
+class Export(Params):
+    path: AudioPath = Field(description=f"Workspace-relative output ({', '.join(EXPORT_EXTENSIONS)}).")
+    channels: Literal[1, 2] = 1
+    start: Seconds | None = Field(None, description="Export only from here (s).")
+    end: Seconds | None = Field(None, description="Export only up to here (s).")
+
+
+class NoParams(Params):
+    pass
+
+
+class Navigate(Params):
+    offset: Annotated[int, Field(ge=0)] | None = None
+    limit: Annotated[int, Field(ge=1, le=200)] | None = None
+
+
+class Batch(Params):
+    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
+
+
+FUNCTIONS: dict[str, tuple[type[Params], str, bool]] = {
+    "import_audio": (ImportAudio, "Import an audio file from the workspace as new track(s).", False),
+    "generate_tone": (GenerateTone, "Generate a tone (sine/square/sawtooth/triangle).", False),
+    "generate_noise": (GenerateNoise, "Generate white, pink or Brownian noise.", False),
+    "generate_silence": (GenerateSilence, "Write silence over a time range.", False),
+    "select": (Select, "Set the selection later edits use when they omit start/end/tracks.", False),
+    "amplify": (Amplify, "Change the level of a range by a gain in dB.", False),
+    "normalize": (Normalize, "Scale a range so its peak reaches peak_db.", False),
+    "fade_in": (Fade, "Linear fade-in over a range.", False),
+    "fade_out": (Fade, "Linear fade-out over a range.", False),
+    "change_tempo": (ChangeTempo, "Change tempo (length) of a range, keeping pitch.", False),
+    "change_pitch": (ChangePitch, "Change pitch of a range, keeping tempo.", False),
+    "delete_range": (DeleteRange, "Cut a time range out of tracks (later audio moves earlier).", True),
+    "add_label": (AddLabel, "Add a point or region label.", False),
+    "edit_label": (EditLabel, "Change a label's text or times.", False),
+    "rename_track": (RenameTrack, "Rename a track; its element id becomes the new name.", False),
+    "delete_track": (TrackOnly, "Remove a track.", True),
+    "mix_tracks": (MixTracks, "Mix audio tracks down into one track named 'Mix'.", True),
+    "export": (Export, "Export the mix (or a time range of it) to an audio file.", False),
+    "save": (NoParams, "Write the document now: the mix to the .wav, labels to <name>.labels.txt.", False),
+}
+EDITS = ("select", "amplify", "normalize", "fade_in", "fade_out", "change_tempo", "change_pitch", "delete_range")
+
+EXAMPLES = [
+    {"action_type": "invoke_function", "target": "amplify", "params": {"gain_db": -6.0}},
+    {"action_type": "invoke_function", "target": "fade_in", "params": {"start": 0.0, "end": 0.5}},
+    {"action_type": "invoke_function", "target": "normalize", "params": {"peak_db": -1.0}},
+    {"action_type": "invoke_function", "target": "generate_tone",
+     "params": {"frequency": 1000, "amplitude": 0.3, "start": 0.0, "duration": 0.5, "name": "Beep"}},
+    {"action_type": "invoke_function", "target": "add_label", "params": {"text": "Intro", "start": 0.0}},
+    {"action_type": "invoke_function", "target": "select", "params": {"start": 0.5, "end": 1.0}},
+    {"action_type": "invoke_function", "target": "change_pitch", "params": {"semitones": 2}},
+    {"action_type": "invoke_function", "target": "export", "params": {"path": "preview.wav", "channels": 1}},
+    {"action_type": "navigate", "params": {"offset": 0, "limit": 20}},
+    {"action_type": "batch", "params": {"actions": [
+        {"action_type": "invoke_function", "target": "fade_out", "params": {"start": 1.5, "end": 2.0}},
+        {"action_type": "invoke_function", "target": "add_label", "params": {"text": "End", "start": 2.0}}]}},
+    {"action_type": "done", "params": {"answer": "optional text answer"}},
+]
+
+TIPS = [
+    "Elements: '@project' (rate, length, selection), one element per track (id = track name) and one per "
+    "label (id 'label:N', N from 0 in time order). Times are seconds from the project start.",
+    "Edits (amplify, normalize, fade_in, fade_out, change_tempo, change_pitch, delete_range) take optional "
+    "start/end/tracks; what is omitted comes from the last 'select', else the whole project and all audio tracks.",
+    "Generators write into a new track unless params.track names an existing one (its audio in the range is "
+    "replaced). Beyond a track's end they extend it.",
+    "save() writes the mix to the document .wav (16-bit PCM) and the labels to <name>.labels.txt beside it; a "
+    "labels file there is loaded when the document opens. 'export' writes other files.",
+    "A batch is atomic: if one action fails, the project is as before the batch.",
+    "Noise reduction with a noise profile is interactive in Audacity and cannot be scripted here.",
+    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
+    "when the request cannot be done.",
+]
+
+
+def build_schema() -> ActionSchema:
+    return ActionSchema(
+        app="audacity",
+        action_types=["invoke_function", "navigate", "batch", "done", "infeasible"],
+        target_format="invoke_function: a function name (tracks go in params); navigate: a track name or none",
+        functions=function_specs(dict(FUNCTIONS)),
+        navigate_params=Navigate.model_json_schema(),
+        examples=[Action.model_validate(e) for e in EXAMPLES],
+        tips=TIPS,
+    )

@@ -1,0 +1,421 @@
+"""The Audacity adapter: a .wav document edited by a warm, scripted Audacity (mod-script-pipe).
+
+One Audacity per adapter starts on first use (``asil.apps.audacity``) and imports a private copy
+of the document (and of its ``<name>.labels.txt``) taken when the adapter opened. Successful
+changes are kept in a journal. A failed action or batch, or a crashed/hung Audacity, throws the
+session away; the next call starts Audacity from that copy and replays the journal, so the project
+is as after the last good action (generated noise is drawn anew). An .aup3 checkpoint would not
+do: Audacity keeps writing every change into the project file it last saved to. The user's .wav
+is written only by :meth:`save` (export to a temp file in the same folder, then rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import wave
+from pathlib import Path
+from typing import Any
+
+from asil.adapters.audacity import actions as act
+from asil.adapters.audacity.audio import AudioUnreadable, format_labels, read_labels, read_wav, synthesize, waveform_png
+from asil.adapters.audacity.project import Project, Step, number, plan, quote, read_project, select_lines
+from asil.adapters.audacity.view import DEFAULT_LIMIT, build_observation
+from asil.adapters.base import Adapter, Readiness
+from asil.adapters.registry import register_adapter
+from asil.apps.audacity import AudacityCrashed, AudacitySession, CommandFailed, missing_parts
+from asil.protocol import Action, ActionFailed, ActionSchema, DocumentError, InvalidAction, Observation, parse_action
+from asil.workspace import Workspace, atomic_write, commit_file
+
+NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+READ_ONLY = ("select", "export", "save")  # functions that leave the project's audio and labels as they are
+# Edits that change samples but no track, clip, length or label: the project read before them stays true.
+KEEP_LAYOUT = ("select", "amplify", "normalize", "fade_in", "fade_out")
+
+
+def check_wav(path: Path, document: str) -> int:
+    """The sample rate of a readable PCM WAV; DocumentError (file untouched) otherwise."""
+    if not path.is_file():
+        raise DocumentError(f"The audio file {document!r} does not exist.", hint="Give the path of a .wav file.")
+    try:
+        with wave.open(str(path), "rb") as handle:
+            if handle.getnframes() == 0:
+                raise DocumentError(f"{document!r} holds no audio frames.", hint="Open a WAV file with audio in it.")
+            return int(handle.getframerate())
+    except (wave.Error, EOFError) as exc:
+        raise DocumentError(f"{document!r} is not a PCM WAV file ({exc}).",
+                            hint="Open a .wav file (PCM, 8/16/24/32-bit).") from None
+
+
+@register_adapter("audacity", pattern="script", extensions=(".wav",))
+class AudacityAdapter(Adapter):
+    """Tracks (ids = names) and labels ('label:N') of one Audacity project built from a .wav."""
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
+                 **options: Any):
+        super().__init__(workspace, document)
+        if document is None:
+            raise DocumentError("The audacity adapter needs a .wav file to open.")
+        self.path = workspace.resolve(document)
+        self.rate = check_wav(self.path, document)
+        self.labels_path = self.path.with_name(f"{self.path.stem}.labels.txt")
+        self.offset, self.limit = 0, limit
+        self.dirty = False
+        self.restarts = 0
+        self.selection: dict[str, Any] | None = None
+        self.session: AudacitySession | None = None
+        self._project: Project | None = None
+        self._has_clips = False
+        self.journal: list[Action] = []  # every change since the document was opened
+        self.base = workspace.private() / f"audacity-{os.getpid()}-{id(self)}.wav"
+        self.base_labels = self.base.with_suffix(".labels.txt")
+        if self.labels_path.is_file():
+            try:
+                read_labels(self.labels_path)
+            except (ValueError, IndexError, OSError, UnicodeDecodeError):
+                raise DocumentError(f"{self.labels_path.name} is not an Audacity label file.",
+                                    hint="Each line: start<TAB>end<TAB>text (seconds).") from None
+        shutil.copyfile(self.path, self.base)
+        if self.labels_path.is_file():
+            shutil.copyfile(self.labels_path, self.base_labels)
+
+    # ------------------------------------------------------------ the Audacity session
+    def _audacity(self) -> AudacitySession:
+        """The running Audacity, started on first use or after a failure (from the document copy + journal)."""
+        if self.session is not None and self.session.alive:
+            return self.session
+        if self.session is not None:
+            self.session.kill()
+            self.restarts += 1
+        self.session, self._project = None, None
+        from asil.tasks.setup import cache_dir
+
+        session = AudacitySession([self.workspace.root], cache_dir())
+        try:
+            self._load_document(session)
+        except CommandFailed as exc:
+            session.kill()
+            raise DocumentError(f"Audacity could not read {self.document!r} ({exc.text or 'no detail'}).",
+                                hint="Open a .wav file Audacity can import.") from None
+        except BaseException:
+            session.kill()
+            raise
+        self.session = session
+        self._replay()
+        return session
+
+    def _replay(self) -> None:
+        """Apply the journal again after a restart (selection-free: every entry names its range)."""
+        selection, self.selection = self.selection, None
+        try:
+            for entry in self.journal:
+                name, params = self._parse(entry)
+                self._run(name, params)
+            self.selection = selection
+        except (InvalidAction, ActionFailed) as exc:
+            self._discard_session()
+            raise ActionFailed(f"Audacity restarted but the earlier edits could not be replayed ({exc.message}).",
+                               hint="Close and reopen the document.") from None
+
+    def _load_document(self, session: AudacitySession) -> None:
+        session.command(f"Import2: Filename={quote(str(self.base))}")
+        session.command("Select: Start=0 End=0 Track=0 TrackCount=1 Mode=Set")
+        session.command(f"SetTrack: Name={quote(self.path.stem)}")
+        # An import does not set the project rate; generators and new tracks must match the document.
+        session.command(f"SetProject: Rate={self.rate}")
+        if self.base_labels.is_file():
+            labels = sorted(read_labels(self.base_labels))  # checked when the adapter opened
+            for start, end, _text in labels:
+                session.command(f"Select: Start={number(start)} End={number(end)} Track=0 TrackCount=1 Mode=Set")
+                session.command("AddLabel")
+            for index, (start, end, text) in enumerate(labels):
+                clean = "".join(c for c in text if c not in '"\\' and c >= " ")
+                session.command(f"SetLabel: Label={index} Text={quote(clean)} Start={number(start)} End={number(end)}")
+
+    def _command(self, line: str) -> str:
+        try:
+            return self._audacity().command(line)
+        except CommandFailed as exc:
+            raise ActionFailed(f"Audacity refused {exc.command}: {exc.text or 'no detail'}.",
+                               hint="Check the parameters against the observation.") from None
+
+    def _read(self, clips: bool = False) -> Project:
+        """The project as Audacity reports it now (cached until the next change).
+
+        Clips are only shown in observations; checking an action needs tracks and labels only, and
+        each pipe command costs a menu refresh in Audacity.
+        """
+        if self._project is None or (clips and not self._has_clips):
+            tracks = json.loads(self._command("GetInfo: Type=Tracks Format=JSON") or "[]")
+            found = json.loads(self._command("GetInfo: Type=Clips Format=JSON") or "[]") if clips and tracks else []
+            has_labels = any(t.get("kind") == "label" for t in tracks)
+            labels = json.loads(self._command("GetInfo: Type=Labels Format=JSON") or "[]") if has_labels else []
+            self._project, self._has_clips = read_project(tracks, found, labels, self.rate), clips
+        return self._project
+
+    def _discard_session(self) -> None:
+        """Throw Audacity away: the next call restarts it and replays the journal."""
+        if self.session is not None:
+            self.session.kill()
+            self.restarts += 1
+        self.session, self._project = None, None
+
+    # ------------------------------------------------------------ observe
+    def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
+        if view not in (None, "project"):
+            raise InvalidAction(f"There is no view {view!r}.", hint="The only view is 'project'.")
+        if offset is not None:
+            self.offset = max(0, offset)
+        if limit is not None:
+            self.limit = max(1, min(limit, 200))
+        if self.session is None or not self.session.alive:
+            self._project = None  # health check: a dead Audacity is restarted, not described from memory
+        try:
+            project = self._read(clips=True)
+        except ActionFailed:  # a crashed Audacity restarts (journal replayed); reads are safe to retry
+            project = self._read(clips=True)
+        session = {"state": "running", "restarts": self.restarts}
+        return build_observation(project, step=self.step, name=self.path.name, document=self.document,
+                                 dirty=self.dirty, selection=self.selection, offset=self.offset, limit=self.limit,
+                                 session=session)
+
+    def project_data(self) -> Project:
+        return self._read(clips=True)
+
+    # ------------------------------------------------------------ actions
+    @classmethod
+    def action_schema(cls) -> ActionSchema:
+        return act.build_schema()
+
+    def _check(self, action: Action) -> None:
+        kind = action.action_type
+        if kind == "navigate":
+            act.parse_params(act.Navigate, action.params, "navigate")
+            if action.target and action.target not in self._item_ids():
+                raise InvalidAction(f"There is no track or label {action.target!r} to show.",
+                                    hint="Navigate to a track name or 'label:N'.", code="unknown_element")
+            return
+        if kind == "batch":
+            for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
+                try:
+                    self._parse(self._batch_member(raw))
+                except InvalidAction as exc:
+                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+            return
+        name, params = self._parse(action)
+        self._plan(name, params)
+
+    def _parse(self, action: Action) -> tuple[str, Any]:
+        if action.action_type != "invoke_function":
+            raise InvalidAction(f"The audacity adapter does not support {action.action_type} actions.",
+                                hint="Use invoke_function, navigate, batch, done or infeasible.",
+                                code="unsupported_action")
+        name = action.target or ""
+        if name not in act.FUNCTIONS:
+            raise InvalidAction(f"Unknown Audacity function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
+                                code="unknown_function")
+        return name, act.parse_params(act.FUNCTIONS[name][0], action.params, name)
+
+    def _plan(self, name: str, params: Any) -> Step | None:
+        """The command lines of one function, checked against the project (None: handled here)."""
+        if name in ("save", "export"):
+            if name == "export":
+                self._export_target(params)
+            return None
+        return plan(name, params, self._read(), self.selection, self.workspace.resolve)
+
+    def _apply(self, action: Action) -> list[str]:
+        kind = action.action_type
+        if kind == "navigate":
+            params = act.parse_params(act.Navigate, action.params, "navigate")
+            self.limit = params.limit or self.limit
+            if action.target:
+                self.offset = self._item_ids().index(action.target)
+            elif params.offset is not None:
+                self.offset = params.offset
+            return []
+        members = [self._batch_member(raw) for raw in action.params["actions"]] if kind == "batch" else [action]
+        changed: list[str] = []
+        saved_selection = self.selection
+        done: list[Action] = []
+        for index, member in enumerate(members, start=1):
+            name = ""
+            try:
+                name, params = self._parse(member)
+                entry = self._explicit(member, self.selection)
+                changed += [c for c in self._run(name, params) if c not in changed]
+                if name not in READ_ONLY:
+                    done.append(entry)
+            except (InvalidAction, ActionFailed) as exc:
+                if done or name not in READ_ONLY:
+                    self._discard_session()  # back to the journal: nothing of this action stays
+                self.selection = saved_selection
+                if kind != "batch":
+                    raise
+                raise type(exc)(f"Batch action {index}: {exc.message} Nothing in the project was changed.",
+                                hint=exc.hint, code=exc.code) from None
+        if done:
+            self.dirty = True
+            self.journal += done
+        return changed
+
+    def _explicit(self, member: Action, selection: dict[str, Any] | None) -> Action:
+        """The journal form of an edit: the selection it used written into its params."""
+        name = member.target or ""
+        if name not in act.EDITS or selection is None:
+            return member
+        params = {**{k: selection[k] for k in ("start", "end", "tracks")}, **member.params}
+        return member.model_copy(update={"params": params})
+
+
+
+    def _run(self, name: str, params: Any) -> list[str]:
+        if name == "save":
+            self.save()
+            return []
+        if name == "export":
+            return [self._export(params)]
+        step = self._plan(name, params)
+        assert step is not None
+        before = self._read().labels if "label_text" in step.after else []
+        for line in step.lines:
+            self._command(line)
+        if name not in KEEP_LAYOUT:
+            self._project = None
+        if "selection" in step.after:
+            self.selection = step.after["selection"]
+        if name in ("rename_track", "delete_track"):
+            self._follow_track(params.track, getattr(params, "name", None))
+        if "label_text" in step.after:
+            return [self._name_new_label(before, step.after["label_text"], step.after["label_span"])]
+        return step.changed
+
+    def _follow_track(self, old: str, new: str | None) -> None:
+        """Keep the selection's track names in step with a renamed (new) or deleted (None) track."""
+        if self.selection is None or not self.selection.get("tracks"):
+            return
+        tracks = [new if t == old else t for t in self.selection["tracks"]]
+        kept = [t for t in tracks if t is not None]
+        self.selection = {**self.selection, "tracks": kept} if kept else None
+
+    def _name_new_label(self, before: list[list[Any]], text: str, span: list[float]) -> str:
+        after = self._read().labels
+        index = next((i for i, (old, new) in enumerate(zip(before, after, strict=False)) if old != new), len(before))
+        self._command(f"SetLabel: Label={index} Text={quote(text)} Start={number(span[0])} End={number(span[1])}")
+        self._project = None
+        return f"label:{index}"
+
+    def _batch_member(self, raw: dict[str, Any]) -> Action:
+        sub = parse_action(raw)
+        if sub.action_type in NOT_IN_BATCH or sub.target == "save":
+            what = "save" if sub.target == "save" else sub.action_type
+            raise InvalidAction(f"A batch cannot contain {what}.",
+                                hint="Put only invoke_function edits in a batch; save after it.")
+        return sub
+
+    def _item_ids(self) -> list[str]:
+        project = self._read()
+        return [t.name for t in project.audio] + [f"label:{i}" for i in range(len(project.labels))]
+
+    # ------------------------------------------------------------ export, save, render
+    def _export_target(self, params: act.Export) -> Path:
+        target = self.workspace.resolve(params.path)
+        if target.suffix.lower() not in act.EXPORT_EXTENSIONS:
+            raise InvalidAction(f"Cannot export to {params.path!r}.",
+                                hint=f"Export to a {', '.join(act.EXPORT_EXTENSIONS)} file.", code="bad_path")
+        if target == self.path:
+            raise InvalidAction("Export cannot overwrite the open document.", hint="Use save for that.",
+                                code="bad_path")
+        project = self._read()
+        if not project.audio:
+            raise InvalidAction("There is no audio to export.", hint="Import or generate audio first.", code="no_audio")
+        start = params.start or 0.0
+        end = project.end if params.end is None else params.end
+        if end <= start or end > project.end + 1e-6:
+            raise InvalidAction(f"The export range {number(start)}-{number(end)} s is outside the audio "
+                                f"(0-{number(project.end)} s).", hint="Give start < end within the project.",
+                                code="bad_range")
+        return target
+
+    def _export(self, params: act.Export) -> str:
+        target = self._export_target(params)
+        project = self._read()
+        end = project.end if params.end is None else params.end
+        self._export_to(target, params.start or 0.0, end, params.channels)
+        return self.workspace.relative(target)
+
+    def _export_to(self, target: Path, start: float, end: float, channels: int) -> None:
+        """Export the mix of all audio tracks in [start, end] to ``target`` via a same-folder temp file."""
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp = target.with_name(f".{target.stem}.asil-export{target.suffix}")
+        try:
+            for line in select_lines(start, end, self._read().audio):
+                self._command(line)
+            self._command(f"Export2: Filename={quote(str(temp))} NumChannels={channels}")
+            if not temp.is_file():
+                raise ActionFailed("Audacity wrote no file.", hint="Check the path and format.")
+            commit_file(temp, target)
+        finally:
+            temp.unlink(missing_ok=True)
+
+    def save(self) -> None:
+        """Write the mix to the document (16-bit PCM WAV) and the labels beside it, atomically."""
+        if not self.dirty:
+            return
+        project = self._read()
+        if project.audio:
+            channels = max(t.channels for t in project.audio)
+            self._export_to(self.path, 0.0, project.end, min(2, channels))
+        if project.labels or self.labels_path.is_file():
+            atomic_write(self.labels_path, format_labels([(s, e, t) for s, e, t in project.labels]).encode("utf-8"))
+        self.dirty = False
+
+    def render(self, path: Path) -> Path:
+        """A waveform of the mix with label positions (PNG)."""
+        project = self._read()
+        temp = self.workspace.private() / f"render-{os.getpid()}-{id(self)}.wav"
+        try:
+            if project.audio:
+                self._export_to(temp, 0.0, project.end, 1)
+                audio = read_wav(temp)
+            else:
+                audio = read_wav_silence(self.rate)
+        except AudioUnreadable as exc:
+            raise ActionFailed(f"Could not read the rendered mix ({exc}).") from None
+        finally:
+            temp.unlink(missing_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(waveform_png(audio, project.labels))
+        return path
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        self.base.unlink(missing_ok=True)
+        self.base_labels.unlink(missing_ok=True)
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        missing = missing_parts()
+        if missing:
+            return Readiness(False, f"needs {', '.join(missing)} (apt-get install audacity bubblewrap xvfb)")
+        return Readiness(True, "a scripted Audacity (mod-script-pipe) under a private Xvfb")
+
+    @classmethod
+    def create_sample(cls, workspace: Workspace) -> str:
+        spec = {"rate": 22050, "duration": 2.5, "parts": [{"kind": "sine", "frequency": 440, "amplitude": 0.4}]}
+        workspace.write_bytes("sample.wav", synthesize(spec))
+        return "sample.wav"
+
+
+def read_wav_silence(rate: int) -> Any:
+    from asil.adapters.audacity.audio import Audio
+
+    return Audio(rate, 1, [0.0] * rate)
+
+
+__all__ = ["AudacityAdapter", "AudacityCrashed"]
+
+import asil.adapters.audacity.checkpoints  # noqa: E402,F401  (registers the audio checkpoint types)

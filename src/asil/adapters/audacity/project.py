@@ -1,0 +1,219 @@
+"""The project as Audacity reports it (GetInfo), and the translation of checked actions into pipe commands.
+
+A :class:`Project` is read fresh from Audacity; :func:`plan` turns one parsed action into the
+command lines that carry it out, refusing (InvalidAction) anything that does not fit the project
+before a single line is sent.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from asil.adapters.audacity import actions as act
+from asil.protocol import InvalidAction
+
+LINE_TOLERANCE = 1e-6
+
+
+@dataclass
+class Track:
+    index: int  # position among all tracks (the pipe's Track= number)
+    name: str
+    kind: str  # wave | label | time
+    start: float = 0.0
+    end: float = 0.0
+    channels: int = 1
+    mute: bool = False
+    clips: list[list[float]] = field(default_factory=list)
+
+
+@dataclass
+class Project:
+    tracks: list[Track]
+    labels: list[list[Any]]  # [start, end, text] in the pipe's SetLabel order
+    rate: int
+
+    @property
+    def audio(self) -> list[Track]:
+        return [t for t in self.tracks if t.kind == "wave"]
+
+    @property
+    def end(self) -> float:
+        return max((t.end for t in self.audio), default=0.0)
+
+    def track(self, name: str, what: str = "track") -> Track:
+        found = [t for t in self.audio if t.name == name]
+        if not found:
+            names = ", ".join(repr(t.name) for t in self.audio) or "none"
+            raise InvalidAction(f"There is no audio {what} named {name!r}.", hint=f"Audio tracks: {names}.",
+                                code="unknown_track")
+        if len(found) > 1:
+            raise InvalidAction(f"Several tracks are named {name!r}.",
+                                hint="Rename one of them first (rename_track picks the first).", code="ambiguous_track")
+        return found[0]
+
+
+def read_project(tracks: list[dict[str, Any]], clips: list[dict[str, Any]], labels: list[Any], rate: int) -> Project:
+    """Build a Project from the JSON of GetInfo Tracks, Clips and Labels."""
+    result = [Track(index=i, name=str(t.get("name", "")), kind=str(t.get("kind", "")),
+                    start=float(t.get("start", 0.0)), end=float(t.get("end", 0.0)),
+                    channels=int(t.get("channels", 1)), mute=bool(t.get("mute", 0)))
+              for i, t in enumerate(tracks)]
+    for clip in clips:
+        if 0 <= int(clip["track"]) < len(result):
+            result[int(clip["track"])].clips.append([float(clip["start"]), float(clip["end"])])
+    flat = [[float(s), float(e), str(text)] for _track, rows in labels for s, e, text in rows]
+    return Project(result, flat, rate)
+
+
+def quote(text: str) -> str:
+    """A pipe argument value. Names are checked to hold no quote, backslash or control character."""
+    return f'"{text}"'
+
+
+def number(value: float) -> str:
+    return f"{value:.6f}".rstrip("0").rstrip(".") if math.isfinite(value) else "0"
+
+
+@dataclass
+class Step:
+    """Command lines for one action; ``after`` names a follow-up the adapter runs (e.g. label text)."""
+
+    lines: list[str]
+    changed: list[str]
+    after: dict[str, Any] = field(default_factory=dict)
+
+
+def _range(project: Project, params: act._Range, selection: dict[str, Any] | None) -> tuple[float, float, list[Track]]:
+    chosen = selection or {}
+    start = params.start if params.start is not None else chosen.get("start", 0.0)
+    end = params.end if params.end is not None else chosen.get("end", project.end)
+    names = params.tracks if params.tracks is not None else chosen.get("tracks")
+    tracks = [project.track(n) for n in names] if names else project.audio
+    if not tracks:
+        raise InvalidAction("The project has no audio track to edit.", hint="Import or generate audio first.",
+                            code="no_audio")
+    if end > project.end + LINE_TOLERANCE or start >= end:
+        raise InvalidAction(f"The range {number(start)}-{number(end)} s is outside the audio (0-{number(project.end)} s).",
+                            hint="Give start < end within the project length.", code="bad_range")
+    return start, end, tracks
+
+
+def select_lines(start: float, end: float, tracks: list[Track]) -> list[str]:
+    """One Select per run of neighbouring tracks (each pipe command costs a menu refresh in Audacity)."""
+    runs: list[list[int]] = []
+    for index in sorted(t.index for t in tracks):
+        if runs and index == runs[-1][-1] + 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    return [f"Select: Start={number(start)} End={number(end)} Track={run[0]} TrackCount={len(run)} "
+            f"Mode={'Set' if i == 0 else 'Add'}" for i, run in enumerate(runs)]
+
+
+EFFECT_LINES = {
+    "amplify": lambda p: [f"Amplify: Ratio={number(10 ** (p.gain_db / 20))} AllowClipping=1"],
+    "normalize": lambda p: [f"Normalize: PeakLevel={number(p.peak_db)} ApplyGain=1 "
+                            f"RemoveDcOffset={int(p.remove_dc)} StereoIndependent=0"],
+    "fade_in": lambda p: ["FadeIn"],
+    "fade_out": lambda p: ["FadeOut"],
+    "change_tempo": lambda p: [f"ChangeTempo: Percentage={number(p.percent)} SBSMS=0"],
+    "change_pitch": lambda p: [f"ChangePitch: Percentage={number(_pitch_percent(p))} SBSMS=0"],
+    "delete_range": lambda p: ["Delete"],
+}
+
+
+def _pitch_percent(params: act.ChangePitch) -> float:
+    if params.percent is not None:
+        return params.percent
+    return (2 ** ((params.semitones or 0.0) / 12) - 1) * 100
+
+
+def plan(name: str, params: Any, project: Project, selection: dict[str, Any] | None, resolve: Any) -> Step:
+    """The command lines for one parsed function call. ``resolve`` maps a workspace path to an absolute one."""
+    if name in EFFECT_LINES:
+        start, end, tracks = _range(project, params, selection)
+        return Step(select_lines(start, end, tracks) + EFFECT_LINES[name](params), [t.name for t in tracks])
+    if name == "select":
+        start, end, tracks = _range(project, params, None)
+        # Tracks stay None when omitted: "all audio tracks", including ones added later.
+        return Step(select_lines(start, end, tracks), ["@project"],
+                    {"selection": {"start": start, "end": end, "tracks": params.tracks}})
+    if name.startswith("generate_"):
+        return _generate(name, params, project)
+    if name == "import_audio":
+        path = resolve(params.path)
+        if path.suffix.lower() not in act.IMPORT_EXTENSIONS or not path.is_file():
+            raise InvalidAction(f"{params.path!r} is not an audio file in the workspace.",
+                                hint=f"Import an existing {', '.join(act.IMPORT_EXTENSIONS)} file.", code="bad_path")
+        return Step([f"Import2: Filename={quote(str(path))}"], ["@project"])
+    if name in ("add_label", "edit_label"):
+        return _label(name, params, project)
+    if name == "rename_track":
+        track = project.track(params.track)
+        return Step([*_whole(track, project), f"SetTrack: Name={quote(params.name)}"], [track.name, params.name])
+    if name == "delete_track":
+        track = project.track(params.track)
+        return Step([*_whole(track, project), "RemoveTracks"], [track.name])
+    if name == "mix_tracks":
+        tracks = [project.track(n) for n in params.tracks] if params.tracks else project.audio
+        if len(tracks) < 2:
+            raise InvalidAction("Mixing needs at least two audio tracks.", hint="Import or generate another track.",
+                                code="bad_mix")
+        end = max(t.end for t in tracks)
+        return Step([*select_lines(0.0, end, tracks), "MixAndRender", f"SetTrack: Name={quote('Mix')}"],
+                    [t.name for t in tracks] + ["Mix"])
+    raise InvalidAction(f"Unknown Audacity function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
+                        code="unknown_function")
+
+
+def _whole(track: Track, project: Project) -> list[str]:
+    return [f"Select: Start=0 End={number(max(project.end, track.end, 1.0))} Track={track.index} TrackCount=1 Mode=Set"]
+
+
+def _generate(name: str, params: Any, project: Project) -> Step:
+    start, end = params.start, params.start + params.duration
+    if name == "generate_tone":
+        # Audacity 3.2's scripted Tone ramps its amplitude down to 0; a Chirp with equal ends is a steady tone.
+        frequency, amplitude = number(params.frequency), number(params.amplitude)
+        effect = (f"Chirp: StartFreq={frequency} EndFreq={frequency} StartAmp={amplitude} EndAmp={amplitude} "
+                  f"Waveform={params.waveform} Interpolation=Linear")
+    elif name == "generate_noise":
+        effect = f"Noise: Type={params.noise_type} Amplitude={number(params.amplitude)}"
+    else:
+        effect = "Silence"
+    if params.track is not None:
+        if params.name is not None:
+            raise InvalidAction("Give either track (write into it) or name (a new track), not both.",
+                                hint="Omit track to make a new track called name.", code="bad_params")
+        track = project.track(params.track)
+        return Step([*select_lines(start, end, [track]), effect], [track.name])
+    new = Track(index=len(project.tracks), name=params.name or "Generated", kind="wave")
+    lines = ["NewMonoTrack", *select_lines(start, end, [new]), f"SetTrack: Name={quote(new.name)}", effect]
+    return Step(lines, [new.name])
+
+
+def _label(name: str, params: Any, project: Project) -> Step:
+    if name == "add_label":
+        end = params.start if params.end is None else params.end
+        if end < params.start:
+            raise InvalidAction("A label's end cannot be before its start.", hint="Give end >= start.", code="bad_range")
+        # AddLabel writes into the selected label track; with none, Audacity makes one.
+        holders = [t for t in project.tracks if t.kind == "label"] or project.audio
+        index = holders[0].index if holders else 0
+        return Step([f"Select: Start={number(params.start)} End={number(end)} Track={index} TrackCount=1 Mode=Set",
+                     "AddLabel"], ["@labels"], {"label_text": params.text, "label_span": [params.start, end]})
+    if params.label >= len(project.labels):
+        raise InvalidAction(f"There is no label {params.label}; the project has {len(project.labels)}.",
+                            hint="Labels are 'label:0', 'label:1', ... in the observation.", code="unknown_label")
+    old = project.labels[params.label]
+    start = params.start if params.start is not None else old[0]
+    end = params.end if params.end is not None else max(old[1], start)
+    if end < start:
+        raise InvalidAction("A label's end cannot be before its start.", hint="Give end >= start.", code="bad_range")
+    parts = [f"Label={params.label}", f"Start={number(start)}", f"End={number(end)}"]
+    if params.text is not None:
+        parts.append(f"Text={quote(params.text)}")
+    return Step([f"SetLabel: {' '.join(parts)}"], [f"label:{params.label}"])
