@@ -11,6 +11,7 @@ import os
 import shutil
 import stat
 import tarfile
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,6 +40,18 @@ def fn(function: str, **params: Any) -> Action:
 
 def batch(*actions: Action) -> Action:
     return Action(action_type="batch", params={"actions": [a.model_dump(exclude_none=True) for a in actions]})
+
+
+def settled_state(root: Path) -> str:
+    """The disk state once it stops changing: GVfs may still be finishing a trash's bookkeeping files."""
+    state = disk_state(root)
+    for _ in range(20):
+        time.sleep(0.1)
+        again = disk_state(root)
+        if again == state:
+            return state
+        state = again
+    return state
 
 
 def disk_state(root: Path) -> str:
@@ -178,7 +191,7 @@ def test_show_folder_opens_a_window_nautilus_reports(warm: NautilusAdapter, area
 def test_a_failing_batch_changes_nothing(warm: NautilusAdapter, area: Path) -> None:
     name = area.name
     ok(warm, fn("trash", paths=[f"{name}/sub/b.txt"]))  # so the batch's empty_trash has work to undo
-    before = disk_state(warm.workspace.root)
+    before = settled_state(warm.workspace.root)
     result = warm.execute(batch(fn("create_folder", path=f"{name}/new"),
                                 fn("copy", sources=[f"{name}/a.txt"], destination=f"{name}/new"),
                                 fn("trash", paths=[f"{name}/a.txt"]),

@@ -16,6 +16,7 @@ private area beside the tree.
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 import time
 import zipfile
@@ -27,6 +28,10 @@ from asil.adapters.nautilus.layout import bookmarks_file, trash_folder
 from asil.tasks.model import SetupFile, Task
 from asil.tasks.setup import SetupError, file_builder
 from asil.workspace import PRIVATE_DIR
+
+# Every built file, folder and trash entry carries this time (2026-01-01 00:00:00 UTC), so a task's
+# workspace - and so its first observation, which shows modification times - is the same on every reset.
+SETUP_TIME = 1767225600
 
 
 def _safe(task: Task, relative: Any) -> PurePosixPath:
@@ -63,7 +68,7 @@ def _archive(target: Path, members: dict[str, str]) -> None:
         for name, text in members.items():
             data = text.encode("utf-8")
             info = tarfile.TarInfo(name)
-            info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
+            info.size, info.mode, info.mtime = len(data), 0o644, SETUP_TIME
             tf.addfile(info, io.BytesIO(data))
 
 
@@ -79,7 +84,7 @@ def build_tree(spec: dict[str, Any], root: Path, task: Task, at_workspace_root: 
         (trash / "info").mkdir(parents=True, exist_ok=True)
         kept = _place(task, trash / "files", {**item, "path": PurePosixPath(str(item["path"])).name})
         original = root.joinpath(*_safe(task, item["path"]).parts)
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(time.time() - 3600 + number))
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(SETUP_TIME + number))
         (trash / "info" / f"{kept.name}.trashinfo").write_text(
             f"[Trash Info]\nPath={quote(str(original))}\nDeletionDate={stamp}\n", encoding="utf-8")
     if spec.get("bookmarks"):
@@ -89,6 +94,13 @@ def build_tree(spec: dict[str, Any], root: Path, task: Task, at_workspace_root: 
             lines.append(f"file://{quote(str(folder))}" + (f" {mark['label']}" if mark.get("label") else ""))
         bookmarks_file(root).parent.mkdir(parents=True, exist_ok=True)
         bookmarks_file(root).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _stamp(root)
+
+
+def _stamp(root: Path) -> None:
+    """Give everything under ``root`` (the trash included, symlinks themselves) the fixed setup time."""
+    for path in sorted(root.rglob("*"), key=lambda p: len(p.parts), reverse=True):  # children before folders
+        os.utime(path, (SETUP_TIME, SETUP_TIME), follow_symlinks=False)
 
 
 @file_builder("file_tree")
