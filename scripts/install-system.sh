@@ -18,11 +18,24 @@ command -v chromium >/dev/null 2>&1 || packages+=(chromium)  # renders draw.io p
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 command -v inkscape >/dev/null 2>&1 || packages+=(inkscape)
 command -v blender >/dev/null 2>&1 || packages+=(blender)  # the Blender adapter runs a headless blender -b
+# code-server (from npm, by install-code-server.sh): Node 20, Debian's ripgrep for VS Code's search, and the
+# build tools and headers its native modules compile against
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v rg >/dev/null 2>&1 || packages+=(ripgrep)
+command -v make >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1 || packages+=(build-essential)
+command -v pkg-config >/dev/null 2>&1 || packages+=(pkg-config)
+command -v python3 >/dev/null 2>&1 || packages+=(python3)
+[ -f /usr/include/krb5.h ] || packages+=(libkrb5-dev)
+[ -f /usr/include/X11/Xlib.h ] || packages+=(libx11-dev)
+[ -f /usr/include/X11/extensions/XKBfile.h ] || packages+=(libxkbfile-dev)
+[ -f /usr/include/libsecret-1/libsecret/secret.h ] || packages+=(libsecret-1-dev)
 
 renderer="$(dirname "$0")/install-drawio-renderer.sh"
+code_server="$(dirname "$0")/install-code-server.sh"
 
 if [ ${#packages[@]} -eq 0 ]; then
-  exec "$renderer"
+  "$renderer"
+  exec "$code_server"
 fi
 if [ "$(id -u)" -ne 0 ]; then
   echo "ASIL needs these system packages: ${packages[*]}" >&2
@@ -34,3 +47,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${packages[@]}"
 "$renderer"
+"$code_server"

@@ -24,6 +24,7 @@ PATTERNS = ("file", "script", "service")
 _DECLARED: dict[str, str] = {
     "blender": "asil.adapters.blender.adapter:BlenderAdapter",
     "calc": "asil.adapters.calc.adapter:CalcAdapter",
+    "codeserver": "asil.adapters.codeserver.adapter:CodeServerAdapter",
     "drawio": "asil.adapters.drawio.adapter:DrawioAdapter",
     "inkscape": "asil.adapters.inkscape.adapter:InkscapeAdapter",
     "jupyter": "asil.adapters.jupyter.adapter:JupyterAdapter",

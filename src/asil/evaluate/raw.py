@@ -21,6 +21,7 @@ RawJudge = Callable[[Checkpoint, Workspace, "str | None", "str | None"], bool]
 RAW_VALIDATORS: dict[str, str] = {
     "blender": "asil.adapters.blender.validator:raw_judge",
     "calc": "asil.adapters.calc.validator:raw_judge",
+    "codeserver": "asil.adapters.codeserver.validator:raw_judge",
     "drawio": "asil.adapters.drawio.validator:raw_judge",
     "inkscape": "asil.adapters.inkscape.validator:raw_judge",
     "jupyter": "asil.adapters.jupyter.validator:raw_judge",
