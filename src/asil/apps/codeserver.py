@@ -169,8 +169,9 @@ class CodeServerSession:
         self.process.stop()
 
 
-def run_cli(profile: Profile, args: list[str], timeout_s: float = CLI_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
+def run_cli(profile: Profile, args: list[str], timeout_s: float | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``code-server <profile args> ARGS`` (e.g. --install-extension) with a time limit; kill its group on timeout."""
+    timeout_s = timeout_s or CLI_TIMEOUT_S
     profile.create()
     process = subprocess.Popen([require_code_server(), *profile.common_args(), *args], stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=profile.env(),
