@@ -17,6 +17,10 @@ DEFAULT_LINE_LIMIT = 80
 MAX_SETTINGS = 100  # per scope; a longer list is cut and the observation says so
 MAX_ITEMS = 50  # keybindings, extensions, tasks
 OUTPUT_TAIL = 400
+# What each kind of element takes, said once here instead of on every element (observations stay small).
+ELEMENT_ACTIONS = {"setting": ["set_setting", "remove_setting", "set_value"], "keybinding": ["remove_keybinding"],
+                   "extension": ["uninstall_extension"], "task": ["run_task", "add_task", "remove_task"],
+                   "file": ["write_file", "replace_text", "delete_file", "navigate"]}
 LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".json": "json", ".md": "markdown",
              ".html": "html", ".css": "css", ".sh": "shellscript", ".yaml": "yaml", ".yml": "yaml", ".txt": "plaintext",
              ".c": "c", ".go": "go", ".rs": "rust", ".java": "java", ".toml": "toml"}
@@ -57,9 +61,7 @@ def setting_elements(scope: str, data: dict[str, Any]) -> list[Element]:
         pairs = value.items() if language else [(key, value)]
         for inner, inner_value in pairs:
             ident = f"setting:{scope}:" + (f"[{language}]." if language else "") + inner
-            meta = {"language": language} if language else {}
-            elements.append(Element(id=ident, type="setting", label=inner, value=inner_value, data_type="json",
-                                    actions=["set_setting", "remove_setting"], meta={"scope": scope, **meta}))
+            elements.append(Element(id=ident, type="setting", value=inner_value))
     return elements
 
 
@@ -71,14 +73,12 @@ def keybinding_elements(bindings: list[dict[str, Any]]) -> list[Element]:
         seen[ident] = seen.get(ident, 0) + 1
         ident += f"#{seen[ident]}" if seen[ident] > 1 else ""
         meta = {k: entry[k] for k in ("when", "args") if k in entry}
-        elements.append(Element(id=ident, type="keybinding", label=str(entry.get("key")), value=entry.get("command"),
-                                actions=["remove_keybinding"], meta=meta))
+        elements.append(Element(id=ident, type="keybinding", value=entry.get("command"), meta=meta))
     return elements
 
 
 def extension_elements(found: dict[str, dict[str, Any]]) -> list[Element]:
     return [Element(id=f"extension:{ident}", type="extension", label=info["display_name"], value=info["version"],
-                    editable=False, actions=["uninstall_extension"],
                     meta={"settings": info["settings"][:20]} if info["settings"] else {})
             for ident, info in list(found.items())[:MAX_ITEMS]]
 
@@ -92,8 +92,7 @@ def task_elements(places: state.Places, tasks: list[dict[str, Any]]) -> list[Ele
         if run is not None:
             meta["last_run"] = {"exit_code": run["exit_code"], "timed_out": run["timed_out"],
                                 "stdout_tail": run["stdout"][-OUTPUT_TAIL:], "stderr_tail": run["stderr"][-OUTPUT_TAIL:]}
-        elements.append(Element(id=f"task:{label}", type="task", label=label, value=task.get("command"),
-                                actions=["run_task", "add_task", "remove_task"], meta=meta))
+        elements.append(Element(id=f"task:{label}", type="task", value=task.get("command"), meta=meta))
     return elements
 
 
@@ -101,12 +100,10 @@ def file_page(workspace: Workspace, files: list[str], window: Window) -> list[El
     elements = []
     for rel in files[window.offset:window.offset + window.limit]:
         try:
-            size = (workspace.root / rel).stat().st_size
+            size: int | None = (workspace.root / rel).stat().st_size
         except OSError:
             size = None
-        elements.append(Element(id=f"file:{rel}", type="file", label=rel.rsplit("/", 1)[-1], value=size,
-                                data_type="bytes", actions=["write_file", "replace_text", "delete_file"],
-                                meta={"language": LANGUAGES.get(Path(rel).suffix.lower(), "plaintext")}))
+        elements.append(Element(id=f"file:{rel}", type="file", value=size))
     return elements
 
 
@@ -119,8 +116,7 @@ def editor_element(workspace: Workspace, window: Window) -> tuple[Element, int]:
                        meta={"error": f"cannot show this file ({type(exc).__name__})"}), 0
     lines = text.splitlines()
     shown = lines[window.offset:window.offset + window.limit]
-    return Element(id=f"file:{rel}", type="file", label=rel, value="\n".join(shown), data_type="text",
-                   actions=["replace_text", "write_file", "delete_file"],
+    return Element(id=f"file:{rel}", type="file", value="\n".join(shown), data_type="text",
                    meta={"first_line": window.offset + 1, "lines": len(lines), "chars": len(text),
                          "language": LANGUAGES.get(Path(rel).suffix.lower(), "plaintext")}), len(lines)
 
@@ -156,7 +152,7 @@ def build_observation(workspace: Workspace, places: state.Places, window: Window
         app_state=AppState(view=window.view, active_document=window.file, document_path=window.file,
                            details={"workspace_settings": state.WORKSPACE_SETTINGS, "tasks": state.WORKSPACE_TASKS}),
         elements=elements,
-        environment={"server": server, "problems": errors,
+        environment={"server": server, "problems": errors, "element_actions": ELEMENT_ACTIONS,
                      "counts": {"user_settings": len(user), "workspace_settings": len(folder),
                                 "keybindings": len(bindings), "extensions": len(installed), "tasks": len(tasks),
                                 "files": len(files)},
