@@ -201,6 +201,7 @@ def test_batch_is_atomic_across_files_and_extensions(warm: CodeServerAdapter) ->
 @pytest.mark.parametrize(("action", "code"), [
     (fn("set_setting", key="editor.fontSize", value="huge"), "bad_setting_value"),
     (fn("set_setting", key="editor.fontsize", value=12), "unknown_setting"),
+    (fn("set_setting", key="git.enabled", value="yes"), "bad_setting_value"),  # declared by the bundled git extension
     (fn("set_setting", key="editor.fontSize", value=12, scope="global"), "bad_params"),
     (fn("install_extension", vsix="broken.vsix"), "bad_vsix"),
     (fn("install_extension", vsix="../outside.vsix"), "path_outside_workspace"),

@@ -55,7 +55,8 @@ def builtin_extensions_dir() -> Path | None:
     binary = code_server_path()
     if binary is None:
         return None
-    folder = Path(binary).resolve().parent.parent / "lib" / "vscode" / "extensions"
+    package = Path(binary).resolve().parents[2]  # the launcher is <package>/out/node/entry.js
+    folder = package / "lib" / "vscode" / "extensions"
     return folder if folder.is_dir() else None
 
 
