@@ -75,6 +75,7 @@ def warm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CodeServerAdapter
                                              "settings": {"hello.greeting": {"type": "string", "default": "hi"},
                                                           "hello.times": {"type": "integer", "minimum": 1}}}))
     ws.write_bytes("broken.vsix", b"PK\x03\x04 not really a zip")
+    ws.write_bytes("blob.bin", b"\xff\xfe\x00\x01 binary")
     ws.write_bytes(".vscode/tasks.json", b'{\n    // build tasks\n    "version": "2.0.0",\n    "tasks": [\n'
                    b'        {"label": "hello", "type": "shell", "command": "echo hello from $(pwd)"}\n    ]\n}\n')
     adapter = CodeServerAdapter(ws)
@@ -84,6 +85,7 @@ def warm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CodeServerAdapter
 
 
 def test_observation_shows_server_settings_tasks_and_files(warm: CodeServerAdapter) -> None:
+    assert CodeServerAdapter.readiness().ready  # what `asil doctor` prints
     obs = warm.observe()
     ids = {e.id: e for e in obs.elements}
     assert obs.metadata.source == "service" and ids["@server"].value == "running"
@@ -211,6 +213,8 @@ def test_batch_is_atomic_across_files_and_extensions(warm: CodeServerAdapter) ->
     (fn("write_file", path=".vscode/tasks.json", content="{ not json"), "bad_document"),
     (fn("write_file", path=".asil/codeserver/user-data/User/settings.json", content="{}"), "path_outside_workspace"),
     (fn("replace_text", path="src/app.py", old="filler", new="x"), "ambiguous"),
+    (fn("replace_text", path="blob.bin", old="binary", new="text"), "not_text"),
+    (fn("write_file", path="src", content="x"), "invalid_action"),
     (fn("run_task", label="nope"), "no_such_task"),
     (Action(action_type="set_value", target="everyone:editor.fontSize", params={"value": 1}), "invalid_action"),
     (Action(action_type="batch", params={"actions": [{"action_type": "invoke_function", "target": "run_task",
@@ -236,7 +240,7 @@ def test_broken_settings_file_is_reported_not_overwritten(warm: CodeServerAdapte
 
 def test_state_persists_after_close_and_render(warm: CodeServerAdapter, tmp_path: Path) -> None:
     shot = warm.render(tmp_path / "shot.png")
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000  # a drawn workbench
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 12_000  # drawn (blank: 4.7 kB)
     warm.save()
     pid = warm.session.process.pid if warm.session else None
     warm.close()

@@ -22,7 +22,7 @@ from asil.adapters.codeserver.handlers import HANDLERS, Context
 from asil.adapters.codeserver.plan import Plan
 from asil.adapters.codeserver.view import DEFAULT_FILE_LIMIT, DEFAULT_LINE_LIMIT, Window, build_observation
 from asil.adapters.registry import register_adapter
-from asil.apps.codeserver import VERSION, CodeServerSession, code_server_path
+from asil.apps.codeserver import VERSION, CodeServerSession, code_server_path, health
 from asil.apps.process import ProgramFailed
 from asil.protocol import (
     Action,
@@ -232,7 +232,9 @@ class CodeServerAdapter(Adapter):
         status = self.server_status()
         if self.session is None:
             raise AppUnavailable(f"code-server is not running: {status.get('error')}", hint=status.get("hint"))
-        return screenshot(self.session.url, path, self.places.profile.root / "browser")
+        port = self.session.port
+        return screenshot(self.session.url, path, self.places.profile.root / "browser",
+                          lambda: (health(port) or {}).get("status") == "alive")
 
     def gui_launch_spec(self) -> dict[str, Any] | None:
         status = self.server_status()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from asil.adapters.codeserver import state
 from asil.apps.codeserver import Profile, run_cli
-from asil.protocol import ActionFailed, InvalidAction
+from asil.protocol import ActionFailed, DocumentError, InvalidAction
 from asil.workspace import atomic_write
 
 MAX_TEXT_BYTES = 5 * 1024 * 1024
@@ -46,7 +46,7 @@ class Plan:
             raise InvalidAction(f"{what} is larger than {MAX_TEXT_BYTES // 2**20} MB; it is not edited here.")
         try:
             return state.read_text(path)
-        except Exception:
+        except DocumentError:
             raise InvalidAction(f"{what} is not a UTF-8 text file.", hint="Only text files can be edited.",
                                 code="not_text") from None
 

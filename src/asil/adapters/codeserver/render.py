@@ -3,8 +3,10 @@
 Headless chromium takes its screenshot when the page's load event fires, but the workbench
 keeps loading long after that (scripts, then the folder over a websocket). So chromium opens a
 small frame page from a loopback server of ours: the workbench fills an iframe, and the frame
-page's load waits for an image this server answers only after ``WAIT_S``. chromium runs in its
-own process group with a private profile and may only reach loopback; a hung one is killed.
+page's load waits for an image this server answers only once code-server has seen the workbench
+(``/healthz`` turns "alive" when the page is requested) plus ``DRAW_S`` for it to load and draw.
+chromium runs in its own process group with a private profile and may only reach loopback; a hung
+one is killed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -24,9 +27,10 @@ from asil.protocol import ActionFailed, AppUnavailable
 from asil.workspace import atomic_write
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
-TIMEOUT_S = 60
+TIMEOUT_S = 90
 WIDTH, HEIGHT = 1280, 800
-WAIT_S = 8.0  # for the workbench to load its scripts and open the folder
+MAX_WAIT_S = 30.0  # for the workbench to load its scripts and connect
+DRAW_S = 8.0  # after its first request: loading scripts, opening the folder, drawing (busy 2-core machine)
 PIXEL = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
 
 
@@ -34,14 +38,21 @@ def browser() -> str | None:
     return next((found for name in BROWSERS if (found := shutil.which(name))), None)
 
 
-def _frame_server(url: str) -> ThreadingHTTPServer:
+def _wait_for_workbench(connected: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + MAX_WAIT_S
+    while time.monotonic() < deadline and not connected():
+        time.sleep(0.25)
+    time.sleep(DRAW_S)
+
+
+def _frame_server(url: str, connected: Callable[[], bool]) -> ThreadingHTTPServer:
     page = (f'<!doctype html><html><body style="margin:0"><iframe src="{html.escape(url)}" style="border:0;'
             f'width:{WIDTH}px;height:{HEIGHT}px"></iframe><img src="/wait" width="1" height="1"></body></html>')
 
     class Frame(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802  (the http.server hook's name)
             if self.path == "/wait":
-                time.sleep(WAIT_S)
+                _wait_for_workbench(connected)
                 body, kind = PIXEL, "image/gif"
             else:
                 body, kind = page.encode("utf-8"), "text/html; charset=utf-8"
@@ -60,13 +71,13 @@ def _frame_server(url: str) -> ThreadingHTTPServer:
     return server
 
 
-def screenshot(url: str, target: Path, profile: Path) -> Path:
-    """Write a PNG of the page at ``url`` to ``target`` (atomically)."""
+def screenshot(url: str, target: Path, profile: Path, connected: Callable[[], bool]) -> Path:
+    """Write a PNG of the page at ``url`` to ``target`` (atomically); ``connected`` says when a workbench is up."""
     binary = browser()
     if binary is None:
         raise AppUnavailable("Rendering code-server needs chromium.", hint="apt-get install chromium")
     shutil.rmtree(profile, ignore_errors=True)
-    frame = _frame_server(url)
+    frame = _frame_server(url, connected)
     with tempfile.TemporaryDirectory(prefix="asil-codeserver-shot-") as scratch:
         shot = Path(scratch, "shot.png")
         command = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",

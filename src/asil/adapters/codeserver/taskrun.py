@@ -36,7 +36,7 @@ def find_task(tasks: list[dict[str, Any]], label: str) -> dict[str, Any]:
 
 def command_line(task: dict[str, Any], root: Path) -> str:
     """The bash command line of a task, with ${workspaceFolder} filled in; InvalidAction if it cannot run here."""
-    kind = task.get("type", "process" if "command" not in task else "shell")
+    kind = task.get("type")
     if kind not in RUNNABLE:
         raise InvalidAction(f"Task {task.get('label')!r} is a {kind!r} task; only shell and process tasks run here.",
                             code="unsupported_task")
