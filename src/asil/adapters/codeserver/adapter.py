@@ -22,7 +22,7 @@ from asil.adapters.codeserver.handlers import HANDLERS, Context
 from asil.adapters.codeserver.plan import Plan
 from asil.adapters.codeserver.view import DEFAULT_FILE_LIMIT, DEFAULT_LINE_LIMIT, Window, build_observation
 from asil.adapters.registry import register_adapter
-from asil.apps.codeserver import VERSION, CodeServerSession, code_server_path, health
+from asil.apps.codeserver import VERSION, CodeServerSession, code_server_path
 from asil.apps.process import ProgramFailed
 from asil.protocol import (
     Action,
@@ -37,6 +37,15 @@ from asil.protocol import (
 from asil.workspace import Workspace
 
 NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+# What VS Code's server logs when a workbench has loaded and started its extension host.
+WORKBENCH_CONNECTED = "[ExtensionHostConnection] New connection established"
+
+
+def _log_text(log: Path) -> str:
+    try:
+        return log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 @register_adapter("codeserver", pattern="service")
@@ -232,9 +241,10 @@ class CodeServerAdapter(Adapter):
         status = self.server_status()
         if self.session is None:
             raise AppUnavailable(f"code-server is not running: {status.get('error')}", hint=status.get("hint"))
-        port = self.session.port
+        log = self.places.profile.log
+        seen = _log_text(log).count(WORKBENCH_CONNECTED)
         return screenshot(self.session.url, path, self.places.profile.root / "browser",
-                          lambda: (health(port) or {}).get("status") == "alive")
+                          lambda: _log_text(log).count(WORKBENCH_CONNECTED) > seen)
 
     def gui_launch_spec(self) -> dict[str, Any] | None:
         status = self.server_status()

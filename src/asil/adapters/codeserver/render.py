@@ -3,8 +3,8 @@
 Headless chromium takes its screenshot when the page's load event fires, but the workbench
 keeps loading long after that (scripts, then the folder over a websocket). So chromium opens a
 small frame page from a loopback server of ours: the workbench fills an iframe, and the frame
-page's load waits for an image this server answers only once code-server has seen the workbench
-(``/healthz`` turns "alive" when the page is requested) plus ``DRAW_S`` for it to load and draw.
+page's load waits for an image this server answers only once the workbench is connected (the
+caller watches code-server's log for the new extension host connection) plus ``DRAW_S`` to draw.
 chromium runs in its own process group with a private profile and may only reach loopback; a hung
 one is killed.
 """
@@ -29,8 +29,8 @@ from asil.workspace import atomic_write
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 TIMEOUT_S = 90
 WIDTH, HEIGHT = 1280, 800
-MAX_WAIT_S = 30.0  # for the workbench to load its scripts and connect
-DRAW_S = 8.0  # after its first request: loading scripts, opening the folder, drawing (busy 2-core machine)
+MAX_WAIT_S = 45.0  # for the workbench to load its scripts and connect (VS Code's server part loads first)
+DRAW_S = 4.0  # after it connected: opening the folder and drawing the explorer
 PIXEL = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
 
 
