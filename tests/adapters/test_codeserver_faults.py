@@ -109,4 +109,6 @@ def test_missing_code_server_gives_a_clear_observation(tmp_path: Path, monkeypat
         server = obs.environment["server"]
         assert server["state"] == "down" and server["error"] == "code-server is not installed."
         assert "install-code-server.sh" in server["hint"]
+        again = adapter.observe().environment["server"]  # reported again without another start attempt
+        assert again == server and again["retry_after_s"] > 0
         assert adapter.execute(fn("create_file", path="b.txt", content="beta")).ok  # the files stay usable

@@ -12,6 +12,7 @@ so the evaluator reads it after ``close()``.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from asil.protocol import (
 from asil.workspace import Workspace
 
 NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+RETRY_AFTER_S = 30.0  # after a failed start, observations report it without trying again for this long
 # What VS Code's server logs when a workbench has loaded and started its extension host.
 WORKBENCH_CONNECTED = "[ExtensionHostConnection] New connection established"
 
@@ -69,6 +71,7 @@ class CodeServerAdapter(Adapter):
         self.session: CodeServerSession | None = None
         self.restarts = 0
         self.server_note: str | None = None
+        self.down: tuple[float, dict[str, Any]] | None = None  # (retry after, status) once a start failed
 
     # ------------------------------------------------------------ the server
     def server_status(self) -> dict[str, Any]:
@@ -81,11 +84,16 @@ class CodeServerAdapter(Adapter):
             self.session, self.restarts = None, self.restarts + 1
             self.server_note = f"code-server {what}; a new one was started."
         if self.session is None:
+            if self.down is not None and time.monotonic() < self.down[0]:
+                return self.down[1]  # it failed moments ago: do not make every observation wait again
             try:
                 self.session = CodeServerSession(self.workspace.root, self.places.profile, self.port)
             except (ProgramFailed, AppUnavailable) as exc:
-                return {"state": "down", "error": exc.message, "hint": exc.hint, "restarts": self.restarts,
-                        "version": VERSION}
+                status = {"state": "down", "error": exc.message, "hint": exc.hint, "restarts": self.restarts,
+                          "version": VERSION, "retry_after_s": RETRY_AFTER_S}
+                self.down = (time.monotonic() + RETRY_AFTER_S, status)
+                return status
+            self.down = None
         status = {"state": "running", "url": self.session.url, "port": self.session.port,
                   "restarts": self.restarts, "version": VERSION}
         if self.server_note:
