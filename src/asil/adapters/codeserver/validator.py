@@ -81,11 +81,21 @@ def _settings(workspace: Workspace, scope: str) -> dict[str, Any]:
     return data
 
 
+def _obsolete(folder: Path) -> dict[str, Any]:
+    """VS Code's list of removed-but-not-yet-deleted extension folders; like VS Code, an unreadable one is empty."""
+    try:
+        data = json.loads((folder / ".obsolete").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _installed(workspace: Workspace) -> dict[str, str]:
     folder = _profile(workspace) / "extensions"
     registry = json.loads((folder / "extensions.json").read_text()) if (folder / "extensions.json").exists() else []
-    obsolete = json.loads((folder / ".obsolete").read_text()) if (folder / ".obsolete").exists() else {}
-    listed = {str(e["relativeLocation"]): str(e["identifier"]["id"]).lower() for e in registry}
+    obsolete = _obsolete(folder)
+    listed = {str(e["relativeLocation"]): str(e["identifier"]["id"]).lower() for e in registry
+              if isinstance(e, dict) and "relativeLocation" in e and "id" in e.get("identifier", {})}
     found = {}
     for manifest in sorted(folder.glob("*/package.json")):
         name = manifest.parent.name
