@@ -23,6 +23,7 @@ PATTERNS = ("file", "script", "service")
 # Built-in adapters, by name. Later adapters add a line here.
 _DECLARED: dict[str, str] = {
     "blender": "asil.adapters.blender.adapter:BlenderAdapter",
+    "gimp": "asil.adapters.gimp.adapter:GimpAdapter",
     "calc": "asil.adapters.calc.adapter:CalcAdapter",
     "codeserver": "asil.adapters.codeserver.adapter:CodeServerAdapter",
     "drawio": "asil.adapters.drawio.adapter:DrawioAdapter",
@@ -30,6 +31,9 @@ _DECLARED: dict[str, str] = {
     "jupyter": "asil.adapters.jupyter.adapter:JupyterAdapter",
     "writer": "asil.adapters.writer.adapter:WriterAdapter",
     "impress": "asil.adapters.impress.adapter:ImpressAdapter",
+    "gitea": "asil.adapters.gitea.adapter:GiteaAdapter",
+    "kdenlive": "asil.adapters.kdenlive.adapter:KdenliveAdapter",
+    "nautilus": "asil.adapters.nautilus.adapter:NautilusAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")

@@ -20,6 +20,8 @@ RawJudge = Callable[[Checkpoint, Workspace, "str | None", "str | None"], bool]
 
 RAW_VALIDATORS: dict[str, str] = {
     "blender": "asil.adapters.blender.validator:raw_judge",
+    "kdenlive": "asil.adapters.kdenlive.validator:raw_judge",
+    "gimp": "asil.adapters.gimp.validator:raw_judge",
     "calc": "asil.adapters.calc.validator:raw_judge",
     "codeserver": "asil.adapters.codeserver.validator:raw_judge",
     "drawio": "asil.adapters.drawio.validator:raw_judge",
@@ -27,6 +29,8 @@ RAW_VALIDATORS: dict[str, str] = {
     "jupyter": "asil.adapters.jupyter.validator:raw_judge",
     "writer": "asil.adapters.writer.validator:raw_judge",
     "impress": "asil.adapters.impress.validator:raw_judge",
+    "gitea": "asil.adapters.gitea.validator:raw_judge",
+    "nautilus": "asil.adapters.nautilus.validator:raw_judge",
 }
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 
