@@ -93,7 +93,8 @@ def test_observation_shows_server_settings_tasks_and_files(warm: CodeServerAdapt
     assert ids["task:hello"].value.startswith("echo hello")
     assert {"file:src/app.py", "file:hello.vsix", "file:.vscode/tasks.json"} <= set(ids)
     assert not any(i.startswith("file:.asil") for i in ids)
-    assert obs.environment["server"]["url"].startswith("http://127.0.0.1:")
+    launch = warm.gui_launch_spec()
+    assert launch is not None and launch["url"].startswith("http://127.0.0.1:")
 
 
 def test_set_setting_keeps_comments_and_shows_up(warm: CodeServerAdapter) -> None:

@@ -94,8 +94,8 @@ class CodeServerAdapter(Adapter):
                 self.down = (time.monotonic() + RETRY_AFTER_S, status)
                 return status
             self.down = None
-        status = {"state": "running", "url": self.session.url, "port": self.session.port,
-                  "restarts": self.restarts, "version": VERSION}
+        # No port or URL here: they change with every start, and an observation must not (gui_launch_spec has the URL).
+        status = {"state": "running", "restarts": self.restarts, "version": VERSION}
         if self.server_note:
             status["note"] = self.server_note
         return status
