@@ -255,8 +255,8 @@ class CodeServerAdapter(Adapter):
                           lambda: _log_text(log).count(WORKBENCH_CONNECTED) > seen)
 
     def gui_launch_spec(self) -> dict[str, Any] | None:
-        status = self.server_status()
-        return {"kind": "url", "url": status["url"]} if self.session is not None else None
+        self.server_status()
+        return {"kind": "url", "url": self.session.url} if self.session is not None else None
 
     def close(self) -> None:
         """Stop code-server (its whole process group); the profile stays for the evaluator."""
