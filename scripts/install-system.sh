@@ -19,21 +19,36 @@ command -v npm >/dev/null 2>&1 || packages+=(npm)
 command -v inkscape >/dev/null 2>&1 || packages+=(inkscape)
 command -v blender >/dev/null 2>&1 || packages+=(blender)  # the Blender adapter runs a headless blender -b
 command -v gimp-console >/dev/null 2>&1 || packages+=(gimp)  # the GIMP adapter runs a warm gimp-console (Script-Fu server)
-command -v obs >/dev/null 2>&1 || packages+=(obs-studio)  # the OBS adapter (obs-websocket 5 is built in)
-command -v Xvfb >/dev/null 2>&1 || packages+=(xvfb)
-command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)  # OBS media clips and recording durations
-dpkg -s libgl1-mesa-dri >/dev/null 2>&1 || packages+=(libgl1-mesa-dri)  # software OpenGL for OBS under Xvfb
-# Gitea: no Debian package exists; the gitea adapter talks to a server named by ASIL_GITEA_URL/ASIL_GITEA_TOKEN.
 command -v melt >/dev/null 2>&1 || packages+=(melt)  # the Kdenlive adapter renders MLT projects with melt
-command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)  # ffprobe measures media and rendered videos
-command -v nautilus >/dev/null 2>&1 && command -v dbus-run-session >/dev/null 2>&1 && [ -x /usr/libexec/gvfsd-trash ] && command -v Xvfb >/dev/null 2>&1 || packages+=(nautilus gvfs dbus xvfb)  # the Nautilus adapter
+command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)  # media clips, rendered videos and recording durations
 command -v audacity >/dev/null 2>&1 || packages+=(audacity)  # the Audacity adapter scripts it (mod-script-pipe)
-command -v Xvfb >/dev/null 2>&1 || packages+=(xvfb)  # Audacity needs a display; ASIL starts a private Xvfb
+command -v obs >/dev/null 2>&1 || packages+=(obs-studio)  # the OBS adapter (obs-websocket 5 is built in)
+dpkg -s libgl1-mesa-dri >/dev/null 2>&1 || packages+=(libgl1-mesa-dri)  # software OpenGL for OBS under Xvfb
+command -v thunderbird >/dev/null 2>&1 || packages+=(thunderbird)  # driven over Marionette, headless
+command -v dovecot >/dev/null 2>&1 || packages+=(dovecot-imapd)  # the real IMAP server Thunderbird reads
+command -v nautilus >/dev/null 2>&1 || packages+=(nautilus)
+[ -x /usr/libexec/gvfsd-trash ] || packages+=(gvfs)  # the trash Nautilus uses
+command -v dbus-run-session >/dev/null 2>&1 || packages+=(dbus)
+command -v Xvfb >/dev/null 2>&1 || packages+=(xvfb)  # Audacity, OBS and Nautilus need a display; ASIL starts private ones
+# Gitea: no Debian package exists; the gitea adapter talks to a server named by ASIL_GITEA_URL/ASIL_GITEA_TOKEN.
+# code-server (from npm, by install-code-server.sh): Node 20, Debian's ripgrep for VS Code's search, and the
+# build tools and headers its native modules compile against
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v rg >/dev/null 2>&1 || packages+=(ripgrep)
+command -v make >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1 || packages+=(build-essential)
+command -v pkg-config >/dev/null 2>&1 || packages+=(pkg-config)
+command -v python3 >/dev/null 2>&1 || packages+=(python3)
+[ -f /usr/include/krb5.h ] || packages+=(libkrb5-dev)
+[ -f /usr/include/X11/Xlib.h ] || packages+=(libx11-dev)
+[ -f /usr/include/X11/extensions/XKBfile.h ] || packages+=(libxkbfile-dev)
+[ -f /usr/include/libsecret-1/libsecret/secret.h ] || packages+=(libsecret-1-dev)
 
 renderer="$(dirname "$0")/install-drawio-renderer.sh"
+code_server="$(dirname "$0")/install-code-server.sh"
 
 if [ ${#packages[@]} -eq 0 ]; then
-  exec "$renderer"
+  "$renderer"
+  exec "$code_server"
 fi
 if [ "$(id -u)" -ne 0 ]; then
   echo "ASIL needs these system packages: ${packages[*]}" >&2
@@ -45,3 +60,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${packages[@]}"
 "$renderer"
+"$code_server"

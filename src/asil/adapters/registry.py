@@ -25,6 +25,7 @@ _DECLARED: dict[str, str] = {
     "blender": "asil.adapters.blender.adapter:BlenderAdapter",
     "gimp": "asil.adapters.gimp.adapter:GimpAdapter",
     "calc": "asil.adapters.calc.adapter:CalcAdapter",
+    "codeserver": "asil.adapters.codeserver.adapter:CodeServerAdapter",
     "drawio": "asil.adapters.drawio.adapter:DrawioAdapter",
     "inkscape": "asil.adapters.inkscape.adapter:InkscapeAdapter",
     "jupyter": "asil.adapters.jupyter.adapter:JupyterAdapter",

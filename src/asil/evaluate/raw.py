@@ -23,6 +23,7 @@ RAW_VALIDATORS: dict[str, str] = {
     "kdenlive": "asil.adapters.kdenlive.validator:raw_judge",
     "gimp": "asil.adapters.gimp.validator:raw_judge",
     "calc": "asil.adapters.calc.validator:raw_judge",
+    "codeserver": "asil.adapters.codeserver.validator:raw_judge",
     "drawio": "asil.adapters.drawio.validator:raw_judge",
     "inkscape": "asil.adapters.inkscape.validator:raw_judge",
     "jupyter": "asil.adapters.jupyter.validator:raw_judge",

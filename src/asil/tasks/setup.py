@@ -84,6 +84,7 @@ def build_blend_file(item: SetupFile, task: Task, target: Path) -> None:
 
 
 import asil.adapters.audacity.builders  # noqa: E402,F401  (registers the audio and labels builders)
+import asil.adapters.codeserver.builders  # noqa: E402,F401  (registers the vsix and code-server profile builders)
 import asil.adapters.gimp.builders  # noqa: E402,F401  (registers the "image" builder)
 import asil.adapters.gitea.builders  # noqa: E402,F401  (registers the gitea_seed builder)
 import asil.adapters.kdenlive.builders  # noqa: E402,F401  (registers the media clip and MLT project builders)

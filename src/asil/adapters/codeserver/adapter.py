@@ -1,0 +1,287 @@
+"""The code-server adapter: VS Code's settings, keybindings, extensions, tasks and files in a live code-server.
+
+One code-server per adapter starts on first use (``asil.apps.codeserver``) with a private profile in
+the workspace's ASIL folder, serving the workspace on a free loopback port. VS Code keeps its state
+in files — settings.json, keybindings.json (both JSON with comments), tasks.json, the extensions
+registry — so actions are planned as exact edits of those files (``plan``), checked, then
+committed atomically; extensions are installed and removed by code-server's own CLI. A stopped or
+hung server is replaced on the next observation, which says so; if it cannot start, the
+observation says why and the file-backed state stays usable. Everything persists in the workspace,
+so the evaluator reads it after ``close()``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from asil.adapters.base import Adapter, Readiness
+from asil.adapters.codeserver import actions as act
+from asil.adapters.codeserver import state, taskrun
+from asil.adapters.codeserver.handlers import HANDLERS, Context
+from asil.adapters.codeserver.plan import Plan
+from asil.adapters.codeserver.view import DEFAULT_FILE_LIMIT, DEFAULT_LINE_LIMIT, Window, build_observation
+from asil.adapters.registry import register_adapter
+from asil.apps.codeserver import VERSION, CodeServerSession, code_server_path
+from asil.apps.process import ProgramFailed
+from asil.protocol import (
+    Action,
+    ActionFailed,
+    ActionSchema,
+    AppUnavailable,
+    DocumentError,
+    InvalidAction,
+    Observation,
+    parse_action,
+)
+from asil.workspace import Workspace
+
+NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+RETRY_AFTER_S = 30.0  # after a failed start, observations report it without trying again for this long
+# What VS Code's server logs when a workbench has loaded and started its extension host.
+WORKBENCH_CONNECTED = "[ExtensionHostConnection] New connection established"
+
+
+def _log_text(log: Path) -> str:
+    try:
+        return log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+@register_adapter("codeserver", pattern="service")
+class CodeServerAdapter(Adapter):
+    """A workspace folder open in code-server, with its user profile."""
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, port: int | None = None,
+                 **options: Any):
+        super().__init__(workspace, document)
+        self.places = state.Places(workspace.root, state.profile_of(workspace.root))
+        self.places.profile.create()
+        self.ctx = Context(workspace, self.places)
+        self.window = Window("files", 0, DEFAULT_FILE_LIMIT)
+        if document is not None:
+            path = workspace.resolve(document)
+            if not path.is_file():
+                raise DocumentError(f"There is no file {document!r} to open in code-server.",
+                                    hint="Open an existing workspace file, or none.")
+            self.window = Window("editor", 0, DEFAULT_LINE_LIMIT, document)
+        self.port = port
+        self.session: CodeServerSession | None = None
+        self.restarts = 0
+        self.server_note: str | None = None
+        self.down: tuple[float, dict[str, Any]] | None = None  # (retry after, status) once a start failed
+
+    # ------------------------------------------------------------ the server
+    def server_status(self) -> dict[str, Any]:
+        """Make sure code-server runs (starting or replacing it) and describe it for the observation."""
+        session = self.session
+        if session is not None and not session.healthy():
+            what = (f"exited (code {session.process.process.returncode})" if not session.alive
+                    else "stopped answering /healthz")
+            session.stop()
+            self.session, self.restarts = None, self.restarts + 1
+            self.server_note = f"code-server {what}; a new one was started."
+        if self.session is None:
+            if self.down is not None and time.monotonic() < self.down[0]:
+                return self.down[1]  # it failed moments ago: do not make every observation wait again
+            try:
+                self.session = CodeServerSession(self.workspace.root, self.places.profile, self.port)
+            except (ProgramFailed, AppUnavailable) as exc:
+                status = {"state": "down", "error": exc.message, "hint": exc.hint, "restarts": self.restarts,
+                          "version": VERSION, "retry_after_s": RETRY_AFTER_S}
+                self.down = (time.monotonic() + RETRY_AFTER_S, status)
+                return status
+            self.down = None
+        # No port or URL here: they change with every start, and an observation must not (gui_launch_spec has the URL).
+        status = {"state": "running", "restarts": self.restarts, "version": VERSION}
+        if self.server_note:
+            status["note"] = self.server_note
+        return status
+
+    # ------------------------------------------------------------ observe
+    def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
+        if view not in (None, "files", "editor"):
+            raise InvalidAction(f"There is no view {view!r}.", hint="Views: files, editor.")
+        if view is not None and view != self.window.view:
+            self._switch(view)
+        if offset is not None:
+            self.window.offset = max(0, offset)
+        if limit is not None:
+            self.window.limit = max(1, min(limit, 500))
+        return build_observation(self.workspace, self.places, self.window, step=self.step,
+                                 server=self.server_status())
+
+    def _switch(self, view: str) -> None:
+        if view == "editor" and self.window.file is None:
+            raise InvalidAction("No file is open.", hint="Navigate with a file path as target to open one.")
+        self.window = Window(view, 0, DEFAULT_LINE_LIMIT if view == "editor" else DEFAULT_FILE_LIMIT,
+                             self.window.file)
+
+    # ------------------------------------------------------------ actions
+    @classmethod
+    def action_schema(cls) -> ActionSchema:
+        return act.build_schema()
+
+    def _check(self, action: Action) -> None:
+        kind = action.action_type
+        if kind == "navigate":
+            self._navigation(action)
+            return
+        if self._function(action)[0] == "run_task":
+            params = act.parse_params(act.RunTask, action.params, "run_task")
+            taskrun.command_line(taskrun.find_task(self._tasks(), params.label), self.workspace.root)
+            return
+        self._plan(action)
+
+    def _apply(self, action: Action) -> list[str]:
+        if action.action_type == "navigate":
+            self.window = self._navigation(action)
+            return []
+        name, params = self._function(action)
+        if name == "run_task":
+            task = taskrun.find_task(self._tasks(), params.label)
+            taskrun.run(self.workspace, self.places, task, params.timeout_s)
+            return [f"task:{params.label}"]
+        plan, changed = self._plan(action)
+        try:
+            plan.commit()
+        except AppUnavailable as exc:
+            raise ActionFailed(exc.message, hint=exc.hint, code=exc.code) from None
+        except OSError as exc:
+            raise ActionFailed(f"Writing the change failed ({exc.strerror}); nothing was changed.") from None
+        return changed
+
+    def _tasks(self) -> list[dict[str, Any]]:
+        try:
+            return state.tasks(self.places)
+        except DocumentError as exc:
+            raise InvalidAction(exc.message, hint=exc.hint, code=exc.code) from None
+
+    def _navigation(self, action: Action) -> Window:
+        params = act.parse_params(act.Navigate, action.params, "navigate")
+        window = Window(self.window.view, self.window.offset, self.window.limit, self.window.file)
+        if action.target:
+            path = self.workspace.resolve(action.target)
+            if not path.is_file():
+                raise InvalidAction(f"There is no file {action.target!r} to open.",
+                                    hint="Targets are workspace file paths from the 'files' view.",
+                                    code="no_such_file")
+            window = Window("editor", 0, DEFAULT_LINE_LIMIT, self.workspace.relative(path))
+        elif params.view and params.view != window.view:
+            if params.view == "editor" and window.file is None:
+                raise InvalidAction("No file is open.", hint="Navigate with a file path as target to open one.")
+            window = Window(params.view, 0, DEFAULT_LINE_LIMIT if params.view == "editor" else DEFAULT_FILE_LIMIT,
+                            window.file)
+        window.offset = params.offset if params.offset is not None else window.offset
+        window.limit = params.limit or window.limit
+        return window
+
+    def _function(self, action: Action) -> tuple[str, Any]:
+        """The function name and parsed params of a set_value or invoke_function action."""
+        if action.action_type == "set_value":
+            return "set_setting", self._setting_target(action)
+        if action.action_type == "batch":
+            return "batch", None
+        if action.action_type != "invoke_function":
+            raise InvalidAction(f"The codeserver adapter does not support {action.action_type} actions.",
+                                hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
+                                code="unsupported_action")
+        name = action.target or ""
+        if name not in act.FUNCTIONS:
+            raise InvalidAction(f"Unknown code-server function {name!r}.",
+                                hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
+        return name, act.parse_params(act.FUNCTIONS[name][0], action.params, name)
+
+    def _setting_target(self, action: Action) -> act.SetSetting:
+        scope, _, key = (action.target or "").partition(":")
+        language = None
+        if key.startswith("[") and "]." in key:
+            language, _, key = key[1:].partition("].")
+        if scope not in state.SCOPES or not key:
+            raise InvalidAction(f"set_value needs a target like 'user:editor.fontSize', not {action.target!r}.",
+                                hint="Targets: '<user|workspace>:<setting key>' or "
+                                "'<user|workspace>:[language].<setting key>'.")
+        value = act.parse_params(act.SetValue, action.params, "set_value").value
+        params = {"key": key, "value": value, "scope": scope} | ({"language": language} if language else {})
+        parsed: act.SetSetting = act.parse_params(act.SetSetting, params, "set_value")
+        return parsed
+
+    def _plan(self, action: Action) -> tuple[Plan, list[str]]:
+        """Work out the whole change (every batch member in order) without touching anything."""
+        plan = Plan(self.places.profile)
+        members = [action] if action.action_type != "batch" else \
+            [self._member(raw) for raw in act.parse_params(act.Batch, action.params, "batch").actions]
+        changed: list[str] = []
+        for index, member in enumerate(members, start=1):
+            try:
+                name, params = self._function(member)
+                if name in act.NOT_IN_BATCH and action.action_type == "batch":
+                    raise InvalidAction(f"A batch cannot contain {name}: a task's command may change any file, "
+                                        "so it could not be undone.", hint="Run the task on its own.")
+                changed += [c for c in HANDLERS[name](plan, self.ctx, params) if c not in changed]
+            except InvalidAction as exc:
+                if action.action_type != "batch":
+                    raise
+                raise InvalidAction(f"Batch action {index}: {exc.message} Nothing was changed.", hint=exc.hint,
+                                    code=exc.code) from None
+        return plan, changed
+
+    def _member(self, raw: dict[str, Any]) -> Action:
+        try:
+            sub = parse_action(raw)
+        except InvalidAction as exc:
+            raise InvalidAction(f"A batch member is malformed: {exc.message}", hint=exc.hint) from None
+        if sub.action_type in NOT_IN_BATCH:
+            raise InvalidAction(f"A batch cannot contain {sub.action_type}.",
+                                hint="Put only set_value and invoke_function actions in a batch.")
+        return sub
+
+    # ------------------------------------------------------------ persistence and life
+    def save(self) -> None:
+        """Nothing is pending: every action is committed to VS Code's files when it is applied."""
+        return None
+
+    def render(self, path: Path) -> Path:
+        from asil.adapters.codeserver.render import screenshot
+
+        status = self.server_status()
+        if self.session is None:
+            raise AppUnavailable(f"code-server is not running: {status.get('error')}", hint=status.get("hint"))
+        log = self.places.profile.log
+        seen = _log_text(log).count(WORKBENCH_CONNECTED)
+        return screenshot(self.session.url, path, self.places.profile.root / "browser",
+                          lambda: _log_text(log).count(WORKBENCH_CONNECTED) > seen)
+
+    def gui_launch_spec(self) -> dict[str, Any] | None:
+        self.server_status()
+        return {"kind": "url", "url": self.session.url} if self.session is not None else None
+
+    def close(self) -> None:
+        """Stop code-server (its whole process group); the profile stays for the evaluator."""
+        if self.session is not None:
+            self.session.stop()
+            self.session = None
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        binary = code_server_path()
+        if binary is None:
+            return Readiness(False, "code-server is not installed (run scripts/install-code-server.sh)")
+        return Readiness(True, f"code-server {VERSION} at {binary}, driven through VS Code's settings files and CLI")
+
+    @classmethod
+    def create_sample(cls, workspace: Workspace) -> str | None:
+        from asil.adapters.codeserver.vsix import build_vsix
+
+        workspace.write_bytes("hello.vsix", build_vsix({"publisher": "asil", "name": "hello", "version": "1.0.0",
+                                                         "display_name": "Hello"}))
+        workspace.write_bytes("README.md", b"# Sample\n\nA small workspace for code-server.\n")
+        workspace.write_bytes(".vscode/settings.json", b'{\n    // workspace settings\n    "editor.tabSize": 4\n}\n')
+        return None
+
+
+__all__ = ["CodeServerAdapter"]
+
+import asil.adapters.codeserver.checkpoints  # noqa: E402,F401  (registers the code-server checkpoint types)

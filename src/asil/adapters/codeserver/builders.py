@@ -1,0 +1,71 @@
+"""Task set-up for code-server: .vsix packages, and the user profile a task starts from.
+
+``vsix`` writes a small valid extension package built from a spec (publisher, name, version,
+display_name, settings) at the file's path. The profile kinds write into the session's private
+profile instead of the workspace, because that is where code-server keeps user state; their
+``path`` is the profile file's name at the top of the workspace (``settings.json``,
+``keybindings.json``, or ``<id>.extension`` for a pre-installed extension) and nothing is
+written at it. A pre-installed extension is installed by code-server's own CLI.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from asil.adapters.codeserver.state import profile_of
+from asil.adapters.codeserver.vsix import build_vsix, inspect
+from asil.apps.codeserver import run_cli
+from asil.protocol import AsilError
+from asil.tasks.model import SetupFile, Task
+from asil.tasks.setup import SetupError, file_builder
+from asil.workspace import atomic_write
+
+
+def _root(item: SetupFile, target: Path) -> Path:
+    """The workspace folder, from a top-level set-up path."""
+    if len(Path(item.path).parts) != 1:
+        raise SetupError(f"The code-server profile file {item.path!r} must be a plain name (e.g. 'settings.json').")
+    return target.parent
+
+
+def _spec(item: SetupFile, task: Task) -> dict[str, object]:
+    spec = item.content
+    if not isinstance(spec, dict) or not {"publisher", "name"} <= set(spec):
+        raise SetupError(f"Task {task.id}: {item.path!r} needs content: an extension spec with publisher and name.")
+    return spec
+
+
+@file_builder("vsix")
+def build_vsix_file(item: SetupFile, task: Task, target: Path) -> None:
+    atomic_write(target, build_vsix(_spec(item, task)))
+
+
+@file_builder("codeserver_user_settings")
+def build_user_settings(item: SetupFile, task: Task, target: Path) -> None:
+    profile = profile_of(_root(item, target))
+    profile.create()
+    atomic_write(profile.settings, str(item.content or "").encode("utf-8"))
+
+
+@file_builder("codeserver_keybindings")
+def build_keybindings(item: SetupFile, task: Task, target: Path) -> None:
+    profile = profile_of(_root(item, target))
+    profile.create()
+    atomic_write(profile.keybindings, str(item.content or "").encode("utf-8"))
+
+
+@file_builder("codeserver_extension")
+def build_installed_extension(item: SetupFile, task: Task, target: Path) -> None:
+    profile = profile_of(_root(item, target))
+    with tempfile.TemporaryDirectory(prefix="asil-vsix-") as scratch:
+        package = Path(scratch, "extension.vsix")
+        package.write_bytes(build_vsix(_spec(item, task)))
+        try:
+            info = inspect(package, item.path)
+            done = run_cli(profile, ["--install-extension", str(package), "--force"])
+        except AsilError as exc:
+            raise SetupError(f"Task {task.id}: the extension {item.path!r} could not be pre-installed: "
+                             f"{exc.message}", hint=exc.hint) from None
+    if done.returncode != 0:
+        raise SetupError(f"Task {task.id}: code-server could not pre-install {info.id}: {done.stderr.strip()[-300:]}")
