@@ -18,6 +18,8 @@ command -v chromium >/dev/null 2>&1 || packages+=(chromium)  # renders draw.io p
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 command -v inkscape >/dev/null 2>&1 || packages+=(inkscape)
 command -v blender >/dev/null 2>&1 || packages+=(blender)  # the Blender adapter runs a headless blender -b
+command -v thunderbird >/dev/null 2>&1 || packages+=(thunderbird)  # the Thunderbird adapter drives it over Marionette
+[ -x /usr/sbin/dovecot ] || packages+=(dovecot-imapd)  # ... against a private Dovecot IMAP server
 
 renderer="$(dirname "$0")/install-drawio-renderer.sh"
 

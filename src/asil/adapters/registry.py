@@ -29,6 +29,7 @@ _DECLARED: dict[str, str] = {
     "jupyter": "asil.adapters.jupyter.adapter:JupyterAdapter",
     "writer": "asil.adapters.writer.adapter:WriterAdapter",
     "impress": "asil.adapters.impress.adapter:ImpressAdapter",
+    "thunderbird": "asil.adapters.thunderbird.adapter:ThunderbirdAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")

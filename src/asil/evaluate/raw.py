@@ -26,6 +26,7 @@ RAW_VALIDATORS: dict[str, str] = {
     "jupyter": "asil.adapters.jupyter.validator:raw_judge",
     "writer": "asil.adapters.writer.validator:raw_judge",
     "impress": "asil.adapters.impress.validator:raw_judge",
+    "thunderbird": "asil.adapters.thunderbird.validator:raw_judge",
 }
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 

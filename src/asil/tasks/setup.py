@@ -84,3 +84,4 @@ def build_blend_file(item: SetupFile, task: Task, target: Path) -> None:
 
 
 import asil.tasks.office_builders  # noqa: E402,F401  (registers the document and presentation builders)
+import asil.adapters.thunderbird.builders  # noqa: E402,F401  (registers the maildir builder)
