@@ -23,6 +23,8 @@ FolderPath = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[^#.\
 FolderName = Annotated[str, Field(min_length=1, max_length=60, pattern=r"^[^/#.\\%*:\x00-\x1f]+$")]
 Address = Annotated[str, Field(min_length=3, max_length=200, pattern=r"^[^@\s,<>]+@[^@\s,<>]+$")]
 Text = Annotated[str, Field(max_length=200, pattern=r"^[^\x00-\x1f]*$")]
+ContactRef = Annotated[str, Field(max_length=200, pattern=r"^(contact:[0-9a-fA-F-]{8,64}|[^@\s,<>]+@[^@\s,<>]+)$",
+                                  description="A contact id ('contact:<uid>') or the contact's primary email.")]
 TagName = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f ()\[\]{}\\\"%*]+( [^\x00-\x1f ()\[\]{}\\\"%*]+)*$")]
 
 
@@ -97,7 +99,7 @@ class AddContact(ContactFields):
 
 
 class EditContact(ContactFields):
-    contact: Annotated[str, Field(pattern=r"^contact:[0-9a-fA-F-]{8,64}$", description="A contact id.")]
+    contact: ContactRef
 
     @model_validator(mode="after")
     def _changes(self) -> EditContact:
@@ -107,7 +109,7 @@ class EditContact(ContactFields):
 
 
 class ContactOnly(_Params):
-    contact: Annotated[str, Field(pattern=r"^contact:[0-9a-fA-F-]{8,64}$")]
+    contact: ContactRef
 
 
 class Condition(_Params):

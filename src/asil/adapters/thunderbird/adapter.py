@@ -10,6 +10,7 @@ restored to their state before the batch, and both start again.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from asil.protocol import (
 from asil.workspace import Workspace
 
 DEFAULT_DOCUMENT = "mail"
+CONTACTS_FILE = "contacts.json"
 NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 PROFILE_STATE = ("abook.sqlite", "abook.sqlite-wal", "ImapMail/127.0.0.1/msgFilterRules.dat", "prefs.js")
 
@@ -86,9 +88,26 @@ class ThunderbirdAdapter(Adapter):
                 self.session.stop()
                 self.restarts["thunderbird"] += 1
             self.session = None
+            fresh = not (self.profile / "abook.sqlite").is_file()
             self.session = ThunderbirdSession(self.profile, imap_port=self.dovecot.port, smtp_port=self.sink.port,
                                               user=MAIL_USER, password=MAIL_PASSWORD)
+            if fresh:
+                self._load_contacts(self.session)
         return self.session
+
+    def _load_contacts(self, session: ThunderbirdSession) -> None:
+        """Seed a new profile's address book from the workspace's contacts.json (task set-up), if any."""
+        path = self.workspace.root / CONTACTS_FILE
+        if not path.is_file():
+            return
+        try:
+            contacts = json.loads(path.read_text(encoding="utf-8"))
+            cards = [act.parse_params(act.AddContact, c, "a contact in contacts.json").model_dump() for c in contacts]
+        except (ValueError, TypeError, InvalidAction) as exc:
+            raise DocumentError(f"{CONTACTS_FILE} is not a list of contacts ({exc}).",
+                                hint="Each contact is an object with first_name, last_name, email ...") from None
+        for card in cards:
+            session.call("add_contact", {"fields": {k: v for k, v in card.items() if v is not None}})
 
     def _call(self, op: str, params: dict[str, Any], *, read_only: bool = False) -> Any:
         try:

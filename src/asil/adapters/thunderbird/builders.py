@@ -129,3 +129,13 @@ def build_maildir_file(item: SetupFile, task: Task, target: Path) -> None:
     if not isinstance(item.content, dict):
         raise MailboxSpecError(f"Task {task.id}: maildir {item.path!r} needs content: a mailbox spec object.")
     build_maildir(target, item.content)
+
+
+@file_builder("contacts")
+def build_contacts_file(item: SetupFile, task: Task, target: Path) -> None:
+    """A JSON list of contacts (add_contact fields) that the adapter loads into a new profile's address book."""
+    import json
+
+    if not isinstance(item.content, list):
+        raise MailboxSpecError(f"Task {task.id}: contacts {item.path!r} needs content: a list of contact objects.")
+    target.write_text(json.dumps(item.content, indent=1), encoding="utf-8")

@@ -123,7 +123,8 @@
     return item;
   }
   function cardById(id) {
-    const card = book().childCards.find((c) => c.UID === id);
+    const card = book().childCards.find((c) => c.UID === id) ||
+                 book().childCards.find((c) => (c.primaryEmail || "").toLowerCase() === id.toLowerCase());
     if (!card) throw invalid(`There is no contact ${JSON.stringify(id)}.`, "Contact ids are listed under contacts in the observation.");
     return card;
   }
@@ -303,9 +304,9 @@
       const card = cardById(p.id);
       fillCard(card, p.fields);
       book().modifyCard(card);
-      return [p.id];
+      return [card.UID];
     },
-    async delete_contact(p) { book().deleteCards([cardById(p.id)]); return [p.id]; },
+    async delete_contact(p) { const card = cardById(p.id); book().deleteCards([card]); return [card.UID]; },
     async check_filter(p) {
       for (const a of p.actions) {
         if (a.folder) folder(a.folder);
