@@ -25,7 +25,6 @@ from asil.adapters.thunderbird.adapter import ThunderbirdAdapter
 from asil.adapters.thunderbird.builders import build_maildir
 from asil.apps.mailserver import dovecot_path
 from asil.apps.thunderbird import ThunderbirdLost
-from asil.llm.base import estimate_tokens
 from asil.protocol import Action, DocumentError
 from asil.workspace import Workspace
 
@@ -43,6 +42,10 @@ SPEC: dict[str, Any] = {"folders": ["Archive"], "messages": [
 
 def fn(function: str, **params: Any) -> Action:
     return Action(action_type="invoke_function", target=function, params=params)
+
+
+def raw(action: Action) -> dict[str, Any]:
+    return action.model_dump(exclude_none=True)
 
 
 def state(adapter: ThunderbirdAdapter) -> str:
@@ -160,10 +163,11 @@ def test_compose_contacts_and_filters_persist(warm: ThunderbirdAdapter) -> None:
     (eml,) = sorted((home / "smtp-sink").glob("*.eml"))
     assert b"Subject: Sent one" in eml.read_bytes()
     assert json.loads(eml.with_suffix(".json").read_text())["to"] == ["dave@example.com", "erin@example.com"]
-    with sqlite3.connect(home / "profile" / "abook.sqlite") as db:
+    with sqlite3.connect(home / "saved" / "abook.sqlite") as db:  # save() copies what Thunderbird keeps locked
         rows = set(db.execute("SELECT name, value FROM properties"))
-    assert {("LastName", "Smith"), ("LastName", "Jones"), ("WorkPhone", "+1 555")} <= rows
-    rules = (home / "profile" / "ImapMail" / "127.0.0.1" / "msgFilterRules.dat").read_text()
+    assert {("LastName", "Smith"), ("LastName", "Jones")} <= rows
+    assert any(name == "_vCard" and "TEL:+1 555\r\n" in value for name, value in rows)
+    rules = (home / "saved" / "msgFilterRules.dat").read_text()
     assert 'name="Bills"' in rules and 'condition="AND (subject,contains,invoice)"' in rules
 
 
@@ -172,11 +176,11 @@ def test_a_failing_batch_restores_the_mailbox_contacts_and_sink(warm: Thunderbir
     before = state(warm)
     sink = sorted(p.name for p in (warm.workspace.private("thunderbird") / "smtp-sink").iterdir())
     result = warm.execute(Action(action_type="batch", params={"actions": [
-        fn("create_folder", name="Temp"),
-        fn("move_messages", messages=[hello], folder="Temp"),
-        fn("add_contact", email="zed@example.com"),
-        fn("send_message", to=["x@example.com"], subject="Oops"),
-        fn("set_flags", messages=[hello], read=False),  # the message is in Temp now: this step fails
+        raw(fn("create_folder", name="Temp")),
+        raw(fn("move_messages", messages=[hello], folder="Temp")),
+        raw(fn("add_contact", email="zed@example.com")),
+        raw(fn("send_message", to=["x@example.com"], subject="Oops")),
+        raw(fn("set_flags", messages=[hello], read=False)),  # the message is in Temp now: this step fails
     ]}))
     assert result.status == "invalid" and result.error is not None
     assert result.error.message.startswith("Batch action 5:")

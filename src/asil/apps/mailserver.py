@@ -205,7 +205,7 @@ class _SmtpHandler(socketserver.StreamRequestHandler):
 
     def handle(self) -> None:
         self.reply("220 asil-sink ESMTP")
-        sender, recipients = "", []
+        sender, recipients = "", list[str]()
         while True:
             line = self.rfile.readline(65536)
             if not line:
@@ -235,7 +235,7 @@ class _SmtpHandler(socketserver.StreamRequestHandler):
                 self.reply("502 Command not implemented")
 
     def _data(self) -> bytes:
-        lines = []
+        lines: list[bytes] = []
         while True:
             line = self.rfile.readline(1 << 20)
             if not line or line.rstrip(b"\r\n") == b".":

@@ -69,7 +69,7 @@ class Marionette:
         return reply[3]
 
     def start_chrome_session(self, timeout_s: float) -> None:
-        self.command("WebDriver:NewSession", {"capabilities": {}}, timeout_s)
+        self.command("WebDriver:NewSession", {"capabilities": {"alwaysMatch": {"pageLoadStrategy": "none"}}}, timeout_s)
         self.command("Marionette:SetContext", {"value": "chrome"}, timeout_s)
         self.command("WebDriver:SetTimeouts", {"script": 300_000}, timeout_s)  # our own deadline is shorter
 

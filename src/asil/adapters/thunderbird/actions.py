@@ -25,7 +25,8 @@ Address = Annotated[str, Field(min_length=3, max_length=200, pattern=r"^[^@\s,<>
 Text = Annotated[str, Field(max_length=200, pattern=r"^[^\x00-\x1f]*$")]
 ContactRef = Annotated[str, Field(max_length=200, pattern=r"^(contact:[0-9a-fA-F-]{8,64}|[^@\s,<>]+@[^@\s,<>]+)$",
                                   description="A contact id ('contact:<uid>') or the contact's primary email.")]
-TagName = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f ()\[\]{}\\\"%*]+( [^\x00-\x1f ()\[\]{}\\\"%*]+)*$")]
+TAG_WORD = r"[^\x00-\x1f ()\[\]{}\\\"%*]+"  # IMAP keyword-safe characters; words joined by single spaces
+TagName = Annotated[str, Field(min_length=1, max_length=40, pattern=rf"^{TAG_WORD}( {TAG_WORD})*$")]
 
 
 class _Params(Params):
@@ -83,7 +84,6 @@ class ContactFields(_Params):
     last_name: Text | None = None
     display_name: Text | None = None
     email: Address | None = None
-    second_email: Address | None = None
     nickname: Text | None = None
     phone: Annotated[str, Field(max_length=40, pattern=r"^[0-9+() ./-]*$")] | None = None
     company: Text | None = None

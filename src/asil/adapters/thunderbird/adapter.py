@@ -35,6 +35,8 @@ from asil.workspace import Workspace
 DEFAULT_DOCUMENT = "mail"
 CONTACTS_FILE = "contacts.json"
 NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+SAVED_STATE = {"abook.sqlite": "abook.sqlite", "abook.sqlite-wal": "abook.sqlite-wal",
+               "ImapMail/127.0.0.1/msgFilterRules.dat": "msgFilterRules.dat", "prefs.js": "prefs.js"}
 PROFILE_STATE = ("abook.sqlite", "abook.sqlite-wal", "ImapMail/127.0.0.1/msgFilterRules.dat", "prefs.js")
 
 
@@ -294,6 +296,21 @@ class ThunderbirdAdapter(Adapter):
         if self.session is not None and self.session.alive:
             self._call("flush", {})
         self.dovecot.export(self.maildir)
+        self._export_profile_state()
+
+    def _export_profile_state(self) -> None:
+        """Copy the address book, filters and prefs to ``saved/``: Thunderbird keeps abook.sqlite locked
+        while it runs, and checkpoints must read the state without it."""
+        saved = self.home / "saved"
+        saved.mkdir(parents=True, exist_ok=True)
+        for source, name in SAVED_STATE.items():
+            target = saved / name
+            if (self.profile / source).is_file():
+                staged = saved / f".{name}.tmp"
+                shutil.copyfile(self.profile / source, staged)
+                staged.rename(target)
+            else:
+                target.unlink(missing_ok=True)
 
     def render(self, path: Path) -> Path:
         """A PNG screenshot of Thunderbird's main window (headless rendering)."""

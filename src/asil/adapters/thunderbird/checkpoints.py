@@ -27,8 +27,18 @@ from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalCont
 
 DEFAULT_DOCUMENT = "mail"
 CONTACT_PROPERTIES = {"first_name": "FirstName", "last_name": "LastName", "display_name": "DisplayName",
-                      "email": "PrimaryEmail", "second_email": "SecondEmail", "nickname": "NickName",
-                      "phone": "WorkPhone", "company": "Company", "notes": "Notes"}
+                      "email": "PrimaryEmail", "nickname": "NickName"}
+VCARD_ONLY = {"phone": "TEL", "company": "ORG", "notes": "NOTE"}  # kept only inside the card's _vCard text
+
+
+def _vcard_value(card: dict[str, str], name: str) -> str:
+    for line in card.get("_vCard", "").replace("\r\n ", "").splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.split(";")[0].upper() == name:
+            if name == "ORG":  # organisation; unit; ... -> one line
+                value = " ".join(part for part in re.split(r"(?<!\\);", value) if part)
+            return value.replace("\\,", ",").replace("\\;", ";").replace("\\n", "\n").strip()
+    return ""
 
 
 def _home(ctx: EvalContext) -> Path:
@@ -76,7 +86,7 @@ def _keywords(folder: Path) -> dict[str, str]:
 def _tag_names(ctx: EvalContext) -> dict[str, str]:
     names = {key: name.title() if name != "to do" else "To Do" for name, key in TAG_KEYS.items()}
     try:
-        prefs = (_home(ctx) / "profile" / "prefs.js").read_text(errors="replace")
+        prefs = (_home(ctx) / "saved" / "prefs.js").read_text(errors="replace")
     except OSError:
         return names
     for key, name in re.findall(r'user_pref\("mailnews\.tags\.([^"]+)\.tag", "((?:[^"\\]|\\.)*)"\);', prefs):
@@ -170,7 +180,7 @@ def sent_count(ctx: EvalContext, cp: Checkpoint) -> int:
 
 
 def _contacts(ctx: EvalContext) -> list[dict[str, str]]:
-    path = _home(ctx) / "profile" / "abook.sqlite"
+    path = _home(ctx) / "saved" / "abook.sqlite"
     if not path.is_file():
         return []
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
@@ -185,10 +195,12 @@ def _contacts(ctx: EvalContext) -> list[dict[str, str]]:
 def contact_value(ctx: EvalContext, cp: Checkpoint) -> str:
     """Field ``<email>.<field>`` of the contact with that primary email."""
     address, _, field = require(cp.target, "'<email>.<field>' target").rpartition(".")
-    if field not in CONTACT_PROPERTIES:
+    if field not in CONTACT_PROPERTIES and field not in VCARD_ONLY:
         raise CheckpointUnreadable(f"unknown contact field {field!r}")
     for card in _contacts(ctx):
         if card.get("PrimaryEmail", "").lower() == address.lower():
+            if field in VCARD_ONLY:
+                return _vcard_value(card, VCARD_ONLY[field])
             return card.get(CONTACT_PROPERTIES[field], "")
     raise CheckpointUnreadable(f"there is no contact with email {address!r}")
 
@@ -201,7 +213,7 @@ def contact_exists(ctx: EvalContext, cp: Checkpoint) -> bool:
 
 def _filters(ctx: EvalContext) -> dict[str, dict[str, Any]]:
     """Filters of the IMAP account from msgFilterRules.dat: name -> enabled, conditions, actions."""
-    path = _home(ctx) / "profile" / "ImapMail" / "127.0.0.1" / "msgFilterRules.dat"
+    path = _home(ctx) / "saved" / "msgFilterRules.dat"
     found: dict[str, dict[str, Any]] = {}
     current: dict[str, Any] | None = None
     if not path.is_file():

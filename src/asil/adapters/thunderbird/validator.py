@@ -25,8 +25,8 @@ from asil.workspace import Workspace
 STANDARD_TAGS = {"$label1": "Important", "$label2": "Work", "$label3": "Personal", "$label4": "To Do",
                  "$label5": "Later"}
 FIELDS = {"first_name": "FirstName", "last_name": "LastName", "display_name": "DisplayName", "email": "PrimaryEmail",
-          "second_email": "SecondEmail", "nickname": "NickName", "phone": "WorkPhone", "company": "Company",
-          "notes": "Notes"}
+          "nickname": "NickName"}
+VCARD = {"phone": "tel", "company": "org", "notes": "note"}
 
 
 class RawMailError(Exception):
@@ -88,7 +88,7 @@ def _tags(workspace: Workspace, cp: Checkpoint) -> list[str]:
             number, key = line.split(" ", 1)
             keywords[chr(97 + int(number))] = key
     names = dict(STANDARD_TAGS)
-    prefs = Path(workspace.root, ".asil", "thunderbird", "profile", "prefs.js")
+    prefs = Path(workspace.root, ".asil", "thunderbird", "saved", "prefs.js")
     if prefs.is_file():
         for line in prefs.read_text(errors="replace").splitlines():
             hit = re.match(r'user_pref\("mailnews\.tags\.(.+)\.tag", "(.*)"\);$', line)
@@ -128,7 +128,7 @@ def _sent_text(cp: Checkpoint, workspace: Workspace) -> str:
 
 # ---------------------------------------------------------------- profile files
 def _cards(workspace: Workspace) -> list[dict[str, str]]:
-    path = Path(workspace.root, ".asil", "thunderbird", "profile", "abook.sqlite")
+    path = Path(workspace.root, ".asil", "thunderbird", "saved", "abook.sqlite")
     if not path.is_file():
         return []
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -145,11 +145,18 @@ def _cards(workspace: Workspace) -> list[dict[str, str]]:
 def _contact(cp: Checkpoint, workspace: Workspace) -> str:
     address, field = str(cp.target).rsplit(".", 1)
     (card,) = [c for c in _cards(workspace) if c.get("PrimaryEmail", "").lower() == address.lower()][:1]
+    if field in VCARD:
+        unfolded = re.sub(r"\r?\n[ \t]", "", card.get("_vCard", ""))
+        hit = re.search(rf"^{VCARD[field]}(?:;[^:\r\n]*)?:(.*?)\r?$", unfolded, re.I | re.M)
+        if hit is None:
+            return ""
+        parts = re.split(r"(?<!\\);", hit.group(1)) if field == "company" else [hit.group(1)]
+        return " ".join(re.sub(r"\\([,;])", r"\1", p).replace("\\n", "\n") for p in parts if p).strip()
     return card.get(FIELDS[field], "")
 
 
 def _filter_blocks(workspace: Workspace) -> dict[str, list[tuple[str, str]]]:
-    path = Path(workspace.root, ".asil", "thunderbird", "profile", "ImapMail", "127.0.0.1", "msgFilterRules.dat")
+    path = Path(workspace.root, ".asil", "thunderbird", "saved", "msgFilterRules.dat")
     blocks: dict[str, list[tuple[str, str]]] = {}
     current: list[tuple[str, str]] | None = None
     for line in path.read_text(errors="replace").splitlines() if path.is_file() else []:

@@ -43,7 +43,14 @@
 
   // ---------------------------------------------------------------- folders and messages
   const folderPath = (f) => decodeURIComponent(f.URI.slice(prefix().length));
-  function folders() { return root().descendants.filter((f) => !f.URI.startsWith("mailbox:")); }
+  // Only folders the server listed: Thunderbird keeps local placeholders (such as a Junk folder it
+  // created for itself) that the IMAP server does not have.
+  // INBOX first, then by path: the same order after every restart.
+  const order = (f) => (folderPath(f) === "INBOX" ? "" : folderPath(f).toLowerCase());
+  function folders() {
+    return root().descendants.filter((f) => f.QueryInterface(Ci.nsIMsgImapMailFolder).verifiedAsOnlineFolder)
+      .sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  }
   function folder(path) {
     const found = folders().find((f) => folderPath(f) === path);
     if (!found) throw invalid(`There is no folder ${JSON.stringify(path)}.`, `Folders: ${folders().map(folderPath).join(", ")}.`);
@@ -112,13 +119,15 @@
 
   // ---------------------------------------------------------------- address book and filters
   const book = () => MailServices.ab.getDirectory("jsaddrbook://abook.sqlite");
-  const CONTACT_FIELDS = { first_name: "FirstName", last_name: "LastName", display_name: "DisplayName", email: "PrimaryEmail",
-                           second_email: "SecondEmail", nickname: "NickName", phone: "WorkPhone", company: "Company", notes: "Notes" };
+  // Names and the primary email have card attributes; the other fields live in the card's vCard.
+  const CARD_ATTRIBUTES = { first_name: "firstName", last_name: "lastName", display_name: "displayName", email: "primaryEmail" };
+  const VCARD_FIELDS = { phone: "tel", nickname: "nickname", company: "org", notes: "note" };
   function contact(card) {
     const item = { id: card.UID };
-    for (const [key, prop] of Object.entries(CONTACT_FIELDS)) {
-      const v = card.getProperty(prop, "");
-      if (v) item[key] = v;
+    for (const [key, attribute] of Object.entries(CARD_ATTRIBUTES)) if (card[attribute]) item[key] = card[attribute];
+    for (const [key, name] of Object.entries(VCARD_FIELDS)) {
+      const value = card.vCardProperties.getFirstValue(name);
+      if (value) item[key] = Array.isArray(value) ? value.join(" ") : value;
     }
     return item;
   }
@@ -130,7 +139,12 @@
   }
   function fillCard(card, fields) {
     for (const [key, value] of Object.entries(fields)) {
-      if (key in CONTACT_FIELDS && value !== null && value !== undefined) card.setProperty(CONTACT_FIELDS[key], value);
+      if (value === null || value === undefined) continue;
+      if (key in CARD_ATTRIBUTES) card[CARD_ATTRIBUTES[key]] = value;
+      if (key in VCARD_FIELDS) {
+        card.vCardProperties.clearValues(VCARD_FIELDS[key]);
+        if (value) card.vCardProperties.addValue(VCARD_FIELDS[key], value);
+      }
     }
   }
   const ATTRIBS = { subject: "Subject", from: "Sender", to: "To", cc: "CC", to_or_cc: "ToOrCC", body: "Body" };
@@ -294,9 +308,10 @@
       return [folderPath(sentFolder)];
     },
     async add_contact(p) {
-      const card = Cc["@mozilla.org/addressbook/cardproperty;1"].createInstance(Ci.nsIAbCard);
+      const { VCardUtils } = ChromeUtils.importESModule("resource:///modules/VCardUtils.sys.mjs");
+      const card = VCardUtils.vCardToAbCard("BEGIN:VCARD\r\nVERSION:4.0\r\nEND:VCARD\r\n");
       fillCard(card, p.fields);
-      if (!card.getProperty("DisplayName", "")) card.setProperty("DisplayName", [p.fields.first_name, p.fields.last_name].filter(Boolean).join(" ") || p.fields.email);
+      if (!card.displayName) card.displayName = [p.fields.first_name, p.fields.last_name].filter(Boolean).join(" ") || p.fields.email;
       const added = book().addCard(card);
       return [added.UID];
     },
@@ -349,6 +364,7 @@
     async flush() {
       // Write the address book and filters to disk now; Thunderbird batches writes otherwise.
       filterList().saveToDefaultFile();
+      Services.prefs.savePrefFile(null);  // custom tag names live in prefs
       return null;
     },
   };
