@@ -236,7 +236,8 @@
       if (p.refresh) await refresh(f);
       const list = folders().map((g) => ({ path: folderPath(g), total: g.getTotalMessages(false), unread: g.getNumUnread(false),
                                            special: g.flags & Ci.nsMsgFolderFlags.SpecialUse ? g.localizedName : null }));
-      const cards = book().childCards;
+      const key = (c) => `${(c.displayName || c.primaryEmail || "").toLowerCase()}\u0000${c.UID}`;
+      const cards = book().childCards.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
       return { folders: list, folder: p.folder, ...(await page(f, p.offset, p.limit, p.search)),
                contacts: cards.slice(0, p.contact_limit).map(contact), contact_total: cards.length,
                filters: filters(), tags: MailServices.tags.getAllTags().map((t) => t.tag),
