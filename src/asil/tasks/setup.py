@@ -83,5 +83,5 @@ def build_blend_file(item: SetupFile, task: Task, target: Path) -> None:
     shutil.copyfile(cached_blend(item.content, cache_dir()), target)
 
 
+import asil.adapters.thunderbird.builders  # noqa: E402,F401  (registers the maildir and contacts builders)
 import asil.tasks.office_builders  # noqa: E402,F401  (registers the document and presentation builders)
-import asil.adapters.thunderbird.builders  # noqa: E402,F401  (registers the maildir builder)

@@ -5,7 +5,7 @@
 (function () {
   const { MailServices } = ChromeUtils.importESModule("resource:///modules/MailServices.sys.mjs");
   const ACCOUNT = "account1";
-  const WAIT_MS = 5000;
+  const WAIT_MS = 20000;
 
   class Refusal extends Error {
     constructor(kind, message, hint) { super(message); this.kind = kind; this.hint = hint || null; }
