@@ -117,12 +117,12 @@ class DovecotServer:
             os.chown(path, uid, gid, follow_symlinks=False)
 
     def export(self, target: Path) -> None:
-        """Write the live Maildir to ``target``: a full copy beside it, then two renames."""
+        """Write the live Maildir to ``target``: a copy beside it (message files hard-linked), then two renames."""
         staged = target.with_name(f".{target.name}.asil-save")
         old = target.with_name(f".{target.name}.asil-old")
         for leftover in (staged, old):
             shutil.rmtree(leftover, ignore_errors=True)
-        shutil.copytree(self.maildir, staged, ignore=shutil.ignore_patterns("tmp"))
+        shutil.copytree(self.maildir, staged, ignore=shutil.ignore_patterns("tmp"), copy_function=_link_or_copy)
         for sub in [staged, *[p for p in staged.iterdir() if p.is_dir() and p.name.startswith(".")]]:
             (sub / "tmp").mkdir(exist_ok=True)
         if target.exists():
@@ -131,15 +131,8 @@ class DovecotServer:
         shutil.rmtree(old, ignore_errors=True)
 
     def snapshot(self, target: Path) -> None:
-        """A copy of the live Maildir at ``target``: message files hard-linked (Dovecot never rewrites
-        one; a flag change renames it), Dovecot's index files copied."""
-        def link_or_copy(source: str, dest: str) -> None:
-            if Path(source).parent.name in ("cur", "new"):
-                os.link(source, dest)
-            else:
-                shutil.copy2(source, dest)
-
-        shutil.copytree(self.maildir, target, copy_function=link_or_copy)
+        """A copy of the live Maildir at ``target``, message files hard-linked."""
+        shutil.copytree(self.maildir, target, copy_function=_link_or_copy)
 
     def restore(self, source: Path) -> None:
         """Put a snapshot back as the live Maildir (Dovecot must be stopped)."""
@@ -185,6 +178,18 @@ class DovecotServer:
     def remove(self) -> None:
         self.stop()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _link_or_copy(source: str, dest: str) -> str:
+    """Hard-link a message file (Dovecot never rewrites one: a flag change renames it), copy the rest
+    (Dovecot's index files change in place)."""
+    if Path(source).parent.name in ("cur", "new"):
+        try:
+            os.link(source, dest)
+            return dest
+        except OSError:  # another file system
+            pass
+    return str(shutil.copy2(source, dest))
 
 
 def _group_id(name: str) -> int:

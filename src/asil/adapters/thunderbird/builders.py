@@ -10,12 +10,12 @@ its five standard tags).
 
 from __future__ import annotations
 
+import email.header
 import email.utils
 import os
 import re
 import shutil
 from datetime import UTC, datetime, timedelta
-from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -59,18 +59,23 @@ def _make_folder(root: Path, path: str) -> Path:
     return folder
 
 
-def _email(item: dict[str, Any], index: int) -> EmailMessage:
-    message = EmailMessage()
-    message["From"] = item.get("from", "Alice Example <alice@example.com>")
-    message["To"] = item.get("to", "ASIL User <user@example.com>")
-    if item.get("cc"):
-        message["Cc"] = item["cc"]
-    message["Subject"] = item.get("subject", f"Message {index}")
+def _header(name: str, value: str) -> str:
+    """One header line; non-ASCII text is RFC 2047 encoded (addresses keep their ASCII parts)."""
+    if value.isascii():
+        return f"{name}: {value}\r\n"
+    return f"{name}: {email.header.Header(value, 'utf-8', header_name=name).encode()}\r\n"
+
+
+def _email(item: dict[str, Any], index: int) -> bytes:
+    """The message as RFC 5322 bytes (formatted directly: building thousands with EmailMessage is slow)."""
     when = datetime.fromisoformat(item.get("date", "2026-11-01T09:00:00+00:00").replace("Z", "+00:00"))
-    message["Date"] = email.utils.format_datetime(when)
-    message["Message-ID"] = item.get("message_id", f"<asil-{index}@example.com>")
-    message.set_content(item.get("body", f"This is message {index}.\n"))
-    return message
+    headers: list[tuple[str, str]] = [("From", item.get("from", "Alice Example <alice@example.com>")),
+               ("To", item.get("to", "ASIL User <user@example.com>")), ("Cc", item.get("cc", "")),
+               ("Subject", item.get("subject", f"Message {index}")), ("Date", email.utils.format_datetime(when)),
+               ("Message-ID", item.get("message_id", f"<asil-{index}@example.com>")), ("MIME-Version", "1.0"),
+               ("Content-Type", "text/plain; charset=utf-8"), ("Content-Transfer-Encoding", "8bit")]
+    body = str(item.get("body", f"This is message {index}.\n")).replace("\r\n", "\n").replace("\n", "\r\n")
+    return ("".join(_header(k, v) for k, v in headers if v) + "\r\n").encode("ascii") + body.encode("utf-8")
 
 
 def build_maildir(target: Path, spec: dict[str, Any]) -> None:
@@ -110,7 +115,7 @@ def build_maildir(target: Path, spec: dict[str, Any]) -> None:
                                + ("R" if item.get("replied") else "")))
         flags += "".join(sorted(chr(ord("a") + keywords.index(keyword_for(t))) for t in item.get("tags", [])))
         file = folder / "cur" / f"{base}:2,{flags}"
-        file.write_bytes(bytes(_email(item, index)))
+        file.write_bytes(_email(item, index))
         os.utime(file, (when, when))
         listed.setdefault(path, []).append(base)
     for path in {*listed, "INBOX", *STANDARD_FOLDERS, *spec.get("folders", [])}:
