@@ -242,3 +242,14 @@ def test_bad_mailbox_paths_are_refused_and_left_alone(tmp_path: Path) -> None:
         ThunderbirdAdapter(ws, "junk")
     assert hashlib.sha256((tmp_path / "mail").read_bytes()).hexdigest() == before
     assert os.listdir(tmp_path / "junk") == ["notes.txt"]
+
+
+def test_a_bad_contacts_file_is_refused_before_any_program_starts(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    (tmp_path / "contacts.json").write_text('[{"email": "not-an-address"}]')
+    with pytest.raises(DocumentError, match="contacts.json is not a list of contacts"):
+        ThunderbirdAdapter(ws, "mail")
+    (tmp_path / "contacts.json").write_text("{broken")
+    with pytest.raises(DocumentError, match="contacts.json"):
+        ThunderbirdAdapter(ws, "mail")
+    assert not (tmp_path / "mail").exists()

@@ -71,6 +71,7 @@ class ThunderbirdAdapter(Adapter):
         self.sink: SmtpSink | None = None
         self.session: ThunderbirdSession | None = None
         self.restarts = {"thunderbird": 0, "dovecot": 0}
+        self.contacts = self._read_contacts() if not (self.profile / "abook.sqlite").is_file() else []
 
     # ------------------------------------------------------------ the services
     def _mail(self) -> ThunderbirdSession:
@@ -90,26 +91,32 @@ class ThunderbirdAdapter(Adapter):
                 self.session.stop()
                 self.restarts["thunderbird"] += 1
             self.session = None
-            fresh = not (self.profile / "abook.sqlite").is_file()
             self.session = ThunderbirdSession(self.profile, imap_port=self.dovecot.port, smtp_port=self.sink.port,
                                               user=MAIL_USER, password=MAIL_PASSWORD)
-            if fresh:
-                self._load_contacts(self.session)
+            self._load_contacts(self.session)
         return self.session
 
-    def _load_contacts(self, session: ThunderbirdSession) -> None:
-        """Seed a new profile's address book from the workspace's contacts.json (task set-up), if any."""
+    def _read_contacts(self) -> list[dict[str, Any]]:
+        """The workspace's contacts.json (task set-up) for a new profile's address book; checked before any
+        program starts."""
         path = self.workspace.root / CONTACTS_FILE
         if not path.is_file():
-            return
+            return []
         try:
             contacts = json.loads(path.read_text(encoding="utf-8"))
-            cards = [act.parse_params(act.AddContact, c, "a contact in contacts.json").model_dump() for c in contacts]
+            if not isinstance(contacts, list):
+                raise TypeError("it is not a JSON list")
+            cards = [act.parse_params(act.AddContact, c, "a contact").model_dump() for c in contacts]
         except (ValueError, TypeError, InvalidAction) as exc:
-            raise DocumentError(f"{CONTACTS_FILE} is not a list of contacts ({exc}).",
-                                hint="Each contact is an object with first_name, last_name, email ...") from None
-        for card in cards:
-            session.call("add_contact", {"fields": {k: v for k, v in card.items() if v is not None}})
+            message = exc.message if isinstance(exc, InvalidAction) else str(exc)
+            raise DocumentError(f"{CONTACTS_FILE} is not a list of contacts: {message}",
+                                hint="Each contact is an object with first_name, last_name, email, phone ...") from None
+        return [{k: v for k, v in card.items() if v is not None} for card in cards]
+
+    def _load_contacts(self, session: ThunderbirdSession) -> None:
+        for card in self.contacts:
+            session.call("add_contact", {"fields": card})
+        self.contacts = []
 
     def _call(self, op: str, params: dict[str, Any], *, read_only: bool = False) -> Any:
         try:

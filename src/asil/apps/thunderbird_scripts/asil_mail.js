@@ -101,13 +101,16 @@
     return item;
   }
   async function page(f, offset, limit, search) {
-    let headers = [...f.messages].filter((h) => !(h.flags & Ci.nsMsgMessageFlags.Expunged));
+    // Read each header's date and key once (XPCOM getters are the cost at thousands of messages).
+    let rows = [];
+    for (const h of f.messages) if (!(h.flags & Ci.nsMsgMessageFlags.Expunged)) rows.push([h.date, h.messageKey, h]);
     if (search) {
       const needle = search.toLowerCase();
-      headers = headers.filter((h) => (h.mime2DecodedSubject + " " + h.mime2DecodedAuthor).toLowerCase().includes(needle));
+      rows = rows.filter(([, , h]) => (h.mime2DecodedSubject + " " + h.mime2DecodedAuthor).toLowerCase().includes(needle));
     }
-    headers.sort((a, b) => b.date - a.date || b.messageKey - a.messageKey);
-    const shown = headers.slice(offset, offset + limit);
+    rows.sort((a, b) => b[0] - a[0] || b[1] - a[1]);
+    const headers = rows;
+    const shown = rows.slice(offset, offset + limit).map((row) => row[2]);
     const missing = shown.filter((h) => !h.getStringProperty("preview")).map((h) => h.messageKey);
     if (missing.length) {
       try {
