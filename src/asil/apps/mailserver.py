@@ -18,6 +18,7 @@ import socketserver
 import tempfile
 import threading
 import time
+import weakref
 from pathlib import Path
 
 from asil.apps.process import ManagedProcess, ProgramFailed, free_port, port_open
@@ -156,6 +157,7 @@ class DovecotServer:
             (self.folder / "run" / "master.pid").unlink(missing_ok=True)
             self.process = ManagedProcess("Dovecot", [self.binary, "-F", "-c", str(self.folder / "dovecot.conf")],
                                           log=self.folder / "dovecot-stdout.log")
+            weakref.finalize(self, stop_if_alive, self.process)  # even if Python exits without remove()
             try:
                 self.process.wait_until(lambda: port_open(self.port), START_TIMEOUT_S, "listening for IMAP")
                 return self.port
@@ -190,6 +192,12 @@ def _link_or_copy(source: str, dest: str) -> str:
         except OSError:  # another file system
             pass
     return str(shutil.copy2(source, dest))
+
+
+def stop_if_alive(process: ManagedProcess) -> None:
+    """Stop a program left running when its owner is collected or Python exits (never a reaped pid)."""
+    if process.alive:
+        process.stop()
 
 
 def _group_id(name: str) -> int:

@@ -13,10 +13,12 @@ import base64
 import json
 import os
 import shutil
+import weakref
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from asil.apps.mailserver import stop_if_alive
 from asil.apps.marionette import Marionette, MarionetteLost
 from asil.apps.process import ManagedProcess, ProgramFailed, free_port, port_open
 from asil.protocol import ActionFailed, AppUnavailable, InvalidAction
@@ -104,6 +106,9 @@ class ThunderbirdSession:
                             "-profile", str(profile)],
             log=profile.parent / "thunderbird.log", env=thunderbird_env(), cwd=profile)
         self.marionette: Marionette | None = None
+        # If Python exits without close() (a crash, Ctrl-C), stop Thunderbird anyway: it runs in its own
+        # process group and would outlive us.
+        weakref.finalize(self, stop_if_alive, self.process)
         try:
             self.process.wait_until(lambda: port_open(self.port), START_TIMEOUT_S, "Marionette listening")
             self.marionette = Marionette(self.port, timeout_s=START_TIMEOUT_S)
