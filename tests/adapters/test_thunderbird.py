@@ -253,3 +253,30 @@ def test_a_bad_contacts_file_is_refused_before_any_program_starts(tmp_path: Path
     with pytest.raises(DocumentError, match="contacts.json"):
         ThunderbirdAdapter(ws, "mail")
     assert not (tmp_path / "mail").exists()
+
+
+def test_a_taken_marionette_port_is_replaced_by_another(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asil.apps.thunderbird as tb
+
+    with socket.socket() as squatter:  # a program that listens on the port but is not Marionette
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen(1)
+        taken = squatter.getsockname()[1]
+        ports = iter([taken])
+        monkeypatch.setattr(tb, "free_port", lambda: next(ports, None) or socket_free_port())
+        monkeypatch.setattr("asil.apps.marionette.GREETING_TIMEOUT_S", 1.0)
+        ws = Workspace(tmp_path)
+        build_maildir(ws.root / "mail", SPEC)
+        adapter = ThunderbirdAdapter(ws, "mail")
+        try:
+            obs = adapter.observe()
+            assert adapter.session is not None and adapter.session.port != taken
+            assert any(e.label == "Hello there" for e in obs.elements)
+        finally:
+            adapter.close()
+
+
+def socket_free_port() -> int:
+    from asil.apps.process import free_port
+
+    return free_port()

@@ -13,6 +13,8 @@ from typing import Any
 
 from asil.protocol import ActionFailed
 
+GREETING_TIMEOUT_S = 10.0
+
 
 class MarionetteLost(ActionFailed):
     """The program behind Marionette stopped answering or closed the connection."""
@@ -30,7 +32,13 @@ class Marionette:
     def __init__(self, port: int, timeout_s: float = 30.0):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout_s)
         self.next_id = 0
-        self._read(timeout_s)  # the server greets with its protocol level
+        try:  # a Marionette server greets at once with its protocol level
+            greeting = self._read(min(timeout_s, GREETING_TIMEOUT_S))
+        except (TimeoutError, OSError, ValueError, MarionetteLost):
+            greeting = None
+        if not isinstance(greeting, dict) or greeting.get("applicationType") != "gecko":
+            self.close()
+            raise MarionetteLost(f"Port {port} does not answer like Marionette.")
 
     def _read_exact(self, count: int) -> bytes:
         data = b""

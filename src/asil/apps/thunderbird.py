@@ -25,8 +25,13 @@ from asil.protocol import ActionFailed, AppUnavailable, InvalidAction
 
 START_TIMEOUT_S = 90.0
 REQUEST_TIMEOUT_S = 30.0
+START_ATTEMPTS = 3
 INSTALL_HINT = "Install it with: sudo apt-get install -y --no-install-recommends thunderbird"
 IDENTITY = ("ASIL User", "user@example.com")
+
+
+class PortTaken(Exception):
+    """The Marionette port was taken by another program before Thunderbird could listen on it."""
 
 
 class ThunderbirdLost(MarionetteLost):
@@ -99,23 +104,39 @@ class ThunderbirdSession:
         profile.mkdir(parents=True, exist_ok=True)
         for lock in ("lock", ".parentlock"):  # left behind by a killed Thunderbird
             (profile / lock).unlink(missing_ok=True)
+        self.marionette: Marionette | None = None
+        for attempt in range(START_ATTEMPTS):  # another program may take the Marionette port meanwhile
+            try:
+                self._start(binary, profile, imap_port=imap_port, smtp_port=smtp_port, user=user, password=password)
+                return
+            except PortTaken:
+                if attempt == START_ATTEMPTS - 1:
+                    raise ProgramFailed(f"Thunderbird could not get a free Marionette port in {START_ATTEMPTS} "
+                                        "attempts.") from None
+
+    def _start(self, binary: str, profile: Path, *, imap_port: int, smtp_port: int, user: str, password: str) -> None:
         self.port = free_port()
         (profile / "user.js").write_text(profile_prefs(self.port, imap_port, smtp_port, user), encoding="utf-8")
         self.process = ManagedProcess(
             "Thunderbird", [binary, "--headless", "--marionette", "-remote-allow-system-access", "-no-remote",
                             "-profile", str(profile)],
             log=profile.parent / "thunderbird.log", env=thunderbird_env(), cwd=profile)
-        self.marionette: Marionette | None = None
         # If Python exits without close() (a crash, Ctrl-C), stop Thunderbird anyway: it runs in its own
         # process group and would outlive us.
         weakref.finalize(self, stop_if_alive, self.process)
         try:
             self.process.wait_until(lambda: port_open(self.port), START_TIMEOUT_S, "Marionette listening")
-            self.marionette = Marionette(self.port, timeout_s=START_TIMEOUT_S)
+            try:
+                self.marionette = Marionette(self.port, timeout_s=START_TIMEOUT_S)
+            except MarionetteLost as exc:  # something else answers on the port
+                raise PortTaken(exc.message) from None
             self.marionette.start_chrome_session(START_TIMEOUT_S)
             self.marionette.execute(mail_script(), [], START_TIMEOUT_S)
             self.call("setup", {"password": password, "imap_port": imap_port, "smtp_port": smtp_port},
                       timeout_s=START_TIMEOUT_S)
+        except PortTaken:
+            self.stop()
+            raise
         except (MarionetteLost, ActionFailed, OSError) as exc:
             tail = self.process.log_tail()
             self.stop()
