@@ -150,3 +150,18 @@ def test_bad_parameters_are_one_clear_sentence(model: type[act.Params], params: 
     with pytest.raises(InvalidAction) as caught:
         act.parse_params(model, params, "the function")
     assert needle in caught.value.message and caught.value.message.endswith(".")
+
+
+def test_before_thunderbird_runs_the_address_book_is_the_seed_file(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    build_maildir(ws.root / "mail", {})
+    (ws.root / "contacts.json").write_text(json.dumps([{"first_name": "Bob", "email": "bob@example.com",
+                                                        "phone": "+1 555 0199"}]))
+    for fields, expected in [
+        ({"type": "mail_contact_exists", "target": "bob@example.com", "expected": True}, True),
+        ({"type": "mail_contact_value", "target": "bob@example.com.first_name", "expected": "Bob"}, True),
+        ({"type": "mail_contact_value", "target": "bob@example.com.phone", "expected": "+1 555 0199"}, True),
+        ({"type": "mail_contact_exists", "target": "carol@example.com", "expected": True}, False),
+    ]:
+        ours, raw = verdict(ws, **fields)
+        assert ours == expected and raw == expected, fields

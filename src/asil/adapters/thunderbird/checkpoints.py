@@ -181,14 +181,29 @@ def sent_count(ctx: EvalContext, cp: Checkpoint) -> int:
 
 def _contacts(ctx: EvalContext) -> list[dict[str, str]]:
     path = _home(ctx) / "saved" / "abook.sqlite"
-    if not path.is_file():
-        return []
+    if not path.is_file():  # never opened: the address book is what contacts.json seeds
+        return _seeded_contacts(ctx)
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
         rows = db.execute("SELECT card, name, value FROM properties").fetchall()
     cards: dict[str, dict[str, str]] = {}
     for card, name, value in rows:
         cards.setdefault(card, {})[name] = value
     return list(cards.values())
+
+
+def _seeded_contacts(ctx: EvalContext) -> list[dict[str, str]]:
+    import json
+
+    seed = ctx.workspace.root / "contacts.json"
+    if not seed.is_file():
+        return []
+    cards = []
+    for contact in json.loads(seed.read_text(encoding="utf-8")):
+        card = {CONTACT_PROPERTIES[k]: v for k, v in contact.items() if k in CONTACT_PROPERTIES}
+        lines = [f"{VCARD_ONLY[k]}:{v}" for k, v in contact.items() if k in VCARD_ONLY]
+        card["_vCard"] = "\r\n".join(["BEGIN:VCARD", *lines, "END:VCARD"])
+        cards.append(card)
+    return cards
 
 
 @checkpoint_type("mail_contact_value")

@@ -129,8 +129,12 @@ def _sent_text(cp: Checkpoint, workspace: Workspace) -> str:
 # ---------------------------------------------------------------- profile files
 def _cards(workspace: Workspace) -> list[dict[str, str]]:
     path = Path(workspace.root, ".asil", "thunderbird", "saved", "abook.sqlite")
-    if not path.is_file():
-        return []
+    if not path.is_file():  # the untouched state: the seed file
+        seed = Path(workspace.root, "contacts.json")
+        entries = json.loads(seed.read_text(encoding="utf-8")) if seed.is_file() else []
+        names = {**FIELDS, **{k: v.upper() for k, v in VCARD.items()}}
+        return [{names[k]: v for k, v in entry.items() if k in names} | {"_vCard": "".join(
+            f"{VCARD[k].upper()}:{v}\r\n" for k, v in entry.items() if k in VCARD)} for entry in entries]
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         rows = db.execute("SELECT p.card, p.name, p.value FROM properties p ORDER BY p.card").fetchall()
