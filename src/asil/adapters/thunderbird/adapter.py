@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +36,7 @@ from asil.workspace import Workspace
 DEFAULT_DOCUMENT = "mail"
 CONTACTS_FILE = "contacts.json"
 NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
-SAVED_STATE = {"abook.sqlite": "abook.sqlite", "abook.sqlite-wal": "abook.sqlite-wal",
-               "ImapMail/127.0.0.1/msgFilterRules.dat": "msgFilterRules.dat", "prefs.js": "prefs.js"}
+SAVED_STATE = {"ImapMail/127.0.0.1/msgFilterRules.dat": "msgFilterRules.dat", "prefs.js": "prefs.js"}
 PROFILE_STATE = ("abook.sqlite", "abook.sqlite-wal", "ImapMail/127.0.0.1/msgFilterRules.dat", "prefs.js")
 
 
@@ -310,6 +310,7 @@ class ThunderbirdAdapter(Adapter):
         while it runs, and checkpoints must read the state without it."""
         saved = self.home / "saved"
         saved.mkdir(parents=True, exist_ok=True)
+        self._export_address_book(saved)
         for source, name in SAVED_STATE.items():
             target = saved / name
             if (self.profile / source).is_file():
@@ -318,6 +319,31 @@ class ThunderbirdAdapter(Adapter):
                 staged.rename(target)
             else:
                 target.unlink(missing_ok=True)
+
+    def _export_address_book(self, saved: Path) -> None:
+        """One self-contained copy of abook.sqlite: the file and its write-ahead log are copied aside,
+        opened (which replays the log) and backed up into a plain rollback-journal database."""
+        target = saved / "abook.sqlite"
+        if not (self.profile / "abook.sqlite").is_file():
+            target.unlink(missing_ok=True)
+            return
+        scratch = saved / ".abook-scratch"
+        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.mkdir()
+        for suffix in ("", "-wal"):
+            if (self.profile / f"abook.sqlite{suffix}").is_file():
+                shutil.copyfile(self.profile / f"abook.sqlite{suffix}", scratch / f"abook.sqlite{suffix}")
+        staged = saved / ".abook.sqlite.tmp"
+        staged.unlink(missing_ok=True)
+        source, copy = sqlite3.connect(scratch / "abook.sqlite"), sqlite3.connect(staged)
+        try:
+            source.backup(copy)
+            copy.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            source.close()
+            copy.close()
+        staged.rename(target)
+        shutil.rmtree(scratch, ignore_errors=True)
 
     def render(self, path: Path) -> Path:
         """A PNG screenshot of Thunderbird's main window (headless rendering)."""
