@@ -253,7 +253,7 @@
     async move(p) {
       const dest = folder(p.folder);
       for (const { folder: src, headers } of await messages(p.ids)) {
-        if (src === dest) continue;
+        if (src.URI === dest.URI) continue;
         checkStatus(await within(new Promise((r) => MailServices.copy.copyMessages(src, headers, dest, p.move, copyListener(r), null, false)), p.move ? "Moving" : "Copying"), p.move ? "Moving" : "Copying");
       }
       await refresh(dest);
