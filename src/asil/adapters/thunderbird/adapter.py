@@ -19,6 +19,7 @@ from typing import Any
 from asil.adapters.base import Adapter, Readiness
 from asil.adapters.registry import register_adapter
 from asil.adapters.thunderbird import actions as act
+from asil.adapters.thunderbird.builders import build_maildir
 from asil.adapters.thunderbird.view import CONTACT_LIMIT, DEFAULT_LIMIT, build_observation
 from asil.apps.mailserver import MAIL_PASSWORD, MAIL_USER, DovecotServer, SmtpSink, dovecot_path
 from asil.apps.thunderbird import ThunderbirdLost, ThunderbirdSession, thunderbird_path
@@ -79,6 +80,8 @@ class ThunderbirdAdapter(Adapter):
         if self.sink is None:
             self.sink = SmtpSink(self.outbox)
         if self.dovecot is None:
+            if not self.maildir.exists():  # a new mailbox: the inbox and the folders Thunderbird writes to
+                build_maildir(self.maildir, {})
             self.dovecot = DovecotServer(self.maildir)
             self.dovecot.start()
         elif not self.dovecot.alive:
@@ -372,8 +375,6 @@ class ThunderbirdAdapter(Adapter):
 
     @classmethod
     def create_sample(cls, workspace: Workspace) -> str:
-        from asil.adapters.thunderbird.builders import build_maildir
-
         build_maildir(workspace.resolve(DEFAULT_DOCUMENT), {"folders": ["Archive"], "messages": [
             {"subject": "Invoice 1042", "from": "Billing <billing@example.com>", "read": False},
             {"subject": "Lunch on Friday?", "from": "Bob <bob@example.com>", "read": True}]})
