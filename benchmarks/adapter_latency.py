@@ -16,6 +16,12 @@ This script prints a report; it asserts correctness (actions succeed, formulas c
 but never asserts on timings.
 
     .venv/bin/python benchmarks/adapter_latency.py [--repeats 50] [--sizes 100,10000,100000]
+
+It is also the one entry point for every adapter's latency benchmark: ``--app NAME`` runs
+``benchmarks/adapter_latency_NAME.py`` (its own flags follow), ``--app all`` runs them all in turn.
+
+    .venv/bin/python benchmarks/adapter_latency.py --app gimp
+    .venv/bin/python benchmarks/adapter_latency.py --app all
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from timing import fmt, markdown_table, pair, percentile, timed
 
 from asil.adapters.calc.adapter import CalcAdapter, create_spreadsheet
 from asil.adapters.calc.refs import column_letters
@@ -50,23 +58,6 @@ TARGET_FORMULA_P50_MS = 300.0
 
 
 # ---------------------------------------------------------------- statistics
-
-
-def percentile(samples: list[float], q: float) -> float:
-    """Linear-interpolated percentile (numpy's default method), q in [0, 100]."""
-    data = sorted(samples)
-    if not data:
-        return math.nan
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn()
-    return (time.perf_counter() - started) * 1000.0, result
 
 
 def series(fn: Callable[[int], Any], repeats: int, budget_s: float, after: Callable[[int, Any], None] | None = None,
@@ -265,35 +256,58 @@ def _measure(adapter: CalcAdapter, res: SizeResult, data: list[list[float]], rep
 # ---------------------------------------------------------------- report
 
 
-def fmt(x: float) -> str:
-    if math.isnan(x):
-        return "-"
-    return f"{x:.1f}" if x < 100 else f"{x:.0f}"
-
-
-def pair(samples: list[float]) -> str:
-    return f"{fmt(percentile(samples, 50))} / {fmt(percentile(samples, 95))}"
-
-
 def print_table(results: list[SizeResult]) -> None:
     header = ["cells", "open ms", "observe p50/p95 ms", "obs chars", "obs tokens≈ (1)", "set_value p50/p95 ms",
               "set_value+obs p50 ms", "formula p50/p95 ms"]
     lines = [[f"{r.cells:,}", fmt(percentile(r.open_ms, 50)), pair(r.observe_ms), f"{r.obs_chars:,}",
               f"{r.obs_tokens:,}", pair(r.set_ms), fmt(percentile(r.set_obs_ms, 50)), pair(r.formula_ms)]
              for r in results]
-    widths = [max(len(h), *(len(line[k]) for line in lines)) for k, h in enumerate(header)]
+    markdown_table(header, lines)
 
-    def row(cells: list[str]) -> str:
-        padded = (c.rjust(w) if k else c.ljust(w) for k, (c, w) in enumerate(zip(cells, widths, strict=True)))
-        return "| " + " | ".join(padded) + " |"
 
-    print(row(header))
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for line in lines:
-        print(row(line))
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHARED_SCRIPTS = {"writer": "lo_docs", "impress": "lo_docs"}  # apps measured by one script together
+
+
+def app_scripts() -> dict[str, str]:
+    """App (or script) name -> the benchmark script that measures it; 'calc' is this file."""
+    found = {"calc": os.path.abspath(__file__)}
+    for name in sorted(os.listdir(HERE)):
+        if name.startswith("adapter_latency_") and name.endswith(".py"):
+            found[name.removeprefix("adapter_latency_").removesuffix(".py")] = os.path.join(HERE, name)
+    return found
+
+
+def run_other(app: str, rest: list[str]) -> int:
+    scripts = app_scripts()
+    names = list(scripts) if app == "all" else [SHARED_SCRIPTS.get(app, app)]
+    unknown = [name for name in names if name not in scripts]
+    if unknown:
+        print(f"No latency benchmark for {app!r}; known: {', '.join(['all', *scripts, *SHARED_SCRIPTS])}.",
+              file=sys.stderr)
+        return 2
+    worst = 0
+    for name in names:
+        print(f"\n## {name}\n", flush=True)
+        args = rest if app != "all" else []
+        if name == "calc":
+            worst = max(worst, main(args))
+        else:
+            worst = max(worst, subprocess.run([sys.executable, scripts[name], *args], check=False).returncode)
+    return worst
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--app" in argv:
+        at = argv.index("--app")
+        if at + 1 >= len(argv):
+            print("--app needs a name (or 'all').", file=sys.stderr)
+            return 2
+        app, rest = argv[at + 1], argv[:at] + argv[at + 2:]
+        if app != "calc":
+            return run_other(app, rest)
+        argv = rest
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=50, help="timed actions per table cell (default 50)")
     parser.add_argument("--sizes", default="100,10000,100000",

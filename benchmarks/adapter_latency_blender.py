@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import random
 import subprocess
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import pair, timed
 
 from asil.adapters.blender.adapter import BlenderAdapter
 from asil.adapters.blender.scene import build_blend
@@ -44,24 +43,6 @@ def large(count: int) -> dict[str, Any]:
     cubes = [{"name": f"Crate {i:04d}", "kind": "cube", "location": [i % 50 * 3, i // 50 * 3, 0],
               "scale": [0.5, 0.5, 0.5]} for i in range(count)]
     return {"objects": [*cubes, *SMALL["objects"][3:]]}
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn()
-    return (time.perf_counter() - started) * 1000.0, result
-
-
-def pct(samples: list[float]) -> str:
-    return f"{percentile(samples, 50):.1f} / {percentile(samples, 95):.1f}"
 
 
 def measure(label: str, spec: dict[str, Any], repeats: int) -> dict[str, Any]:
@@ -92,7 +73,7 @@ def measure(label: str, spec: dict[str, Any], repeats: int) -> dict[str, Any]:
         adapter.close()
         ws.cleanup()
     return {"scene": label, "objects": len(spec["objects"]), "build_s": build_ms / 1000, "cold_s": cold_ms / 1000,
-            "observe": pct(observe), "edit": pct(edit), "edit_observe": pct(edit_observe), "save": f"{save_ms:.0f}",
+            "observe": pair(observe), "edit": pair(edit), "edit_observe": pair(edit_observe), "save": f"{save_ms:.0f}",
             "tokens": tokens}
 
 

@@ -31,6 +31,8 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from timing import fmt, markdown_table, pair, percentile
+
 from asil.adapters.drawio.adapter import DrawioAdapter
 from asil.protocol import Action
 from asil.workspace import Workspace
@@ -38,16 +40,6 @@ from asil.workspace import Workspace
 TARGET_P50_MS = 50.0  # observe + execute on typical documents
 TARGET_TOKENS = 8000
 WARMUP = 5
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    if not data:
-        return math.nan
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
 
 
 def diagram(cells: int, compressed: bool, rng: random.Random) -> str:
@@ -155,24 +147,12 @@ def measure(ws: Workspace, cells: int, form: str, repeats: int, rng: random.Rand
     return row
 
 
-def fmt(x: float) -> str:
-    return "-" if math.isnan(x) else f"{x:.2f}" if x < 10 else f"{x:.1f}" if x < 100 else f"{x:.0f}"
-
-
-def pair(samples: list[float]) -> str:
-    return f"{fmt(percentile(samples, 50))} / {fmt(percentile(samples, 95))}"
-
-
 def print_table(rows: list[Row]) -> None:
     header = ["cells", "form", "file KiB", "open ms", "observe p50/p95 ms", "execute p50/p95 ms",
               "execute+obs p50/p95 ms", "save p50 ms", "obs tokens≈"]
     lines = [[f"{r.cells:,}", r.form, f"{r.file_kb:,.0f}", fmt(percentile(r.open_ms, 50)), pair(r.observe_ms),
               pair(r.execute_ms), pair(r.execute_obs_ms), fmt(percentile(r.save_ms, 50)), f"{r.tokens:,}"] for r in rows]
-    widths = [max(len(h), *(len(line[k]) for line in lines)) for k, h in enumerate(header)]
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for line in lines:
-        print("| " + " | ".join(c.rjust(w) for c, w in zip(line, widths, strict=True)) + " |")
+    markdown_table(header, lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,10 +24,9 @@ import math
 import platform
 import random
 import sys
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+
+from timing import fmt, pair, percentile, timed
 
 from asil.adapters.inkscape.adapter import InkscapeAdapter
 from asil.apps.inkscape import inkscape_version
@@ -66,22 +65,6 @@ def make_svg(shapes: int, layers: int, rng: random.Random) -> str:
         out.append("</g>\n")
     out.append("</svg>\n")
     return "".join(out)
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    if not data:
-        return math.nan
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn()
-    return (time.perf_counter() - started) * 1000.0, result
 
 
 @dataclass
@@ -140,14 +123,6 @@ def bench(ws: Workspace, name: str, shapes: int, layers: int, repeats: int, rng:
         el = reread.doc.get(target)
         assert el is not None and reread.doc.own_style(el).get("fill") == colour, f"{target} lost its edit"
     return res
-
-
-def fmt(x: float) -> str:
-    return "-" if math.isnan(x) else (f"{x:.1f}" if x < 100 else f"{x:.0f}")
-
-
-def pair(samples: list[float]) -> str:
-    return f"{fmt(percentile(samples, 50))} / {fmt(percentile(samples, 95))}"
 
 
 def main(argv: list[str] | None = None) -> int:

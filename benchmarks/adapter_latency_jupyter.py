@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import random
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import percentile, timed
 
 from asil.adapters.jupyter.adapter import JupyterAdapter
 from asil.adapters.jupyter.notebook import serialize
@@ -33,22 +32,6 @@ from asil.workspace import Workspace
 SIZES = {"small": 10, "typical": 60, "large": 500}
 TARGET_P50_MS = 50.0
 TARGET_TOKENS = 8000
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    if not data:
-        return math.nan
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn()
-    return (time.perf_counter() - started) * 1000.0, result
 
 
 def make_notebook(cells: int) -> dict[str, Any]:

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from timing import pair, percentile
 
 from asil.adapters.impress.adapter import ImpressAdapter, create_presentation
 from asil.adapters.lo_document import OfficeDocumentAdapter
@@ -37,15 +38,6 @@ TARGET_P50_MS = 50.0
 TARGET_TOKENS = 8000
 WARMUP = 3
 WORDS = "The committee reviewed the quarterly figures and agreed on the next steps for each region. " * 6
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    if not data:
-        return math.nan
-    pos = (len(data) - 1) * q / 100.0
-    low, high = math.floor(pos), math.ceil(pos)
-    return data[low] + (data[high] - data[low]) * (pos - low)
 
 
 def writer_spec(paragraphs: int, long_text: bool) -> dict[str, Any]:
@@ -133,10 +125,6 @@ def measure(case: Case, ws: Workspace, repeats: int) -> dict[str, Any]:
         adapter.close()
     return {"app": case.app, "size": case.size, "describe": case.describe + (f", {pages} pages" if pages else ""),
             "open_ms": open_ms, "observe": observe_ms, "edit": edit_ms, "step": step_ms, "tokens": tokens}
-
-
-def pair(samples: list[float]) -> str:
-    return f"{percentile(samples, 50):.1f} / {percentile(samples, 95):.1f}"
 
 
 def main() -> None:

@@ -18,6 +18,11 @@ command -v chromium >/dev/null 2>&1 || packages+=(chromium)  # renders draw.io p
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 command -v inkscape >/dev/null 2>&1 || packages+=(inkscape)
 command -v blender >/dev/null 2>&1 || packages+=(blender)  # the Blender adapter runs a headless blender -b
+command -v gimp-console >/dev/null 2>&1 || packages+=(gimp)  # the GIMP adapter runs a warm gimp-console (Script-Fu server)
+# Gitea: no Debian package exists; the gitea adapter talks to a server named by ASIL_GITEA_URL/ASIL_GITEA_TOKEN.
+command -v melt >/dev/null 2>&1 || packages+=(melt)  # the Kdenlive adapter renders MLT projects with melt
+command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)  # ffprobe measures media and rendered videos
+command -v nautilus >/dev/null 2>&1 && command -v dbus-run-session >/dev/null 2>&1 && [ -x /usr/libexec/gvfsd-trash ] && command -v Xvfb >/dev/null 2>&1 || packages+=(nautilus gvfs dbus xvfb)  # the Nautilus adapter
 command -v thunderbird >/dev/null 2>&1 || packages+=(thunderbird)  # the Thunderbird adapter drives it over Marionette
 [ -x /usr/sbin/dovecot ] || packages+=(dovecot-imapd)  # ... against a private Dovecot IMAP server
 

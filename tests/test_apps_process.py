@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -61,12 +62,30 @@ def test_a_program_that_never_gets_ready_is_stopped_in_bounded_time(tmp_path: Pa
 
 
 @pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb (scripts/install-system.sh)")
-def test_two_private_displays_get_different_numbers_and_go_away() -> None:
-    first, second = start_display(), start_display()
+def test_displays_started_at_once_get_different_numbers_all_alive_and_go_away() -> None:
+    with ThreadPoolExecutor(4) as pool:
+        displays = list(pool.map(lambda _: start_display(), range(4)))
     try:
-        assert first.number != second.number and first.alive and second.alive
-        assert first.env() == {"DISPLAY": f":{first.number}"}
+        assert len({d.number for d in displays}) == 4 and all(d.alive for d in displays)
+        assert displays[0].env() == {"DISPLAY": f":{displays[0].number}"}
+        assert all(Path(f"/tmp/.X11-unix/X{d.number}").exists() for d in displays)
     finally:
-        first.stop()
-        second.stop()
-    assert not Path(f"/tmp/.X11-unix/X{first.number}").exists() and not first.alive
+        for display in displays:
+            display.stop()
+    assert not any(d.alive or Path(f"/tmp/.X11-unix/X{d.number}").exists() for d in displays)
+
+
+def test_a_terminated_asil_command_stops_the_programs_it_started(tmp_path: Path) -> None:
+    script = ("import pathlib, time\n"
+              "from asil.cli import exit_cleanly_on_signals\n"
+              "from asil.apps.process import ManagedProcess\n"
+              "exit_cleanly_on_signals()\n"
+              f"program = ManagedProcess('sleeper', ['sleep', '300'], log=pathlib.Path({str(tmp_path / 'log')!r}))\n"
+              "print(program.pid, flush=True)\n"
+              "time.sleep(120)\n")
+    with subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True) as python:
+        assert python.stdout is not None
+        program_pid = int(python.stdout.readline())
+        python.terminate()
+        assert python.wait(timeout=20) == 128 + 15
+    assert _living_members(program_pid) == []

@@ -3,7 +3,7 @@
 import pytest
 
 from asil.evaluate import Checkpoint, evaluate_paths
-from asil.evaluate.compare import compare
+from asil.evaluate.compare import COMPARATORS, compare
 from asil.workspace import Workspace
 
 
@@ -72,3 +72,17 @@ def test_outcome_checkpoints_read_how_the_episode_ended(workspace: Workspace) ->
 def test_unknown_comparators_are_rejected_when_the_task_loads() -> None:
     with pytest.raises(ValueError, match="unknown comparator"):
         Checkpoint(type="cell_value", target="A1", expected=1, compare="fuzzy")
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+$", r"(\w+\s?)*done", "(?:x*)*y", "(ab{1,3})+"])
+def test_a_regex_that_could_backtrack_without_end_is_refused_in_the_task_and_fails_closed(pattern: str) -> None:
+    with pytest.raises(ValueError, match="repeats a group that itself repeats"):
+        Checkpoint(type="text_regex", target="notes.txt", expected=pattern)
+    assert COMPARATORS["regex"]("a" * 50 + "!", pattern, 0.0) is False
+
+
+def test_safe_regexes_still_compile_and_match() -> None:
+    checkpoint = Checkpoint(type="cell_formula", target="A1", expected=r"^=SUM\(B\d+:B\d+\)$", compare="regex")
+    assert COMPARATORS["regex"]("=SUM(B1:B9)", checkpoint.expected, 0.0)
+    with pytest.raises(ValueError, match="does not compile"):
+        Checkpoint(type="text_regex", target="notes.txt", expected="(unclosed")

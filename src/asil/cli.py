@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +42,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     missing = 0
     for name in adapter_names():
         ready = get_adapter_class(name).readiness()
-        missing += not ready.ready
-        print(f"{'ok ' if ready.ready else 'MISSING'} {name}: {ready.detail}")
+        missing += not ready.ready and not ready.external
+        status = "ok " if ready.ready else "NOT CONFIGURED" if ready.external else "MISSING"
+        print(f"{status} {name}: {ready.detail}")
     return EXIT_OK if not missing else EXIT_ERROR
 
 
@@ -309,8 +312,20 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
                    help="write step_N.png and step_N.render.json (skipped when ASIL_DISABLE_RENDER=1)")
 
 
+def _exit_on(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # unwinds: adapters close and atexit stops the programs we started
+
+
+def exit_cleanly_on_signals() -> None:
+    """SIGTERM/SIGHUP end the command like Ctrl-C does, so no started program outlives it."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, _exit_on)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    exit_cleanly_on_signals()
     try:
         code: int = args.func(args)
         return code

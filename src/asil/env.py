@@ -53,7 +53,8 @@ class Env:
             self.budget = self._budget_override or task.budget
         self.workspace = prepare_workspace(self.task, self._workspace_given)
         for app in self.task.apps:
-            self.adapters[app] = get_adapter_class(app)(self.workspace, self.task.document_for(app))
+            self.adapters[app] = get_adapter_class(app)(self.workspace, self.task.document_for(app),
+                                                        **self.task.options_for(app))
         self.steps, self.outcome, self.answer, self.finished = 0, None, None, False
         self.active_app = None
         return self.observe()
@@ -151,7 +152,7 @@ class Env:
             if document and now.get(document) != saved.get(document):
                 adapter.close()
                 assert self.workspace is not None
-                self.adapters[app] = get_adapter_class(app)(self.workspace, document)
+                self.adapters[app] = get_adapter_class(app)(self.workspace, document, **self.task.options_for(app))
 
     def dispatch(self, channel: str, action: Action) -> StepOutcome:
         """Run an action on an execution channel: ``api`` (ASIL actions) or ``bash`` (confined shell)."""

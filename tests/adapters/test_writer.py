@@ -133,7 +133,7 @@ def test_malformed_actions_are_invalid_and_leave_the_file_unchanged(workspace: W
 
 @pytest.mark.slow
 def test_a_300_page_document_is_windowed(workspace: Workspace) -> None:
-    words = "The committee reviewed the quarterly figures and agreed on the next steps for each region. " * 6
+    words = "The committee reviewed the quarterly figures and agreed on the next steps for each region. " * 8
     blocks = [{"text": f"Chapter {i // 20 + 1}", "style": "Heading 1"} if i % 20 == 0 else {"text": f"{i}. {words}"}
               for i in range(2400)]
     create_document(workspace.resolve("long.odt"), {"blocks": blocks})

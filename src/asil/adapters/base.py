@@ -31,6 +31,9 @@ class Readiness:
 
     ready: bool
     detail: str
+    # The program runs elsewhere (a server named by configuration, e.g. Gitea): when it is not
+    # configured here, `asil doctor` reports it as such instead of counting it as missing.
+    external: bool = False
 
 
 class Adapter(ABC):
@@ -87,10 +90,12 @@ class Adapter(ABC):
         self.step += 1
         changed: list[str] = []
         status: Status = "ok"
-        error = self.validate_action(action)
-        if error is not None:
-            status = "invalid"
-        elif not action.is_control:
+        try:
+            error = self.validate_action(action)
+            status = "ok" if error is None else "invalid"
+        except ActionFailed as exc:  # the program failed while checking (crashed, timed out): an error step
+            error, status = exc.to_error(), "error"
+        if error is None and not action.is_control:
             try:
                 changed = self._apply(action)
             except InvalidAction as exc:

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from asil.adapters.base import Adapter, Readiness
 from asil.adapters.odf.safety import check_package
+from asil.adapters.params import Params, parse_params
 from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
 from asil.protocol import Action, ActionFailed, AppUnavailable, DocumentError, InvalidAction, parse_action
 from asil.workspace import Workspace, commit_file
@@ -30,6 +31,11 @@ class OfficeDocumentAdapter(Adapter):
 
     ENGINE: ClassVar[str] = ""
     KIND: ClassVar[str] = ""  # "text document", "presentation"
+    CREATING: ClassVar[tuple[str, ...]] = ()  # functions whose engine result is the id of what they made
+    NAVIGATE: ClassVar[type[Params]]  # the params models of navigate and batch (each app has its own limits)
+    BATCH: ClassVar[type[Params]]
+    offset: int  # the observation window over blocks or slides
+    limit: int
     MIMETYPE: ClassVar[bytes] = b""
     SAVE_FILTER: ClassVar[str] = ""
     PDF_FILTER: ClassVar[str] = ""
@@ -68,9 +74,67 @@ class OfficeDocumentAdapter(Adapter):
     def _check(self, action: Action) -> None:
         self._plan(action)
 
+    def _apply(self, action: Action) -> list[str]:
+        steps, changed = self._plan(action)
+        if action.action_type == "navigate":
+            self._navigate(action)
+            return []
+        if steps and steps[0]["op"] == "save":
+            self.save()
+            return []
+        if steps and steps[0]["op"] == "export_pdf":
+            self.export_pdf(steps[0]["path"])
+            return [steps[0]["path"]]
+        self._forget()
+        result = self._run(steps, atomic=action.action_type == "batch")
+        if action.action_type == "invoke_function" and action.target in self.CREATING:
+            changed = [str(result)]
+        return changed
+
     def _plan(self, action: Action) -> Plan:
         """Check an action against the state and turn it into engine steps and changed ids."""
+        kind = action.action_type
+        if kind == "set_value":
+            return self._plan_set_value(action)
+        if kind == "invoke_function":
+            return self._plan_function(action.target, action.params)
+        if kind == "navigate":
+            self._navigate(action, dry=True)
+            return [], []
+        if kind == "batch":
+            return self._plan_batch(parse_params(self.BATCH, action.params, "batch").actions)
+        raise InvalidAction(f"The {self.name} adapter does not support {kind} actions.",
+                            hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
+                            code="unsupported_action")
+
+    def _plan_set_value(self, action: Action) -> Plan:
         raise NotImplementedError
+
+    def _plan_function(self, name: str | None, params: dict[str, Any]) -> Plan:
+        raise NotImplementedError
+
+    def _navigate(self, action: Action, dry: bool = False) -> None:
+        """Check (dry) or move the observation window: to ``target``'s id, then to params offset/limit."""
+        window = parse_params(self.NAVIGATE, action.params, "navigate").model_dump()
+        if dry:
+            if action.target:
+                self._find(action.target)
+            return
+        if action.target:
+            self._goto(action.target)
+        if window["offset"] is not None:
+            self.offset = window["offset"]
+        self.limit = window["limit"] or self.limit
+
+    def _find(self, ident: str) -> None:
+        """Raise InvalidAction unless ``ident`` names something navigation can go to."""
+        raise NotImplementedError
+
+    def _goto(self, ident: str) -> None:
+        raise NotImplementedError
+
+    def _forget(self) -> None:
+        """Drop what is cached about the document's structure; an edit is about to change it."""
 
     def _plan_batch(self, actions: list[dict[str, Any]]) -> Plan:
         steps: list[Step] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -39,6 +40,17 @@ def _is_type_tag(part: object) -> bool:
     return isinstance(part, str) and (part in {"float", "int", "str", "bool", "none"} or "[" in part)
 
 
-def function_specs(functions: dict[str, tuple[type[Params], str, bool]]) -> dict[str, FunctionSpec]:
+Functions = Mapping[str, tuple[type[Params], str, bool]]  # name -> (params model, description, destructive)
+
+
+def parse_function(app: str, functions: Functions, name: str | None, params: dict[str, Any]) -> Any:
+    """The parsed params of the function ``name``; InvalidAction naming the known functions otherwise."""
+    if name is None or name not in functions:
+        raise InvalidAction(f"Unknown {app} function {name!r}.", hint=f"Functions: {', '.join(functions)}.",
+                            code="unknown_function")
+    return parse_params(functions[name][0], params, name)
+
+
+def function_specs(functions: Functions) -> dict[str, FunctionSpec]:
     return {name: FunctionSpec(description=text, params=model.model_json_schema(), destructive=destructive)
             for name, (model, text, destructive) in functions.items()}

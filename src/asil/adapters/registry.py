@@ -23,12 +23,16 @@ PATTERNS = ("file", "script", "service")
 # Built-in adapters, by name. Later adapters add a line here.
 _DECLARED: dict[str, str] = {
     "blender": "asil.adapters.blender.adapter:BlenderAdapter",
+    "gimp": "asil.adapters.gimp.adapter:GimpAdapter",
     "calc": "asil.adapters.calc.adapter:CalcAdapter",
     "drawio": "asil.adapters.drawio.adapter:DrawioAdapter",
     "inkscape": "asil.adapters.inkscape.adapter:InkscapeAdapter",
     "jupyter": "asil.adapters.jupyter.adapter:JupyterAdapter",
     "writer": "asil.adapters.writer.adapter:WriterAdapter",
     "impress": "asil.adapters.impress.adapter:ImpressAdapter",
+    "gitea": "asil.adapters.gitea.adapter:GiteaAdapter",
+    "kdenlive": "asil.adapters.kdenlive.adapter:KdenliveAdapter",
+    "nautilus": "asil.adapters.nautilus.adapter:NautilusAdapter",
     "thunderbird": "asil.adapters.thunderbird.adapter:ThunderbirdAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}

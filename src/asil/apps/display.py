@@ -1,20 +1,22 @@
 """A private X display (Xvfb) for programs that need one: started on a free number, stopped with its user.
 
-Nothing assumes a display exists: :func:`start_display` picks the first display number with no
-lock file, starts Xvfb there with ``-nolisten tcp``, and waits until its socket appears.
+Nothing assumes a display exists. Xvfb chooses a free display number itself (``-displayfd``)
+and writes it to a pipe once it listens, so two starters can never race for one number.
 """
 
 from __future__ import annotations
 
+import os
+import select
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from asil.apps.process import ManagedProcess, ProgramFailed
 from asil.protocol import AppUnavailable
 
 X_SOCKETS = Path("/tmp/.X11-unix")
-FIRST_DISPLAY = 90
 INSTALL_HINT = "Install it with: sudo apt-get install -y --no-install-recommends xvfb"
 
 
@@ -40,36 +42,49 @@ class Display:
         self.process.stop()
         Path(f"/tmp/.X{self.number}-lock").unlink(missing_ok=True)
         (X_SOCKETS / f"X{self.number}").unlink(missing_ok=True)
+        shutil.rmtree(self.process.log_path.parent, ignore_errors=True)
 
 
 def xvfb_path() -> str | None:
     return shutil.which("Xvfb")
 
 
-def _free_number() -> int:
-    for number in range(FIRST_DISPLAY, FIRST_DISPLAY + 200):
-        if not Path(f"/tmp/.X{number}-lock").exists() and not (X_SOCKETS / f"X{number}").exists():
-            return number
-    raise ProgramFailed("No free X display number between :90 and :289.")
-
-
 def start_display(width: int = 1280, height: int = 800, timeout_s: float = 15.0) -> Display:
-    """Start Xvfb on a free display number; retry on a race with another starter."""
+    """Start Xvfb on a display number it picks; return once it accepts clients."""
     binary = xvfb_path()
     if binary is None:
         raise AppUnavailable("Xvfb is not installed.", hint=INSTALL_HINT)
-    last: ProgramFailed | None = None
-    for _attempt in range(5):
-        number = _free_number()
-        log = Path(tempfile.gettempdir()) / f"asil-xvfb-{number}.log"
-        process = ManagedProcess("Xvfb", [binary, f":{number}", "-screen", "0", f"{width}x{height}x24",
-                                          "-nolisten", "tcp", "-noreset"], log=log)
-        socket_file = X_SOCKETS / f"X{number}"
-        try:
-            process.wait_until(socket_file.exists, timeout_s, "its display socket")
-        except ProgramFailed as exc:  # most often: another process took this number first
-            last = exc
-            continue
-        return Display(number, process)
-    assert last is not None
-    raise last
+    read_end, write_end = os.pipe()
+    log = Path(tempfile.mkdtemp(prefix="asil-xvfb-")) / "xvfb.log"
+    try:
+        process = ManagedProcess("Xvfb", [binary, "-displayfd", str(write_end), "-screen", "0",
+                                          f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"],
+                                 log=log, pass_fds=[write_end])
+    finally:
+        os.close(write_end)
+    try:
+        number = _read_display_number(read_end, process, timeout_s)
+    finally:
+        os.close(read_end)
+    return Display(number, process)
+
+
+def _read_display_number(read_end: int, process: ManagedProcess, timeout_s: float) -> int:
+    """The number Xvfb writes (then a newline) once its display is ready."""
+    deadline = time.monotonic() + timeout_s
+    text = b""
+    while not text.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([read_end], [], [], max(0.0, min(left, 0.2)))
+        chunk = os.read(read_end, 16) if ready else b""
+        text += chunk
+        if ready and not chunk:  # the pipe closed: Xvfb exited before it was ready
+            break
+        if left <= 0:
+            process.stop()
+            raise ProgramFailed(f"Xvfb did not open a display within {timeout_s:g} s and was stopped.",
+                                hint=process.log_tail() or None)
+    if not text.strip().isdigit():
+        process.stop()
+        raise ProgramFailed("Xvfb exited before it opened a display.", hint=process.log_tail() or None)
+    return int(text.strip())

@@ -121,9 +121,13 @@ class Office:
     def _seed_profile(self, profile: Path) -> None:
         scripts = profile / "user" / "Scripts" / "python"
         scripts.mkdir(parents=True)
-        for entry in resources.files("asil.apps").joinpath("lo_scripts").iterdir():
-            if entry.name.endswith(".py"):
-                (scripts / entry.name).write_text(entry.read_text(encoding="utf-8"), encoding="utf-8")
+        source = resources.files("asil.apps").joinpath("lo_scripts")
+        # The engines, and beside them pythonpath/ (their shared module, put on sys.path by the provider).
+        for folder, target in ((source, scripts), (source.joinpath("pythonpath"), scripts / "pythonpath")):
+            target.mkdir(exist_ok=True)
+            for entry in folder.iterdir():
+                if entry.name.endswith(".py"):
+                    (target / entry.name).write_text(entry.read_text(encoding="utf-8"), encoding="utf-8")
         (profile / "user" / "registrymodifications.xcu").write_text(_REGISTRY, encoding="utf-8")
 
     def _connect(self, uno: Any, pipe: str) -> Any:

@@ -7,11 +7,13 @@ log. Nothing here knows any particular program.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import socket
 import subprocess
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -38,11 +40,24 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
         return probe.connect_ex((host, port)) == 0
 
 
+# Every program still running, so an exiting Python (normal exit, SystemExit from a signal handler)
+# stops them all; a SIGKILLed Python cannot, which is why each program has its own process group.
+_RUNNING: weakref.WeakSet[ManagedProcess] = weakref.WeakSet()
+
+
+def stop_all_programs() -> None:
+    for program in list(_RUNNING):
+        program.stop(grace_s=1.0)
+
+
+atexit.register(stop_all_programs)
+
+
 class ManagedProcess:
     """One started program: its own process group, its log, and a bounded stop."""
 
     def __init__(self, name: str, args: Sequence[str], *, log: Path, env: dict[str, str] | None = None,
-                 cwd: Path | None = None):
+                 cwd: Path | None = None, pass_fds: Sequence[int] = ()):
         self.name = name
         self.log_path = log
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -50,7 +65,8 @@ class ManagedProcess:
         with SPAWN_LOCK:
             self.process = subprocess.Popen(
                 list(args), stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-                env=env, cwd=cwd, start_new_session=True)
+                env=env, cwd=cwd, start_new_session=True, pass_fds=tuple(pass_fds))
+        _RUNNING.add(self)
 
     @property
     def pid(self) -> int:
@@ -86,6 +102,7 @@ class ManagedProcess:
 
     def stop(self, grace_s: float = 3.0) -> None:
         """SIGTERM the whole group, SIGKILL it after ``grace_s``; always returns."""
+        _RUNNING.discard(self)
         for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
             if self.process.poll() is not None:
                 break

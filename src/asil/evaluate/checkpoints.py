@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from asil.evaluate.compare import COMPARATORS
+from asil.evaluate.compare import COMPARATORS, check_regex
 from asil.protocol import AsilError
 from asil.workspace import Workspace
 
@@ -43,6 +43,13 @@ class Checkpoint(BaseModel):
         if value is not None and value not in COMPARATORS:
             raise ValueError(f"unknown comparator {value!r}; known: {', '.join(COMPARATORS)}")
         return value
+
+    @model_validator(mode="after")
+    def _safe_regex(self) -> Checkpoint:
+        regex_compare = self.compare == "regex" or (self.compare is None and self.type == "text_regex")
+        if regex_compare and isinstance(self.expected, str):
+            check_regex(self.expected)
+        return self
 
 
 class CheckpointUnreadable(AsilError):

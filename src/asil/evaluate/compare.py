@@ -57,9 +57,32 @@ def normalized(actual: Any, expected: Any, tolerance: float) -> bool:
     return approx(actual, expected, tolerance)
 
 
+# A quantified group that itself holds a quantifier, e.g. (a+)+ or (\w+\s?)*: Python's regex engine can
+# backtrack exponentially on such patterns, so a task regex that has one is refused, not run.
+NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*(?:[+*]|\{\d*,\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,\d*\})")
+REGEX_SUBJECT_LIMIT = 1_000_000  # characters searched at most
+
+
+def check_regex(pattern: str) -> None:
+    """Raise ValueError naming the problem if ``pattern`` does not compile or could backtrack without end."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"the regex {pattern!r} does not compile ({exc})") from None
+    if NESTED_QUANTIFIER.search(pattern):
+        raise ValueError(f"the regex {pattern!r} repeats a group that itself repeats (like (a+)+), which can "
+                         "take exponential time; quantify the inner part once")
+
+
 @comparator("regex")
 def regex(actual: Any, expected: Any, tolerance: float) -> bool:
-    return isinstance(actual, str) and isinstance(expected, str) and re.search(expected, actual) is not None
+    if not isinstance(actual, str) or not isinstance(expected, str):
+        return False
+    try:
+        check_regex(expected)
+    except ValueError:
+        return False  # fail closed: an unsafe pattern judges nothing
+    return re.search(expected, actual[:REGEX_SUBJECT_LIMIT]) is not None
 
 
 @comparator("contains")

@@ -20,12 +20,16 @@ RawJudge = Callable[[Checkpoint, Workspace, "str | None", "str | None"], bool]
 
 RAW_VALIDATORS: dict[str, str] = {
     "blender": "asil.adapters.blender.validator:raw_judge",
+    "kdenlive": "asil.adapters.kdenlive.validator:raw_judge",
+    "gimp": "asil.adapters.gimp.validator:raw_judge",
     "calc": "asil.adapters.calc.validator:raw_judge",
     "drawio": "asil.adapters.drawio.validator:raw_judge",
     "inkscape": "asil.adapters.inkscape.validator:raw_judge",
     "jupyter": "asil.adapters.jupyter.validator:raw_judge",
     "writer": "asil.adapters.writer.validator:raw_judge",
     "impress": "asil.adapters.impress.validator:raw_judge",
+    "gitea": "asil.adapters.gitea.validator:raw_judge",
+    "nautilus": "asil.adapters.nautilus.validator:raw_judge",
     "thunderbird": "asil.adapters.thunderbird.validator:raw_judge",
 }
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")

@@ -31,6 +31,9 @@ class Setup(_Strict):
     files: list[SetupFile] = Field(default_factory=list)
     open: dict[str, str] = Field(default_factory=dict, description="app -> document to open; derived when omitted")
     services: list[dict[str, Any]] = Field(default_factory=list)
+    options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description='app -> adapter options for this task, e.g. {"blender": {"allow_code": true}}')
 
 
 class EvaluatorSpec(_Strict):
@@ -57,6 +60,10 @@ class Task(_Strict):
         if ends_infeasible == self.feasible:
             raise ValueError("a task is infeasible exactly when its reference ends with an 'infeasible' action")
         return self
+
+    def options_for(self, app: str) -> dict[str, Any]:
+        """Adapter options the task grants ``app`` (e.g. allow_code); none by default."""
+        return dict(self.setup.options.get(app, {}))
 
     def document_for(self, app: str) -> str | None:
         """The workspace file the app's adapter opens: ``setup.open`` or the first file it handles."""

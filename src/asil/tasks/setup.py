@@ -83,5 +83,9 @@ def build_blend_file(item: SetupFile, task: Task, target: Path) -> None:
     shutil.copyfile(cached_blend(item.content, cache_dir()), target)
 
 
+import asil.adapters.gimp.builders  # noqa: E402,F401  (registers the "image" builder)
+import asil.adapters.gitea.builders  # noqa: E402,F401  (registers the gitea_seed builder)
+import asil.adapters.kdenlive.builders  # noqa: E402,F401  (registers the media clip and MLT project builders)
+import asil.adapters.nautilus.builders  # noqa: E402,F401  (registers the file_tree builder)
 import asil.adapters.thunderbird.builders  # noqa: E402,F401  (registers the maildir and contacts builders)
 import asil.tasks.office_builders  # noqa: E402,F401  (registers the document and presentation builders)

@@ -41,6 +41,9 @@ class ImpressAdapter(OfficeDocumentAdapter):
 
     ENGINE = ENGINE
     KIND = "presentation"
+    CREATING = ("add_slide", "duplicate_slide")
+    NAVIGATE = act.Navigate
+    BATCH = act.Batch
     MIMETYPE = b"application/vnd.oasis.opendocument.presentation"
     PDF_FILTER = "impress_pdf_Export"
 
@@ -117,52 +120,24 @@ class ImpressAdapter(OfficeDocumentAdapter):
     def action_schema(cls) -> ActionSchema:
         return act.build_schema()
 
-    def _apply(self, action: Action) -> list[str]:
-        steps, changed = self._plan(action)
-        if action.action_type == "navigate":
-            params = parse_params(act.Navigate, action.params, "navigate")
-            if action.target:
-                self._goto(action.target)
-            if params.offset is not None:
-                self.offset = params.offset
-            self.limit = params.limit or self.limit
-            return []
-        if steps and steps[0]["op"] == "save":
-            self.save()
-            return []
-        if steps and steps[0]["op"] == "export_pdf":
-            self.export_pdf(steps[0]["path"])
-            return [steps[0]["path"]]
+    def _forget(self) -> None:
         self._ids = None
-        result = self._run(steps, atomic=action.action_type == "batch")
-        if action.action_type == "invoke_function" and action.target in ("add_slide", "duplicate_slide"):
-            changed = [str(result)]
-        return changed
 
-    def _plan(self, action: Action) -> Plan:
-        kind = action.action_type
-        if kind == "set_value":
-            slide, shape = self._shape(action.target or "")
-            text = parse_params(act.SetSlideText, action.params, "set_value").text
-            return [{"op": "set_shape_text", "slide": slide, "shape": shape, "text": text}], [action.target or ""]
-        if kind == "invoke_function":
-            name = action.target
-            if name not in act.FUNCTIONS:
-                raise InvalidAction(f"Unknown impress function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
-                                    code="unknown_function")
-            parsed = parse_params(act.FUNCTIONS[name][0], action.params, name)
-            plan: Plan = getattr(self, f"_fn_{name}")(parsed)
-            return plan
-        if kind == "navigate":
-            parse_params(act.Navigate, action.params, "navigate")
-            if action.target:
-                self._slide(action.target)
-            return [], []
-        if kind == "batch":
-            return self._plan_batch(parse_params(act.Batch, action.params, "batch").actions)
-        raise InvalidAction(f"The impress adapter does not support {kind} actions.",
-                            hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
-                            code="unsupported_action")
+    def _find(self, ident: str) -> None:
+        self._slide(ident)
+
+    def _plan_set_value(self, action: Action) -> Plan:
+        slide, shape = self._shape(action.target or "")
+        text = parse_params(act.SetSlideText, action.params, "set_value").text
+        return [{"op": "set_shape_text", "slide": slide, "shape": shape, "text": text}], [action.target or ""]
+
+    def _plan_function(self, name: str | None, params: dict[str, Any]) -> Plan:
+        if name not in act.FUNCTIONS:
+            raise InvalidAction(f"Unknown impress function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
+                                code="unknown_function")
+        parsed = parse_params(act.FUNCTIONS[name][0], params, name)
+        plan: Plan = getattr(self, f"_fn_{name}")(parsed)
+        return plan
 
     def _plan_batch(self, actions: list[dict[str, Any]]) -> Plan:
         """Plan against a simulated slide list, so later actions may address slides added earlier."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
+from asil.adapters.params import parse_function
 from asil.adapters.registry import register_adapter
 from asil.adapters.thunderbird import actions as act
 from asil.adapters.thunderbird.builders import build_maildir
@@ -178,10 +179,7 @@ class ThunderbirdAdapter(Adapter):
             raise InvalidAction(f"The thunderbird adapter does not take {kind!r} actions.",
                                 hint="Use invoke_function, set_value, navigate, batch, done or infeasible.")
         name = action.target or ""
-        if name not in act.FUNCTIONS:
-            raise InvalidAction(f"There is no function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.")
-        model = act.FUNCTIONS[name][0]
-        params = act.parse_params(model, action.params, name).model_dump()
+        params = parse_function("thunderbird", act.FUNCTIONS, action.target, action.params).model_dump()
         return act.OPERATION[name], _operation_params(name, params), name
 
     def _precheck(self, op: str, params: dict[str, Any]) -> None:

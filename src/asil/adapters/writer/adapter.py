@@ -39,6 +39,9 @@ class WriterAdapter(OfficeDocumentAdapter):
 
     ENGINE = ENGINE
     KIND = "text document"
+    CREATING = ("insert_paragraph", "insert_table")
+    NAVIGATE = act.Navigate
+    BATCH = act.Batch
     MIMETYPE = b"application/vnd.oasis.opendocument.text"
     PDF_FILTER = "writer_pdf_Export"
 
@@ -110,44 +113,11 @@ class WriterAdapter(OfficeDocumentAdapter):
     def action_schema(cls) -> ActionSchema:
         return act.build_schema()
 
-    def _apply(self, action: Action) -> list[str]:
-        steps, changed = self._plan(action)
-        if action.action_type == "navigate":
-            params = parse_params(act.Navigate, action.params, "navigate")
-            if action.target:
-                self._goto(action.target)
-            if params.offset is not None:
-                self.offset = params.offset
-            self.limit = params.limit or self.limit
-            return []
-        if steps and steps[0]["op"] == "save":
-            self.save()
-            return []
-        if steps and steps[0]["op"] == "export_pdf":
-            self.export_pdf(steps[0]["path"])
-            return [steps[0]["path"]]
+    def _forget(self) -> None:
         self._blocks = None
-        result = self._run(steps, atomic=action.action_type == "batch")
-        if action.action_type == "invoke_function" and action.target in ("insert_paragraph", "insert_table"):
-            changed = [str(result)]
-        return changed
 
-    def _plan(self, action: Action) -> Plan:
-        kind = action.action_type
-        if kind == "set_value":
-            return self._plan_set_value(action)
-        if kind == "invoke_function":
-            return self._plan_function(action.target, action.params)
-        if kind == "navigate":
-            parse_params(act.Navigate, action.params, "navigate")
-            if action.target:
-                self._require(action.target)
-            return [], []
-        if kind == "batch":
-            return self._plan_batch(parse_params(act.Batch, action.params, "batch").actions)
-        raise InvalidAction(f"The writer adapter does not support {kind} actions.",
-                            hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
-                            code="unsupported_action")
+    def _find(self, ident: str) -> None:
+        self._require(ident)
 
     def _require(self, ident: str, kind: str | None = None) -> str:
         for found_kind, found in self.block_ids():

@@ -7,17 +7,14 @@ not ASIL's. Formulas cross the boundary in Excel A1 syntax (commas, 'Sheet'!A1),
 small models know best; LibreOffice compiles and computes them.
 """
 
-import json
-import traceback
 
 import uno  # noqa: F401  (present inside LibreOffice)
-from com.sun.star.beans import PropertyValue
+from asil_engine import Engine, EngineError, props
 from com.sun.star.lang import Locale
 from com.sun.star.table import CellAddress, TableSortField
 
-_DOCS = {}
+ENGINE = Engine("com.sun.star.sheet.SpreadsheetDocument", "spreadsheet", "calc8")
 _PARSERS = {}
-_COUNTER = [0]
 XL_A1 = 3  # com.sun.star.sheet.AddressConvention.XL_A1
 XL_ENGLISH = 4  # com.sun.star.sheet.FormulaLanguage.XL_ENGLISH
 # LibreOffice error codes meaning "this formula does not compile" (not a computed error
@@ -28,31 +25,9 @@ FORMAT_FLAGS = 32 | 64  # HARDATTR STYLES
 NUMBER_TYPES = [(1024, "boolean"), (128, "percent"), (8, "currency"), (6, "datetime"), (2, "date"), (4, "time")]
 
 
-class EngineError(Exception):
-    def __init__(self, code, message, hint=None):
-        super().__init__(message)
-        self.code, self.message, self.hint = code, message, hint
-
-
 def dispatch(payload):
     """Entry point called over the bridge: ``{"op": ..., ...}`` -> ``{"ok": ..., ...}``."""
-    try:
-        request = json.loads(payload)
-        op = OPS[request.pop("op")]
-        return json.dumps({"ok": True, "result": op(**request)})
-    except EngineError as exc:
-        return json.dumps({"ok": False, "error": {"code": exc.code, "message": exc.message, "hint": exc.hint}})
-    except Exception:
-        return json.dumps({"ok": False, "error": {"code": "engine_error", "message": traceback.format_exc()}})
-
-
-def _props(**values):
-    out = []
-    for name, value in values.items():
-        prop = PropertyValue()
-        prop.Name, prop.Value = name, value
-        out.append(prop)
-    return tuple(out)
+    return ENGINE.dispatch(payload)
 
 
 def _desktop():
@@ -63,51 +38,27 @@ def _desktop():
 
 
 def op_open(url):
-    try:
-        doc = _desktop().loadComponentFromURL(url, "_blank", 0, _props(Hidden=True, MacroExecutionMode=0, UpdateDocMode=0))
-    except Exception as exc:
-        raise EngineError("bad_document", f"LibreOffice could not open the file ({type(exc).__name__}).") from None
-    if doc is None or not doc.supportsService("com.sun.star.sheet.SpreadsheetDocument"):
-        if doc is not None:
-            doc.close(True)
-        raise EngineError("bad_document", "The file is not a spreadsheet LibreOffice can open.")
-    return _register(doc)
-
-
-def _register(doc):
-    _COUNTER[0] += 1
-    key = f"doc{_COUNTER[0]}"
-    _DOCS[key] = doc
-    return key
+    return ENGINE.open(_desktop(), url)[0]
 
 
 def _doc(doc):
-    try:
-        return _DOCS[doc]
-    except KeyError:
-        raise EngineError("no_document", "The document is not open in LibreOffice.") from None
+    return ENGINE.doc(doc)
 
 
 def op_close(doc):
-    found = _DOCS.pop(doc, None)
     _PARSERS.pop(doc, None)
-    if found is not None:
-        found.close(True)
-    return True
+    return ENGINE.close(doc)
 
 
 def op_save(doc, url):
-    document = _doc(doc)
-    document.storeToURL(url, _props(FilterName="calc8"))
-    document.setModified(False)
-    return True
+    return ENGINE.save(doc, url)
 
 
 def op_export(doc, url, filter_name, sheet=None):
     document = _doc(doc)
     if sheet is not None:
         document.getCurrentController().setActiveSheet(_sheet(document, sheet))
-    document.storeToURL(url, _props(FilterName=filter_name))
+    document.storeToURL(url, props(FilterName=filter_name))
     return True
 
 
@@ -138,8 +89,8 @@ def op_render(doc, url, pdf_url, sheet, col, row, col2, row2):
     try:
         for name, value in page.items():
             style.setPropertyValue(name, value)
-        selection = uno.Any("[]com.sun.star.beans.PropertyValue", _props(Selection=area))
-        document.storeToURL(pdf_url, _props(FilterName="calc_pdf_Export", FilterData=selection))
+        selection = uno.Any("[]com.sun.star.beans.PropertyValue", props(Selection=area))
+        document.storeToURL(pdf_url, props(FilterName="calc_pdf_Export", FilterData=selection))
     finally:
         for name, (state, value) in saved.items():
             if state == "DEFAULT_VALUE":
@@ -149,17 +100,17 @@ def op_render(doc, url, pdf_url, sheet, col, row, col2, row2):
         document.setModified(dirty)
     context = XSCRIPTCONTEXT.getComponentContext()  # noqa: F821  (injected by the script provider)
     provider = context.ServiceManager.createInstanceWithContext("com.sun.star.graphic.GraphicProvider", context)
-    graphic = provider.queryGraphic(_props(URL=pdf_url))
+    graphic = provider.queryGraphic(props(URL=pdf_url))
     if graphic is None:
         raise EngineError("render_failed", "LibreOffice could not rasterize the exported page.")
-    provider.storeGraphic(graphic, _props(URL=url, MimeType="image/png"))
+    provider.storeGraphic(graphic, props(URL=url, MimeType="image/png"))
     return {"width": graphic.SizePixel.Width, "height": graphic.SizePixel.Height}
 
 
 def op_create(url, sheets):
     """Build a new spreadsheet from ``[{"name", "rows", "bold_rows"}]`` and store it."""
-    doc = _desktop().loadComponentFromURL("private:factory/scalc", "_blank", 0, _props(Hidden=True))
-    key = _register(doc)
+    doc = _desktop().loadComponentFromURL("private:factory/scalc", "_blank", 0, props(Hidden=True))
+    key = ENGINE.register(doc)
     try:
         book = doc.getSheets()
         while book.getCount() > 1:
@@ -177,7 +128,7 @@ def op_create(url, sheets):
             for row in spec.get("bold_rows", []):
                 width = max(len(spec["rows"][row]), 1)
                 _sheet(doc, spec["name"]).getCellRangeByPosition(0, row, width - 1, row).CharWeight = 150.0
-        doc.storeToURL(url, _props(FilterName="calc8"))
+        doc.storeToURL(url, props(FilterName="calc8"))
     finally:
         op_close(key)
     return True
@@ -200,19 +151,14 @@ def _plain_block(rows):
 
 
 def op_snapshot(doc, url):
-    _doc(doc).storeToURL(url, _props(FilterName="calc8"))
+    _doc(doc).storeToURL(url, props(FilterName="calc8"))
     return True
 
 
 def op_restore(doc, url, dirty):
     """Replace the open document by a snapshot (used to undo a failed batch)."""
-    old = _doc(doc)
-    new = _desktop().loadComponentFromURL(url, "_blank", 0, _props(Hidden=True))
-    old.close(True)
-    _DOCS[doc] = new
     _PARSERS.pop(doc, None)
-    new.setModified(bool(dirty))
-    return True
+    return ENGINE.restore(_desktop(), doc, url, dirty)
 
 
 # ---------------------------------------------------------------- reading
@@ -550,22 +496,7 @@ def _format_key(document, code):
 
 def op_batch(doc, steps, snapshot_url):
     """Apply steps atomically: on any failure the document returns to the snapshot."""
-    document = _doc(doc)
-    dirty = document.isModified()
-    document.storeToURL(snapshot_url, _props(FilterName="calc8"))
-    for index, step in enumerate(steps):
-        request = dict(step)
-        op = OPS[request.pop("op")]
-        try:
-            op(doc=doc, **request)
-        except EngineError as exc:
-            op_restore(doc, snapshot_url, dirty)
-            message = f"Batch step {index + 1} failed and the batch was undone: {exc.message}"
-            raise EngineError(exc.code, message, exc.hint) from None
-        except Exception:
-            op_restore(doc, snapshot_url, dirty)
-            raise
-    return True
+    return ENGINE.batch(doc, steps, snapshot_url, op_restore)
 
 
-OPS = {name[3:]: func for name, func in list(globals().items()) if name.startswith("op_")}
+OPS = ENGINE.use_ops(globals())

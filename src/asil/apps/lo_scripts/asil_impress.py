@@ -6,19 +6,16 @@ LibreOffice keeps the names in the file, so ids survive reordering and edits els
 Standard library and UNO only.
 """
 
-import json
 import os
 import re
 import tempfile
-import traceback
 import zipfile
 
 import uno  # noqa: F401  (present inside LibreOffice)
+from asil_engine import Engine, EngineError, load_hidden, props
 from com.sun.star.awt import Point, Size
-from com.sun.star.beans import PropertyValue
 
-_DOCS = {}
-_COUNTER = [0]
+ENGINE = Engine("com.sun.star.presentation.PresentationDocument", "presentation", "impress8")
 LAYOUTS = {"title_slide": 0, "title_content": 1, "title_two_content": 3, "title_only": 19, "blank": 20,
            "centered_text": 32}
 TRANSITIONS = {"fade": ("FADE", "CROSSFADE"), "push": ("PUSHWIPE", "FROMLEFT"), "wipe": ("BARWIPE", "LEFTTORIGHT"),
@@ -29,34 +26,14 @@ TITLE_LIMIT = 100
 AUTO_NAME = re.compile(r"^(page\d+)?$")
 
 
-class EngineError(Exception):
-    def __init__(self, code, message, hint=None):
-        super().__init__(message)
-        self.code, self.message, self.hint = code, message, hint
-
-
 def dispatch(payload):
     """Entry point called over the bridge: ``{"op": ..., ...}`` -> ``{"ok": ..., ...}``."""
-    try:
-        request = json.loads(payload)
-        name = request.pop("op")
-        result = OPS[name](**request)
-        if name not in READ_ONLY and request.get("doc") in _DOCS:
-            _DOCS[request["doc"]].setModified(True)  # some edits (shape text, notes) leave the flag alone
-        return json.dumps({"ok": True, "result": result})
-    except EngineError as exc:
-        return json.dumps({"ok": False, "error": {"code": exc.code, "message": exc.message, "hint": exc.hint}})
-    except Exception:
-        return json.dumps({"ok": False, "error": {"code": "engine_error", "message": traceback.format_exc()}})
+    return ENGINE.dispatch(payload, after=_after_op)
 
 
-def _props(**values):
-    out = []
-    for name, value in values.items():
-        prop = PropertyValue()
-        prop.Name, prop.Value = name, value
-        out.append(prop)
-    return tuple(out)
+def _after_op(op, request):
+    if op not in READ_ONLY and request.get("doc") in ENGINE.docs:
+        ENGINE.docs[request["doc"]].setModified(True)  # some edits (shape text, notes) leave the flag alone
 
 
 def _desktop():
@@ -64,40 +41,24 @@ def _desktop():
 
 
 def _load(url):
-    return _desktop().loadComponentFromURL(url, "_blank", 0, _props(Hidden=True, MacroExecutionMode=0, UpdateDocMode=0))
+    return load_hidden(_desktop(), url)
 
 
 # ---------------------------------------------------------------- documents
 
 
 def op_open(url):
-    try:
-        doc = _load(url)
-    except Exception as exc:
-        raise EngineError("bad_document", f"LibreOffice could not open the file ({type(exc).__name__}).") from None
-    if doc is None or not doc.supportsService("com.sun.star.presentation.PresentationDocument"):
-        if doc is not None:
-            doc.close(True)
-        raise EngineError("bad_document", "The file is not a presentation LibreOffice can open.")
-    _COUNTER[0] += 1
-    key = f"doc{_COUNTER[0]}"
-    _DOCS[key] = doc
+    key, doc = ENGINE.open(_desktop(), url)
     _name_all(doc)
     return key
 
 
 def _doc(doc):
-    try:
-        return _DOCS[doc]
-    except KeyError:
-        raise EngineError("no_document", "The document is not open in LibreOffice.") from None
+    return ENGINE.doc(doc)
 
 
 def op_close(doc):
-    found = _DOCS.pop(doc, None)
-    if found is not None:
-        found.close(True)
-    return True
+    return ENGINE.close(doc)
 
 
 def op_dirty(doc):
@@ -105,40 +66,32 @@ def op_dirty(doc):
 
 
 def op_save(doc, url):
-    document = _doc(doc)
-    document.storeToURL(url, _props(FilterName="impress8"))
-    document.setModified(False)
-    return True
+    return ENGINE.save(doc, url)
 
 
 def op_export(doc, url, filter_name, page=None):
     args = {"FilterName": filter_name}
     if page is not None:
-        args["FilterData"] = uno.Any("[]com.sun.star.beans.PropertyValue", _props(PageRange=str(page)))
-    _doc(doc).storeToURL(url, _props(**args))
+        args["FilterData"] = uno.Any("[]com.sun.star.beans.PropertyValue", props(PageRange=str(page)))
+    _doc(doc).storeToURL(url, props(**args))
     return True
 
 
 def op_restore(doc, url, dirty):
     """Replace the open document by a stored copy (undo of a failed batch, slide reordering)."""
-    old = _doc(doc)
-    new = _load(url)
-    old.close(True)
-    _DOCS[doc] = new
-    new.setModified(bool(dirty))
-    return True
+    return ENGINE.restore(_desktop(), doc, url, dirty)
 
 
 def op_create(url, spec):
     """Build a presentation from ``{"slides": [{"name", "layout", "title", "body", "notes", "shapes"}]}``."""
-    doc = _desktop().loadComponentFromURL("private:factory/simpress", "_blank", 0, _props(Hidden=True))
+    doc = _desktop().loadComponentFromURL("private:factory/simpress", "_blank", 0, props(Hidden=True))
     try:
         pages = doc.getDrawPages()
         for index, slide in enumerate(spec.get("slides", [])):
             page = pages.getByIndex(0) if index == 0 else pages.insertNewByIndex(index - 1)
             _fill_slide(doc, page, slide)
         _name_all(doc)
-        doc.storeToURL(url, _props(FilterName="impress8"))
+        doc.storeToURL(url, props(FilterName="impress8"))
     finally:
         doc.close(True)
     return True
@@ -376,7 +329,7 @@ def _move(doc, slide, position):
     document = _doc(doc)
     with tempfile.TemporaryDirectory(prefix="asil-move-") as scratch:
         before, after = os.path.join(scratch, "a.odp"), os.path.join(scratch, "b.odp")
-        document.storeToURL(uno.systemPathToFileUrl(before), _props(FilterName="impress8"))
+        document.storeToURL(uno.systemPathToFileUrl(before), props(FilterName="impress8"))
         _reorder_package(before, after, slide, position)
         op_restore(doc, uno.systemPathToFileUrl(after), True)
 
@@ -489,23 +442,8 @@ def op_set_layout(doc, slide, layout):
 
 def op_batch(doc, steps, snapshot_url):
     """Apply steps atomically: on any failure the document returns to the snapshot."""
-    document = _doc(doc)
-    dirty = document.isModified()
-    document.storeToURL(snapshot_url, _props(FilterName="impress8"))
-    for index, step in enumerate(steps):
-        request = dict(step)
-        op = OPS[request.pop("op")]
-        try:
-            op(doc=doc, **request)
-        except EngineError as exc:
-            op_restore(doc, snapshot_url, dirty)
-            raise EngineError(exc.code, f"Batch step {index + 1} failed and the batch was undone: {exc.message}",
-                              exc.hint) from None
-        except Exception:
-            op_restore(doc, snapshot_url, dirty)
-            raise
-    return True
+    return ENGINE.batch(doc, steps, snapshot_url, op_restore)
 
 
 READ_ONLY = {"open", "close", "dirty", "save", "export", "restore", "create", "observe", "ids", "read"}
-OPS = {name[3:]: func for name, func in list(globals().items()) if name.startswith("op_")}
+OPS = ENGINE.use_ops(globals())

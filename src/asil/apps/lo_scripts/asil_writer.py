@@ -6,15 +6,13 @@ file, so ids do not shift when paragraphs are inserted or deleted elsewhere. Tab
 addressed by their unique names. Standard library and UNO only.
 """
 
-import json
 import re
-import traceback
 
 import uno  # noqa: F401  (present inside LibreOffice)
-from com.sun.star.beans import PropertyValue, StringPair
+from asil_engine import Engine, EngineError, props
+from com.sun.star.beans import StringPair
 
-_DOCS = {}
-_COUNTER = [0]
+ENGINE = Engine("com.sun.star.text.TextDocument", "text document", "writer8")
 # Per-document reading cache (blocks with outline levels, page count, styles in use). Every
 # change goes through this engine, so it is dropped after each mutating op and batch step.
 _CACHE = {}
@@ -25,40 +23,20 @@ LISTS = {"bullet": "List 1", "number": "Numbering 123"}
 LIST_KINDS = {"List 1": "bullet", "Numbering 123": "number"}
 
 
-class EngineError(Exception):
-    def __init__(self, code, message, hint=None):
-        super().__init__(message)
-        self.code, self.message, self.hint = code, message, hint
-
-
 def dispatch(payload):
     """Entry point called over the bridge: ``{"op": ..., ...}`` -> ``{"ok": ..., ...}``."""
-    try:
-        request = json.loads(payload)
-        name = request.pop("op")
-        if name not in CACHE_SAFE:
-            _CACHE.clear()  # also keeps a reused id() of a closed document from hitting a stale entry
-        result = OPS[name](**request)
-        if name not in CACHE_SAFE:
-            _CACHE.clear()
-        if name not in READ_ONLY and request.get("doc") in _DOCS:
-            _DOCS[request["doc"]].setModified(True)  # some edits (shape text, notes) leave the flag alone
-        return json.dumps({"ok": True, "result": result})
-    except EngineError as exc:
-        _CACHE.clear()
-        return json.dumps({"ok": False, "error": {"code": exc.code, "message": exc.message, "hint": exc.hint}})
-    except Exception:
-        _CACHE.clear()
-        return json.dumps({"ok": False, "error": {"code": "engine_error", "message": traceback.format_exc()}})
+    return ENGINE.dispatch(payload, before=_drop_cache, after=_after_op)
 
 
-def _props(**values):
-    out = []
-    for name, value in values.items():
-        prop = PropertyValue()
-        prop.Name, prop.Value = name, value
-        out.append(prop)
-    return tuple(out)
+def _drop_cache(op):
+    if op not in CACHE_SAFE:
+        _CACHE.clear()  # also keeps a reused id() of a closed document from hitting a stale entry
+
+
+def _after_op(op, request):
+    _drop_cache(op)
+    if op not in READ_ONLY and request.get("doc") in ENGINE.docs:
+        ENGINE.docs[request["doc"]].setModified(True)  # some edits leave the flag alone
 
 
 def _desktop():
@@ -69,64 +47,40 @@ def _desktop():
 
 
 def op_open(url):
-    try:
-        doc = _desktop().loadComponentFromURL(url, "_blank", 0, _props(Hidden=True, MacroExecutionMode=0, UpdateDocMode=0))
-    except Exception as exc:
-        raise EngineError("bad_document", f"LibreOffice could not open the file ({type(exc).__name__}).") from None
-    if doc is None or not doc.supportsService("com.sun.star.text.TextDocument"):
-        if doc is not None:
-            doc.close(True)
-        raise EngineError("bad_document", "The file is not a text document LibreOffice can open.")
-    _COUNTER[0] += 1
-    key = f"doc{_COUNTER[0]}"
-    _DOCS[key] = doc
+    key, doc = ENGINE.open(_desktop(), url)
     _blocks(doc)  # assigns ids without marking the document modified
     return key
 
 
 def _doc(doc):
-    try:
-        return _DOCS[doc]
-    except KeyError:
-        raise EngineError("no_document", "The document is not open in LibreOffice.") from None
+    return ENGINE.doc(doc)
 
 
 def op_close(doc):
-    found = _DOCS.pop(doc, None)
-    if found is not None:
-        found.close(True)
-    return True
+    return ENGINE.close(doc)
 
 
 def op_save(doc, url):
-    document = _doc(doc)
-    document.storeToURL(url, _props(FilterName="writer8"))
-    document.setModified(False)
-    return True
+    return ENGINE.save(doc, url)
 
 
 def op_export(doc, url, filter_name, page=None):
     document = _doc(doc)
     args = {"FilterName": filter_name}
     if page is not None:
-        args["FilterData"] = uno.Any("[]com.sun.star.beans.PropertyValue", _props(PageRange=str(page)))
-    document.storeToURL(url, _props(**args))
+        args["FilterData"] = uno.Any("[]com.sun.star.beans.PropertyValue", props(PageRange=str(page)))
+    document.storeToURL(url, props(**args))
     return True
 
 
 def op_restore(doc, url, dirty):
     """Replace the open document by a snapshot (used to undo a failed batch)."""
-    old = _doc(doc)
-    new = _desktop().loadComponentFromURL(url, "_blank", 0, _props(Hidden=True))
-    old.close(True)
-    _DOCS[doc] = new
-    new.setModified(bool(dirty))
-    return True
+    return ENGINE.restore(_desktop(), doc, url, dirty)
 
 
 def op_create(url, spec):
     """Build a text document from ``{"blocks": [...], "page": {...}, "header", "footer"}``."""
-    doc = _desktop().loadComponentFromURL("private:factory/swriter", "_blank", 0, _props(Hidden=True))
+    doc = _desktop().loadComponentFromURL("private:factory/swriter", "_blank", 0, props(Hidden=True))
     try:
         text = doc.getText()
         cursor = text.createTextCursor()
@@ -153,7 +107,7 @@ def op_create(url, spec):
         for part in ("header", "footer"):
             if spec.get(part):
                 _set_margin_text(doc, part, spec[part])
-        doc.storeToURL(url, _props(FilterName="writer8"))
+        doc.storeToURL(url, props(FilterName="writer8"))
     finally:
         doc.close(True)
     return True
@@ -594,27 +548,9 @@ def op_set_margin_text(doc, part, text):
 
 def op_batch(doc, steps, snapshot_url):
     """Apply steps atomically: on any failure the document returns to the snapshot."""
-    document = _doc(doc)
-    dirty = document.isModified()
-    document.storeToURL(snapshot_url, _props(FilterName="writer8"))
-    for index, step in enumerate(steps):
-        request = dict(step)
-        op = OPS[request.pop("op")]
-        try:
-            op(doc=doc, **request)
-            _CACHE.clear()
-        except EngineError as exc:
-            _CACHE.clear()
-            op_restore(doc, snapshot_url, dirty)
-            raise EngineError(exc.code, f"Batch step {index + 1} failed and the batch was undone: {exc.message}",
-                              exc.hint) from None
-        except Exception:
-            _CACHE.clear()
-            op_restore(doc, snapshot_url, dirty)
-            raise
-    return True
+    return ENGINE.batch(doc, steps, snapshot_url, op_restore, after_step=_CACHE.clear)
 
 
 CACHE_SAFE = {"observe", "ids", "read", "dirty", "save", "export"}
 READ_ONLY = {"open", "close", "dirty", "save", "export", "restore", "create", "observe", "ids", "read"}
-OPS = {name[3:]: func for name, func in list(globals().items()) if name.startswith("op_")}
+OPS = ENGINE.use_ops(globals())

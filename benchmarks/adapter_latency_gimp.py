@@ -1,0 +1,147 @@
+"""Latency and observation-size benchmark of the GIMP adapter (a real warm gimp-console).
+
+For a small image (3 layers) and a large one (50 layers of 128x128 on a 256x256 canvas) it
+measures, with ``time.perf_counter``:
+
+* cold start: a new adapter's first observation (starts gimp-console, loads the file, computes
+  pixel statistics for the first page of layers);
+* a cold process per action: one ``gimp-console -b`` that loads the file, applies the same edit
+  and saves (what an adapter without a warm session would pay for every action);
+* warm edits (``brightness_contrast`` on a random layer), alone and with the observation an agent
+  gets back; each edit also saves the private .xcf work file that failures roll back to;
+* ``observe()`` with cached statistics, and its size (``estimate_tokens`` on the agent JSON).
+
+It asserts that actions succeed, never on timings.
+
+    .venv/bin/python benchmarks/adapter_latency_gimp.py [--repeats 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import random
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from asil.adapters.gimp.adapter import GimpAdapter
+from asil.adapters.gimp.builders import build_image
+from asil.apps.gimp import one_shot, scheme_string
+from asil.llm.base import estimate_tokens
+from asil.protocol import Action
+from asil.workspace import Workspace
+
+SMALL: dict[str, Any] = {"width": 96, "height": 64, "background": [40, 90, 160], "gradient": [240, 200, 80],
+                         "layers": [{"name": "Box", "x": 10, "y": 10, "width": 24, "height": 16, "color": [220, 40, 40]},
+                                    {"name": "Dot", "shape": "ellipse", "x": 56, "y": 30, "width": 24, "height": 24,
+                                     "color": [40, 180, 60]}]}
+
+
+def large(count: int) -> dict[str, Any]:
+    layers = [{"name": f"Layer {i:02d}", "x": i * 2, "y": i * 2, "width": 128, "height": 128,
+               "color": [(i * 37) % 256, (i * 91) % 256, (i * 53) % 256], "opacity": 50 + i % 50}
+              for i in range(count - 1)]
+    return {"width": 256, "height": 256, "background": [255, 255, 255], "gradient": [0, 0, 0], "layers": layers}
+
+
+def percentile(samples: list[float], q: float) -> float:
+    data = sorted(samples)
+    pos = (len(data) - 1) * q / 100.0
+    low = math.floor(pos)
+    high = min(low + 1, len(data) - 1)
+    return data[low] + (data[high] - data[low]) * (pos - low)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = fn()
+    return (time.perf_counter() - started) * 1000.0, result
+
+
+def pct(samples: list[float]) -> str:
+    return f"{percentile(samples, 50):.0f} / {percentile(samples, 95):.0f}"
+
+
+def cold_action(path: Path, layer: str) -> float:
+    """One fresh gimp-console that loads ``path``, brightens one layer and saves the .xcf."""
+    name, target = scheme_string(layer), scheme_string(str(path))
+    script = (f"(let* ((img (car (gimp-file-load 1 {target} {target}))) "
+              f"(l (car (gimp-image-get-layer-by-name img {name})))) "
+              f"(gimp-drawable-brightness-contrast l 0.1 0.0) (gimp-xcf-save 0 img l {target} {target}))")
+    ms, done = timed(lambda: one_shot(script, timeout_s=120))
+    assert done.returncode == 0, done.output[-300:]
+    return ms
+
+
+def measure(label: str, spec: dict[str, Any], repeats: int) -> dict[str, Any]:
+    ws = Workspace.temporary(prefix="asil-bench-gimp-")
+    build_image(ws.root / "image.xcf", spec)
+    names = ["Background"] + [layer["name"] for layer in spec["layers"]]
+    cold_each = [cold_action(ws.root / "image.xcf", names[i % len(names)]) for i in range(3)]
+    adapter = GimpAdapter(ws, "image.xcf")
+    try:
+        first_ms, obs = timed(adapter.observe)  # computes the page's pixel statistics
+        observe = [timed(adapter.observe)[0] for _ in range(repeats)]
+        tokens = estimate_tokens(json.dumps(obs.to_agent_dict()))
+        edit, edit_observe = [], []
+        rng = random.Random(7)
+        for _ in range(repeats):
+            action = Action(action_type="invoke_function", target="brightness_contrast",
+                            params={"layer": rng.choice(names), "brightness": 0.05})
+            ms, result = timed(lambda a=action: adapter.execute(a, observe=False))
+            assert result.ok, result.error
+            edit.append(ms)
+            ms, result = timed(lambda a=action: adapter.execute(a))
+            assert result.ok, result.error
+            edit_observe.append(ms)
+        save_ms, _ = timed(adapter.save)
+    finally:
+        adapter.close()
+        ws.cleanup()
+    return {"image": label, "layers": len(names), "first_observe": first_ms, "cold_action": percentile(cold_each, 50),
+            "observe": pct(observe), "edit": pct(edit), "edit_observe": pct(edit_observe), "save": f"{save_ms:.0f}",
+            "tokens": tokens, "speedup": percentile(cold_each, 50) / percentile(edit, 50)}
+
+
+def cold_start(spec: dict[str, Any]) -> float:
+    """A new adapter (starts GIMP, loads the file) plus its first observation."""
+    ws = Workspace.temporary(prefix="asil-bench-gimp-")
+    build_image(ws.root / "image.xcf", spec)
+    try:
+        started = time.perf_counter()
+        with GimpAdapter(ws, "image.xcf") as adapter:
+            adapter.observe()
+            return time.perf_counter() - started
+    finally:
+        ws.cleanup()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--layers", type=int, default=50, help="layers in the large image")
+    args = parser.parse_args()
+    version = subprocess.run(["gimp-console", "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"# {version}, Python {platform.python_version()}, {args.repeats} repeats")
+    rows = []
+    for label, spec in (("small 96x64", SMALL), ("large 256x256", large(args.layers))):
+        row = measure(label, spec, args.repeats)
+        row["cold_s"] = cold_start(spec)
+        rows.append(row)
+    print("| image | layers | cold start s | cold process per action ms | warm edit p50/p95 ms | speed-up "
+          "| edit+observe p50/p95 ms | first observe ms | observe p50/p95 ms | save ms | obs tokens |")
+    print("|-------|-------:|-------------:|---------------------------:|---------------------:|---------:"
+          "|-----------------------:|-----------------:|-------------------:|--------:|-----------:|")
+    for r in rows:
+        print(f"| {r['image']} | {r['layers']} | {r['cold_s']:.2f} | {r['cold_action']:.0f} | {r['edit']} | "
+              f"{r['speedup']:.0f}x | {r['edit_observe']} | {r['first_observe']:.0f} | {r['observe']} | {r['save']} "
+              f"| {r['tokens']:,} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""Latency and observation-size benchmark of the Nautilus adapter (a real Nautilus on Xvfb, over D-Bus).
+
+It measures, with ``time.perf_counter``:
+
+* cold start: a new adapter's first Nautilus action (starts Xvfb, a D-Bus session and Nautilus,
+  waits until Nautilus serves calls, then creates a folder);
+* warm actions without the observation, per function: ``rename`` / ``copy`` / ``trash`` go through
+  Nautilus over D-Bus and wait until the file system shows the finished result; ``restore``
+  (trash spec), ``create_file`` and ``set_permissions`` are direct; every change first
+  snapshots the paths it may touch (the batch/rollback machinery is always on);
+* ``observe()`` (one page of 100 entries) and its size in tokens (``asil.llm.base.estimate_tokens`` of
+  ``json.dumps(obs.to_agent_dict())``) on a small tree and on a 10,000-file tree.
+
+Every action is asserted to succeed and land; timings are never asserted.
+
+    .venv/bin/python benchmarks/adapter_latency_nautilus.py [--repeats 30] [--files 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from asil.adapters.nautilus.adapter import NautilusAdapter
+from asil.llm.base import estimate_tokens
+from asil.protocol import Action
+from asil.workspace import Workspace
+
+TARGET_ACTION_P50_MS = 100.0
+TARGET_TOKENS = 8000
+
+
+def percentile(samples: list[float], q: float) -> float:
+    data = sorted(samples)
+    pos = (len(data) - 1) * q / 100.0
+    low = math.floor(pos)
+    high = min(low + 1, len(data) - 1)
+    return data[low] + (data[high] - data[low]) * (pos - low)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = fn()
+    return (time.perf_counter() - started) * 1000.0, result
+
+
+def fn(function: str, **params: Any) -> Action:
+    return Action(action_type="invoke_function", target=function, params=params)
+
+
+def run(adapter: NautilusAdapter, action: Action) -> float:
+    ms, result = timed(lambda: adapter.execute(action, observe=False))
+    assert result.ok, result.error
+    return ms
+
+
+def warm_actions(adapter: NautilusAdapter, root: Path, repeats: int) -> dict[str, list[float]]:
+    samples: dict[str, list[float]] = {name: [] for name in
+                                       ("rename", "copy", "trash", "restore", "create_file", "set_permissions")}
+    for i in range(repeats):
+        samples["rename"].append(run(adapter, fn("rename", path="work/a.txt", new_name="b.txt")))
+        samples["rename"].append(run(adapter, fn("rename", path="work/b.txt", new_name="a.txt")))
+        samples["copy"].append(run(adapter, fn("copy", sources=["work/a.txt"], destination=f"copies/{i % 2}")))
+        assert (root / "copies" / str(i % 2) / "a.txt").is_file()
+        samples["trash"].append(run(adapter, fn("trash", paths=[f"copies/{i % 2}/a.txt"])))
+        samples["restore"].append(run(adapter, fn("restore", path=f"copies/{i % 2}/a.txt")))
+        (root / "copies" / str(i % 2) / "a.txt").unlink()  # reset outside the timing
+        samples["create_file"].append(run(adapter, fn("create_file", path=f"new/{i}.txt", content="x\n")))
+        samples["set_permissions"].append(run(adapter, fn("set_permissions", path="work/a.txt",
+                                                          mode="0600" if i % 2 else "0644")))
+    return samples
+
+
+def observe_stats(adapter: NautilusAdapter, repeats: int) -> tuple[float, int, int]:
+    adapter.observe()
+    times = [timed(adapter.observe)[0] for _ in range(repeats)]
+    obs = adapter.observe()
+    assert obs.navigation.paging is not None
+    return percentile(times, 50), estimate_tokens(json.dumps(obs.to_agent_dict())), obs.navigation.paging.total
+
+
+def big_tree(root: Path, files: int) -> None:
+    per_folder = 100
+    for folder in range(math.ceil(files / per_folder)):
+        path = root / "tree" / f"dir{folder:04d}"
+        path.mkdir(parents=True)
+        for number in range(min(per_folder, files - folder * per_folder)):
+            (path / f"file{number:03d}.txt").write_text("x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--files", type=int, default=10_000)
+    args = parser.parse_args()
+    package = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "nautilus"], capture_output=True, text=True)
+    version = f"Nautilus {package.stdout.strip() or '(version unknown)'}"
+    print(f"# {version}, Python {platform.python_version()}, {args.repeats} repeats")
+    ws = Workspace.temporary(prefix="asil-bench-nautilus-")
+    (ws.root / "work").mkdir()
+    (ws.root / "work" / "a.txt").write_text("alpha\n" * 100)
+    for sub in ("copies/0", "copies/1", "new"):
+        (ws.root / sub).mkdir(parents=True)
+    adapter = NautilusAdapter(ws)
+    try:
+        cold_ms = run(adapter, fn("create_folder", path="first"))
+        samples = warm_actions(adapter, ws.root, args.repeats)
+        small = observe_stats(adapter, args.repeats)
+        big_tree(ws.root, args.files)
+        large = observe_stats(adapter, max(5, args.repeats // 3))
+    finally:
+        adapter.close()
+        ws.cleanup()
+    every = [ms for values in samples.values() for ms in values]
+    print(f"\ncold start (Xvfb + D-Bus session + Nautilus + first create_folder): {cold_ms / 1000:.2f} s\n")
+    print("| warm action | path | p50 ms | p95 ms |")
+    print("|-------------|------|-------:|-------:|")
+    paths = {"rename": "Nautilus D-Bus", "copy": "Nautilus D-Bus", "trash": "Nautilus D-Bus",
+             "restore": "trash spec (rename back)", "create_file": "file system", "set_permissions": "file system"}
+    for name, values in samples.items():
+        print(f"| {name} | {paths[name]} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} |")
+    print(f"| **all** | | **{percentile(every, 50):.1f}** | **{percentile(every, 95):.1f}** |")
+    print("\n| tree | entries | observe p50 ms | observation tokens |")
+    print("|------|--------:|---------------:|-------------------:|")
+    for label, (p50, tokens, total) in (("small", small), (f"{args.files:,} files", large)):
+        print(f"| {label} | {total:,} | {p50:.1f} | {tokens:,} |")
+    met = percentile(every, 50) <= TARGET_ACTION_P50_MS and large[1] <= TARGET_TOKENS
+    print(f"\ntargets: warm action p50 <= {TARGET_ACTION_P50_MS:g} ms, observation <= {TARGET_TOKENS:,} tokens "
+          f"for the large tree: {'met' if met else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The GIMP adapter: images edited through Script-Fu in a warm GIMP."""

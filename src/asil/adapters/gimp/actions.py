@@ -1,0 +1,279 @@
+"""The GIMP action vocabulary: parameter models, the published schema, examples and tips.
+
+Every action is data. ``asil.adapters.gimp.operations`` turns a checked action into a call of
+one of ASIL's Script-Fu helpers with escaped literal arguments; no agent text runs as code.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from asil.adapters.params import Params, function_specs
+from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
+from asil.protocol import Action, ActionSchema
+
+MAX_BATCH = 50
+MAX_SIDE = 8192
+LayerName = Annotated[str, Field(min_length=1, max_length=120, pattern=r"^[^\x00-\x1f]+$")]
+LayerRef = Annotated[str, Field(min_length=1, max_length=120, description="A layer name (its element id).")]
+Side = Annotated[int, Field(ge=1, le=MAX_SIDE)]
+Coord = Annotated[int, Field(ge=-MAX_SIDE, le=MAX_SIDE)]
+Level = Annotated[float, Field(ge=0, le=255)]
+Color = Annotated[list[Annotated[int, Field(ge=0, le=255)]], Field(min_length=3, max_length=3,
+                                                                  description="RGB, 0..255 each")]
+Position = Annotated[int, Field(ge=0, le=10_000, description="Stack position: 0 is the top layer.")]
+Operation = Literal["replace", "add", "subtract", "intersect"]
+Font = Literal["Sans-serif", "Serif", "Monospace", "Sans-serif Bold", "Serif Bold", "Monospace Bold"]
+
+
+class _Params(Params):
+    """Strict parameters: unknown fields, coercion and NaN are refused."""
+
+
+class NoParams(_Params):
+    pass
+
+
+class LayerOnly(_Params):
+    layer: LayerRef
+
+
+class ScaleImage(_Params):
+    width: Side
+    height: Side
+    interpolation: Literal["none", "linear", "cubic", "nohalo", "lohalo"] = "cubic"
+
+
+class CropImage(_Params):
+    x: Annotated[int, Field(ge=0, le=MAX_SIDE)]
+    y: Annotated[int, Field(ge=0, le=MAX_SIDE)]
+    width: Side
+    height: Side
+
+
+class RotateImage(_Params):
+    angle: Literal[90, 180, 270] = Field(description="Clockwise degrees.")
+
+
+class RotateLayer(_Params):
+    layer: LayerRef
+    angle: Annotated[float, Field(ge=-360, le=360)] = Field(description="Clockwise degrees, about the layer's centre.")
+
+
+class FlipImage(_Params):
+    direction: Literal["horizontal", "vertical"]
+
+
+class ResizeCanvas(_Params):
+    width: Side
+    height: Side
+    offset_x: Coord = Field(0, description="Where the old image's left edge goes on the new canvas.")
+    offset_y: Coord = 0
+    resize_layers: bool = Field(False, description="Also grow every layer to the new canvas size.")
+
+
+class BrightnessContrast(_Params):
+    layer: LayerRef
+    brightness: Annotated[float, Field(ge=-1, le=1)] = 0.0
+    contrast: Annotated[float, Field(ge=-1, le=1)] = 0.0
+
+
+class HueSaturation(_Params):
+    layer: LayerRef
+    hue: Annotated[float, Field(ge=-180, le=180)] = 0.0
+    lightness: Annotated[float, Field(ge=-100, le=100)] = 0.0
+    saturation: Annotated[float, Field(ge=-100, le=100)] = 0.0
+
+
+class Levels(_Params):
+    layer: LayerRef
+    channel: Literal["value", "red", "green", "blue", "alpha"] = "value"
+    low_input: Level = 0
+    high_input: Level = 255
+    gamma: Annotated[float, Field(ge=0.1, le=10)] = 1.0
+    low_output: Level = 0
+    high_output: Level = 255
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Levels:
+        if self.low_input >= self.high_input:
+            raise ValueError("low_input must be below high_input")
+        return self
+
+
+class Desaturate(_Params):
+    layer: LayerRef
+    mode: Literal["luminance", "luma", "lightness", "average", "value"] = "luminance"
+
+
+class Blur(_Params):
+    layer: LayerRef
+    radius: Annotated[float, Field(gt=0, le=500)] = Field(description="Gaussian blur radius in pixels.")
+
+
+class Sharpen(_Params):
+    layer: LayerRef
+    radius: Annotated[float, Field(gt=0, le=100)] = 3.0
+    amount: Annotated[float, Field(gt=0, le=10)] = 0.5
+
+
+class AddLayer(_Params):
+    name: LayerName
+    width: Side | None = Field(None, description="Defaults to the image width.")
+    height: Side | None = Field(None, description="Defaults to the image height.")
+    offset_x: Coord = 0
+    offset_y: Coord = 0
+    opacity: Annotated[float, Field(ge=0, le=100)] = 100.0
+    fill: Literal["transparent", "white", "color"] = "transparent"
+    color: Color | None = Field(None, description="Fill color when fill is 'color'.")
+    position: Position = 0
+
+    @model_validator(mode="after")
+    def _color_given(self) -> AddLayer:
+        if (self.fill == "color") != (self.color is not None):
+            raise ValueError("give color exactly when fill is 'color'")
+        return self
+
+
+class AddTextLayer(_Params):
+    text: Annotated[str, Field(min_length=1, max_length=1000)]
+    x: Coord = 0
+    y: Coord = 0
+    size: Annotated[float, Field(ge=1, le=1000)] = Field(24.0, description="Font size in pixels.")
+    font: Font = "Sans-serif"
+    color: Color = Field(default_factory=lambda: [0, 0, 0])
+    name: LayerName | None = Field(None, description="Layer name; GIMP names it after the text when omitted.")
+    position: Position = 0
+
+
+class RenameLayer(_Params):
+    layer: LayerRef
+    name: LayerName
+
+
+class MoveLayer(_Params):
+    layer: LayerRef
+    position: Position
+
+
+class SetLayer(_Params):
+    layer: LayerRef
+    opacity: Annotated[float, Field(ge=0, le=100)] | None = None
+    visible: bool | None = None
+    offset_x: Coord | None = None
+    offset_y: Coord | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> SetLayer:
+        if self.opacity is None and self.visible is None and self.offset_x is None and self.offset_y is None:
+            raise ValueError("give at least one of opacity, visible, offset_x, offset_y")
+        return self
+
+
+class SelectShape(_Params):
+    x: Coord
+    y: Coord
+    width: Side
+    height: Side
+    operation: Operation = "replace"
+
+
+class Fill(_Params):
+    layer: LayerRef
+    color: Color
+
+
+class ExportImage(_Params):
+    path: Annotated[str, Field(min_length=1, max_length=255, pattern=r"(?i)\.(png|jpe?g)$")] = Field(
+        description="Workspace-relative .png, .jpg or .jpeg path to write.")
+    quality: Annotated[int, Field(ge=1, le=100)] = Field(90, description="JPEG quality.")
+
+
+class Navigate(_Params):
+    offset: Annotated[int, Field(ge=0)] | None = None
+    limit: Annotated[int, Field(ge=1, le=100)] | None = None
+
+
+class Batch(_Params):
+    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
+
+
+FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
+    "scale_image": (ScaleImage, "Scale the whole image (every layer) to width x height pixels.", False),
+    "crop_image": (CropImage, "Crop the image to the rectangle x, y, width, height.", True),
+    "rotate_image": (RotateImage, "Rotate the whole image by 90, 180 or 270 degrees clockwise.", False),
+    "rotate_layer": (RotateLayer, "Rotate one layer by any angle about its centre (the layer grows to fit).", False),
+    "flip_image": (FlipImage, "Mirror the whole image horizontally or vertically.", False),
+    "resize_canvas": (ResizeCanvas, "Change the canvas size without scaling; offsets place the old image.", False),
+    "brightness_contrast": (BrightnessContrast, "Change a layer's brightness and contrast (-1..1).", False),
+    "hue_saturation": (HueSaturation, "Shift a layer's hue (degrees) and change lightness/saturation.", False),
+    "levels": (Levels, "Map a layer channel's input range to an output range (0..255) with gamma.", False),
+    "desaturate": (Desaturate, "Turn a layer gray.", False),
+    "invert": (LayerOnly, "Invert a layer's colors.", False),
+    "blur": (Blur, "Gaussian-blur a layer (inside the selection, if any).", False),
+    "sharpen": (Sharpen, "Sharpen a layer with an unsharp mask.", False),
+    "add_layer": (AddLayer, "Add a new layer (transparent, white or a color) at a stack position.", False),
+    "add_text_layer": (AddTextLayer, "Add a text layer at x, y.", False),
+    "rename_layer": (RenameLayer, "Rename a layer; its element id becomes the new name.", False),
+    "delete_layer": (LayerOnly, "Delete a layer (not the last one).", True),
+    "move_layer": (MoveLayer, "Move a layer to a stack position (0 = top).", False),
+    "set_layer": (SetLayer, "Set a layer's opacity (0..100), visibility or offsets.", False),
+    "select_rectangle": (SelectShape, "Select a rectangle (replace, add to, subtract from or intersect).", False),
+    "select_ellipse": (SelectShape, "Select the ellipse inside a rectangle.", False),
+    "select_all": (NoParams, "Select the whole canvas.", False),
+    "select_none": (NoParams, "Remove the selection.", False),
+    "fill": (Fill, "Fill the selection on a layer with a color (the whole layer when nothing is selected).",
+             False),
+    "export_image": (ExportImage, "Write a flattened PNG or JPEG of the image into the workspace.", False),
+    "save": (NoParams, "Write the document now (it is also saved when the episode ends).", False),
+}
+
+EXAMPLES = [
+    {"action_type": "invoke_function", "target": "scale_image", "params": {"width": 64, "height": 48}},
+    {"action_type": "invoke_function", "target": "brightness_contrast",
+     "params": {"layer": "Background", "brightness": 0.2, "contrast": 0.1}},
+    {"action_type": "invoke_function", "target": "add_layer",
+     "params": {"name": "Overlay", "fill": "color", "color": [255, 0, 0], "opacity": 50}},
+    {"action_type": "invoke_function", "target": "select_rectangle",
+     "params": {"x": 4, "y": 4, "width": 16, "height": 12}},
+    {"action_type": "invoke_function", "target": "fill", "params": {"layer": "Overlay", "color": [0, 0, 255]}},
+    {"action_type": "invoke_function", "target": "add_text_layer",
+     "params": {"text": "Hello", "x": 2, "y": 2, "size": 12, "name": "Title"}},
+    {"action_type": "invoke_function", "target": "set_layer", "params": {"layer": "Title", "opacity": 80}},
+    {"action_type": "invoke_function", "target": "export_image", "params": {"path": "preview.png"}},
+    {"action_type": "navigate", "params": {"offset": 0, "limit": 25}},
+    {"action_type": "batch", "params": {"actions": [
+        {"action_type": "invoke_function", "target": "add_layer", "params": {"name": "Frame", "fill": "white"}},
+        {"action_type": "invoke_function", "target": "move_layer", "params": {"layer": "Frame", "position": 1}}]}},
+    {"action_type": "done", "params": {"answer": "optional text answer"}},
+]
+
+TIPS = [
+    "Layers are elements; a layer's id is its name (GIMP keeps names unique). Position 0 is the top of the "
+    "stack. '@image' holds the canvas size and mode; '@selection' the selection bounds [x1, y1, x2, y2].",
+    "Each layer's meta.stats gives per-channel mean, std, median, min and max (0..255, channels in "
+    "meta.channels); "
+    "color channels are weighted by alpha; they always cover the whole layer, whatever is selected.",
+    "Color actions (brightness_contrast, hue_saturation, levels, desaturate, invert, blur, sharpen, fill) "
+    "work on one layer, inside the selection when there is one: use select_none to work on the whole layer.",
+    "Coordinates are pixels from the top-left corner of the canvas. Colors are RGB lists of 0..255.",
+    "A batch is atomic: if one action fails, the image is as before the batch.",
+    "Large images are shown a page of layers at a time: navigate with params.offset/limit or a layer name.",
+    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
+    "when the request cannot be done.",
+]
+
+
+def build_schema() -> ActionSchema:
+    return ActionSchema(
+        app="gimp",
+        action_types=["invoke_function", "navigate", "batch", "done", "infeasible"],
+        target_format="invoke_function: a function name (the layer goes in params.layer); navigate: a layer "
+        "name to show, or none",
+        functions=function_specs(dict(FUNCTIONS)),
+        navigate_params=Navigate.model_json_schema(),
+        examples=[Action.model_validate(e) for e in EXAMPLES],
+        tips=TIPS,
+    )

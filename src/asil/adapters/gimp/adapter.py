@@ -1,0 +1,313 @@
+"""The GIMP adapter: an image (.xcf, .png, .jpg) edited through Script-Fu in a warm GIMP.
+
+One GIMP per adapter starts on first use (``asil.apps.gimp``). After every successful change the
+image is saved to a private .xcf work file: a failed action or batch reloads that file, so the
+image is exactly as before, and a crashed or hung GIMP restarts from it. The user's file is
+written only by :meth:`save` (temp file in the same folder, then rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from asil.adapters.base import Adapter, Readiness
+from asil.adapters.gimp import actions as act
+from asil.adapters.gimp.operations import OPERATIONS, Canvas, Operation
+from asil.adapters.gimp.view import DEFAULT_LIMIT, build_observation
+from asil.adapters.registry import register_adapter
+from asil.apps.gimp import GimpCrashed, GimpSession, ScriptError, gimp_path, scheme_string
+from asil.protocol import Action, ActionFailed, ActionSchema, DocumentError, InvalidAction, Observation, parse_action
+from asil.workspace import Workspace, commit_file
+
+NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+FORMATS = {".xcf": (b"gimp xcf ",), ".png": (b"\x89PNG\r\n\x1a\n",), ".jpg": (b"\xff\xd8\xff",),
+           ".jpeg": (b"\xff\xd8\xff",)}
+EXPORT_KIND = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg"}
+SLOW_TIMEOUT_S = 120.0
+SCHEME_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\x([0-9a-fA-F]{2})")
+
+
+def scheme_to_json(text: str) -> str:
+    """TinyScheme's ``write`` escapes control characters as ``\\xHH``; JSON wants ``\\u00HH``."""
+    return SCHEME_ESCAPE.sub(lambda m: f"{m.group(1)}\\u{int(m.group(2), 16):04x}", text)
+
+
+def check_image_file(path: Path, document: str) -> None:
+    """Refuse files GIMP should not be asked to open, before GIMP ever sees them."""
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise DocumentError(f"{document!r} is not an image type the gimp adapter opens.",
+                            hint="Open a .xcf, .png, .jpg or .jpeg file.")
+    if not path.is_file():
+        raise DocumentError(f"The image {document!r} does not exist.", hint="Give the path of an image file.")
+    with open(path, "rb") as handle:
+        head = handle.read(16)
+    if not head.startswith(FORMATS[suffix]):
+        raise DocumentError(f"{document!r} is not a {suffix[1:].upper()} image (its first bytes are wrong).",
+                            hint=f"Open a real {suffix} file.")
+
+
+@register_adapter("gimp", pattern="script", extensions=tuple(FORMATS))
+class GimpAdapter(Adapter):
+    """An image: '@image', '@selection' and layers (ids = names), paged top first."""
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
+                 **options: Any):
+        super().__init__(workspace, document)
+        if document is None:
+            raise DocumentError("The gimp adapter needs an image file to open.", hint="Open a .xcf, .png or .jpg.")
+        self.path = workspace.resolve(document)
+        check_image_file(self.path, document)
+        self.offset, self.limit = 0, limit
+        self.dirty = False
+        self.restarts = 0
+        self.session: GimpSession | None = None
+        self.image = 0
+        self.stats: dict[int, Any] = {}  # layer id -> pixel statistics, until the layer's pixels change
+        self._checked: Canvas | None = None
+        stem = f"gimp-{os.getpid()}-{id(self)}-{self.path.stem}"
+        self.work = workspace.private() / f"{stem}.xcf"
+        self.state_file = workspace.private() / f"{stem}.state.json"
+        self._gimp()  # a file GIMP cannot read fails here, as a DocumentError
+
+    # ------------------------------------------------------------ the GIMP session
+    def _gimp(self) -> GimpSession:
+        """The running GIMP with the image open, (re)started from the last good state when needed."""
+        if self.session is not None and self.session.alive:
+            return self.session
+        if self.session is not None:
+            self.session.kill()
+            self.restarts += 1
+        self.session = None
+        session = GimpSession()
+        source = self.work if self.work.is_file() else self.path
+        try:
+            self.image = int(session.request(f"(asil-open {scheme_string(str(source))})", timeout_s=SLOW_TIMEOUT_S))
+        except ScriptError:
+            session.kill()
+            raise DocumentError(f"GIMP could not read {self.document!r}; the file is damaged or not an image.",
+                                hint="Open an image saved by GIMP or another image program.") from None
+        self.stats.clear()
+        self.session = session
+        return session
+
+    def _call(self, scheme: str, timeout_s: float = 30.0) -> str:
+        return self._gimp().request(scheme, timeout_s=timeout_s)
+
+    def _read_state(self, offset: int, limit: int) -> dict[str, Any]:
+        """The image's state from GIMP; statistics of uncached layers on the page are added to the cache."""
+        skip = " ".join(str(i) for i in self.stats)
+        self._call(f"(asil-state {self.image} {scheme_string(str(self.state_file))} {offset} {limit} (list {skip}))",
+                   timeout_s=SLOW_TIMEOUT_S)
+        state: dict[str, Any] = json.loads(scheme_to_json(self.state_file.read_text(encoding="utf-8")))
+        for layer in state["layers"]:
+            if "stats" in layer:
+                self.stats[layer["id"]] = layer.pop("stats")
+        return state
+
+    def canvas(self) -> Canvas:
+        state = self._read_state(0, 0)
+        return Canvas(self.image, state["width"], state["height"], state["names"], state["ids"])
+
+    def _checkpoint(self) -> None:
+        """Save the image to the private work file: the state a failure or crash goes back to."""
+        staged = self.work.with_name(self.work.stem + ".next.xcf")
+        self._call(f"(asil-save-xcf {self.image} {scheme_string(str(staged))})", timeout_s=SLOW_TIMEOUT_S)
+        os.replace(staged, self.work)
+
+    def _roll_back(self) -> None:
+        if self.session is None or not self.session.alive:
+            return  # the next call restarts GIMP from the work file anyway
+        old = self.image
+        self.image = int(self.session.request(f"(asil-open {scheme_string(str(self.work))})",
+                                              timeout_s=SLOW_TIMEOUT_S))
+        self.session.request(f"(asil-close {old})")
+        self.stats.clear()
+
+    # ------------------------------------------------------------ observe
+    def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
+        if view not in (None, "image"):
+            raise InvalidAction(f"There is no view {view!r}.", hint="The only view is 'image'.")
+        if offset is not None:
+            self.offset = max(0, offset)
+        if limit is not None:
+            self.limit = max(1, min(limit, 100))
+        state = self._read_state(self.offset, self.limit)
+        session = {"state": "running", "restarts": self.restarts}
+        return build_observation(state, self.stats, step=self.step, name=self.path.name, document=self.document,
+                                 dirty=self.dirty, offset=self.offset, limit=self.limit, session=session)
+
+    # ------------------------------------------------------------ actions
+    @classmethod
+    def action_schema(cls) -> ActionSchema:
+        return act.build_schema()
+
+    def _check(self, action: Action) -> None:
+        self._checked = None
+        kind = action.action_type
+        if kind == "navigate":
+            act.parse_params(act.Navigate, action.params, "navigate")
+            if action.target:
+                self.canvas().layer(action.target)
+            return
+        if kind == "batch":
+            for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
+                try:
+                    self._parse(self._batch_member(raw))
+                except InvalidAction as exc:
+                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+            return
+        name, params = self._parse(action)
+        if name in OPERATIONS:
+            self._checked = self.canvas()
+            OPERATIONS[name](params, self._checked)  # state checks: layer names, bounds, positions
+
+    def _parse(self, action: Action) -> tuple[str, Any]:
+        """The function name and validated params of one non-batch action (no state checks)."""
+        if action.action_type != "invoke_function":
+            raise InvalidAction(f"The gimp adapter does not support {action.action_type} actions here.",
+                                hint="Use invoke_function, navigate, batch, done or infeasible.",
+                                code="unsupported_action")
+        name = action.target or ""
+        if name not in act.FUNCTIONS:
+            raise InvalidAction(f"Unknown GIMP function {name!r}.",
+                                hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
+        params = act.parse_params(act.FUNCTIONS[name][0], action.params, name)
+        if name == "export_image":
+            self.workspace.resolve(params.path)
+        return name, params
+
+    def _batch_member(self, raw: dict[str, Any]) -> Action:
+        sub = parse_action(raw)
+        if sub.action_type in NOT_IN_BATCH or sub.target in ("save", "export_image"):
+            what = sub.target if sub.target in ("save", "export_image") else sub.action_type
+            raise InvalidAction(f"A batch cannot contain {what}.",
+                                hint="Put only image and layer edits in a batch; export or save after it.")
+        return sub
+
+    def _apply(self, action: Action) -> list[str]:
+        kind = action.action_type
+        if kind == "navigate":
+            params = act.parse_params(act.Navigate, action.params, "navigate")
+            self.limit = params.limit or self.limit
+            self.offset = self.canvas().names.index(action.target) if action.target else (params.offset or 0)
+            return []
+        members = ([self._batch_member(raw) for raw in action.params["actions"]] if kind == "batch" else [action])
+        steps = [self._parse(member) for member in members]
+        if steps[0][0] == "save":
+            self.save()
+            return []
+        if steps[0][0] == "export_image":
+            return self._export(steps[0][1])
+        return self._edit(steps, is_batch=kind == "batch")
+
+    def _edit(self, steps: list[tuple[str, Any]], is_batch: bool) -> list[str]:
+        if not self.work.is_file():
+            self._checkpoint()
+        changed: list[str] = []
+        checked, self._checked = self._checked, None  # the canvas _check just read (single actions)
+        try:
+            for index, (name, params) in enumerate(steps, start=1):
+                try:
+                    canvas = checked if index == 1 and checked is not None else self.canvas()
+                    done = self._run(OPERATIONS[name](params, canvas))
+                except (InvalidAction, ActionFailed) as exc:
+                    if not is_batch or isinstance(exc, GimpCrashed):
+                        raise
+                    raise type(exc)(f"Batch action {index}: {exc.message} Nothing in the image was changed.",
+                                    hint=exc.hint, code=exc.code) from None
+                changed += [c for c in done if c not in changed]
+        except GimpCrashed:
+            raise
+        except (InvalidAction, ActionFailed):
+            self._roll_back()
+            raise
+        self.dirty = True
+        self._checkpoint()
+        return changed
+
+    def _run(self, op: Operation) -> list[str]:
+        named_by_gimp = "@image" in op.changed and op.pixels == "none"  # a text layer GIMP names itself
+        before = self.canvas().names if named_by_gimp else []
+        self._call(op.scheme, timeout_s=SLOW_TIMEOUT_S)
+        if op.pixels == "all":
+            self.stats.clear()
+        elif op.pixels == "layer" and op.layer_id is not None:
+            self.stats.pop(op.layer_id, None)
+        if named_by_gimp:
+            return [n for n in self.canvas().names if n not in before] or op.changed
+        return op.changed
+
+    def _export(self, params: act.ExportImage) -> list[str]:
+        """Export a flattened copy into a temp file beside the target, then rename it into place."""
+        target = self.workspace.resolve(params.path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp = target.with_name(f".{target.stem}.asil-export{target.suffix}")
+        try:
+            self._write_flat(temp, EXPORT_KIND[target.suffix.lower()], params.quality)
+            commit_file(temp, target)
+        finally:
+            temp.unlink(missing_ok=True)
+        return [self.workspace.relative(target)]
+
+    def _write_flat(self, path: Path, kind: str, quality: int) -> None:
+        self._call(f"(asil-export {self.image} {scheme_string(str(path))} {scheme_string(kind)} {quality / 100})",
+                   timeout_s=SLOW_TIMEOUT_S)
+        if not path.is_file():
+            raise ActionFailed(f"GIMP wrote no {kind.upper()} file.", hint="Check that the image has visible layers.")
+
+    # ------------------------------------------------------------ persistence and life
+    def save(self) -> None:
+        """Write the document atomically: .xcf keeps the layers, .png/.jpg get a flattened copy."""
+        if not self.dirty:
+            return
+        suffix = self.path.suffix.lower()
+        temp = self.path.with_name(f".{self.path.stem}.asil-save{suffix}")
+        try:
+            if suffix == ".xcf":
+                self._call(f"(asil-save-xcf {self.image} {scheme_string(str(temp))})", timeout_s=SLOW_TIMEOUT_S)
+            else:
+                self._write_flat(temp, EXPORT_KIND[suffix], 90)
+            commit_file(temp, self.path)
+        finally:
+            temp.unlink(missing_ok=True)
+        self.dirty = False
+
+    def render(self, path: Path) -> Path:
+        """A flattened PNG of the image as it is now."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._write_flat(path, "png", 90)
+        return path
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        self.work.unlink(missing_ok=True)
+        self.state_file.unlink(missing_ok=True)
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        if gimp_path() is None:
+            return Readiness(False, "gimp-console is not installed (apt-get install gimp)")
+        return Readiness(True, "a warm gimp-console runs Script-Fu calls")
+
+    @classmethod
+    def create_sample(cls, workspace: Workspace) -> str:
+        from asil.adapters.gimp.builders import cached_image
+        from asil.tasks.setup import cache_dir
+
+        spec = {"width": 64, "height": 48, "background": [200, 200, 200],
+                "layers": [{"name": "Box", "x": 8, "y": 8, "width": 16, "height": 12, "color": [255, 0, 0]}]}
+        shutil.copyfile(cached_image(spec, ".xcf", cache_dir()), workspace.resolve("sample.xcf"))
+        return "sample.xcf"
+
+
+__all__ = ["GimpAdapter"]
+
+import asil.adapters.gimp.checkpoints  # noqa: E402,F401  (registers image checkpoint types)

@@ -1,0 +1,125 @@
+"""Checkpoint types for images, read from the saved files (no GIMP needed at evaluation).
+
+PNG and JPEG files are decoded with Pillow; XCF structure is read by ``asil.adapters.gimp.xcf``.
+Targets: an image path (``gimp_image_size``, ``gimp_file_format``), ``Layer.property`` on an
+XCF document (``gimp_layer_value``), a statistic with an optional channel and region (``mean``,
+``max:red@0,0,10,10``, ``chroma``) on a PNG document (``gimp_pixel_stats``), or a reference image path
+(``gimp_similarity``, structural similarity 0..1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from asil.adapters.gimp.imagemath import image_stat, ssim
+from asil.adapters.gimp.xcf import XcfError, XcfImage, read_xcf
+from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
+
+LAYER_FIELDS = ("width", "height", "offset_x", "offset_y", "opacity", "visible", "text", "position")
+
+
+def _path(ctx: EvalContext, relative: str | None, what: str) -> Path:
+    path = ctx.workspace.resolve(require(relative, what))
+    if not path.is_file():
+        raise CheckpointUnreadable(f"{relative!r} does not exist")
+    return path
+
+
+def _xcf(ctx: EvalContext, cp: Checkpoint) -> XcfImage:
+    try:
+        return read_xcf(_path(ctx, cp.document, "document (.xcf path)"))
+    except XcfError as exc:
+        raise CheckpointUnreadable(str(exc)) from None
+
+
+def _pixels(path: Path) -> Any:
+    Image, UnidentifiedImageError = _pillow()
+    try:
+        with Image.open(path) as image:
+            return image.convert("RGB")
+    except (UnidentifiedImageError, OSError) as exc:
+        raise CheckpointUnreadable(f"cannot decode {path.name}: {exc}") from None
+
+
+def _pillow() -> Any:
+    try:
+        from PIL import Image, UnidentifiedImageError
+    except ImportError:
+        raise CheckpointUnreadable("reading PNG/JPEG needs Pillow: pip install 'asil[gimp]'") from None
+    return Image, UnidentifiedImageError
+
+
+def _planes(image: Any) -> list[list[int]]:
+    return [list(band.tobytes()) for band in image.split()]
+
+
+@checkpoint_type("gimp_image_size")
+def image_size(ctx: EvalContext, cp: Checkpoint) -> list[int]:
+    """[width, height] of the image (.xcf, .png, .jpg) at workspace path ``target``."""
+    path = _path(ctx, cp.target, "image path")
+    if path.read_bytes()[:9] == b"gimp xcf ":
+        try:
+            image = read_xcf(path)
+        except XcfError as exc:
+            raise CheckpointUnreadable(str(exc)) from None
+        return [image.width, image.height]
+    return list(_pixels(path).size)
+
+
+@checkpoint_type("gimp_file_format")
+def file_format(ctx: EvalContext, cp: Checkpoint) -> str:
+    """'PNG', 'JPEG' or 'XCF': what the file at ``target`` really is (decoded, not by its name)."""
+    Image, UnidentifiedImageError = _pillow()
+    path = _path(ctx, cp.target, "image path")
+    if path.read_bytes()[:9] == b"gimp xcf ":
+        try:
+            read_xcf(path)
+        except XcfError as exc:
+            raise CheckpointUnreadable(str(exc)) from None
+        return "XCF"
+    try:
+        with Image.open(path) as image:
+            image.load()
+            return str(image.format)
+    except (UnidentifiedImageError, OSError) as exc:
+        raise CheckpointUnreadable(f"cannot decode {path.name}: {exc}") from None
+
+
+@checkpoint_type("gimp_layer_names")
+def layer_names(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The layer names of the .xcf ``document``, top first."""
+    return [layer.name for layer in _xcf(ctx, cp).layers]
+
+
+@checkpoint_type("gimp_layer_value", default_compare="approx")
+def layer_value(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """``Layer.field`` of the .xcf document: width, height, offset_x, offset_y, opacity, visible, text, position."""
+    name, _, prop = require(cp.target, "target").rpartition(".")
+    if prop not in LAYER_FIELDS:
+        raise CheckpointUnreadable(f"{prop!r} is not a layer field ({', '.join(LAYER_FIELDS)})")
+    layers = _xcf(ctx, cp).layers
+    found = [index for index, layer in enumerate(layers) if layer.name == name]
+    if not found:
+        raise CheckpointUnreadable(f"there is no layer {name!r}")
+    return found[0] if prop == "position" else getattr(layers[found[0]], prop)
+
+
+@checkpoint_type("gimp_pixel_stats", default_compare="approx")
+def pixel_stats(ctx: EvalContext, cp: Checkpoint) -> float | list[float]:
+    """A statistic of the PNG ``document``: ``stat[:channel][@x,y,w,h]`` (see ``imagemath.image_stat``)."""
+    image = _pixels(_path(ctx, cp.document, "document (image path)"))
+    try:
+        return image_stat(_planes(image), image.width, image.height, require(cp.target, "statistic"))
+    except ValueError as exc:
+        raise CheckpointUnreadable(str(exc)) from None
+
+
+@checkpoint_type("gimp_similarity", default_compare="range")
+def similarity(ctx: EvalContext, cp: Checkpoint) -> float:
+    """Structural similarity (0..1) of the ``document`` image to the reference image at ``target``; 0 if sizes differ."""
+    image = _pixels(_path(ctx, cp.document, "document (image path)"))
+    reference = _pixels(_path(ctx, cp.target, "reference image path"))
+    if image.size != reference.size:
+        return 0.0
+    return ssim(_planes(image), _planes(reference), image.width, image.height)

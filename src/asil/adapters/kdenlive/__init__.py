@@ -1,0 +1,1 @@
+"""Kdenlive (MLT XML) adapter."""

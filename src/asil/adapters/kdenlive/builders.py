@@ -1,0 +1,165 @@
+"""Task set-up for Kdenlive: tiny media clips made by ffmpeg (cached) and MLT projects from specs.
+
+``media_clip`` content: ``{"color": "red", "seconds": 2, "width": 160, "height": 90, "fps": 25,
+"tone": 440}`` (a solid colour video with a sine tone; ``tone`` 0 means silence).
+``mlt_project`` content: ``{"profile": {"width", "height", "fps_num", "fps_den", "dar": [16, 9]},
+"layout": "mlt" | "kdenlive", "tracks": [{"id", "name", "clips": [{"id", "source", "in", "out",
+"start", "filters": [{"service", "params", "id"}]}], "filters": [...]}], "transitions": [{"id",
+"service", "a_track", "b_track", "start", "end", "params"}]}``. The ``kdenlive`` layout is shaped like
+Kdenlive 23+ projects: a bin playlist, each track in a track tractor, a black background track, and
+the timeline ("sequence") tractor wrapped in a final one-track tractor.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from asil.adapters.kdenlive.project import CLIP_ID, set_prop
+from asil.tasks.model import SetupFile, Task
+from asil.tasks.setup import SetupError, cache_dir, file_builder
+from asil.workspace import atomic_write
+
+
+def media_clip(spec: dict[str, Any], target: Path) -> None:
+    """Write a small H.264/AAC clip of a solid colour (and a tone) with ffmpeg, atomically."""
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg is None:
+        raise SetupError("ffmpeg is not installed; it makes the task's media clips.",
+                         hint="apt-get install --no-install-recommends ffmpeg")
+    size, fps, seconds = f"{spec.get('width', 160)}x{spec.get('height', 90)}", spec.get("fps", 25), spec["seconds"]
+    video = f"color=c={spec.get('color', 'black')}:s={size}:r={fps}:d={seconds}"
+    audio = f"sine=f={spec.get('tone', 440)}:d={seconds}" if spec.get("tone", 440) else f"anullsrc=d={seconds}"
+    staged = target.with_name(f".{target.stem}.asil-build{target.suffix}")
+    args = [ffmpeg, "-v", "error", "-y", "-f", "lavfi", "-i", video, "-f", "lavfi", "-i", audio, "-c:v", "libx264",
+            "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-t", str(seconds), str(staged)]
+    try:
+        subprocess.run(args, capture_output=True, timeout=60, check=True, stdin=subprocess.DEVNULL)
+        atomic_write(target, staged.read_bytes())
+    except (subprocess.SubprocessError, OSError) as exc:
+        raise SetupError(f"ffmpeg could not make the clip {target.name} ({exc}).") from None
+    finally:
+        staged.unlink(missing_ok=True)
+
+
+@file_builder("media_clip")
+def build_media_clip(item: SetupFile, task: Task, target: Path) -> None:
+    """Made once per spec by ffmpeg, then copied from the cache."""
+    if not isinstance(item.content, dict) or "seconds" not in item.content:
+        raise SetupError(f"Task {task.id}: media clip {item.path!r} needs content with 'seconds'.")
+    digest = hashlib.sha256(json.dumps(item.content, sort_keys=True).encode()).hexdigest()[:24]
+    cached = cache_dir() / "kdenlive-media" / f"{digest}.mp4"
+    if not cached.is_file():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        media_clip(item.content, cached)
+    shutil.copyfile(cached, target)
+
+
+@file_builder("mlt_project")
+def build_mlt_project(item: SetupFile, task: Task, target: Path) -> None:
+    if not isinstance(item.content, dict):
+        raise SetupError(f"Task {task.id}: project {item.path!r} needs content: a project spec object.")
+    atomic_write(target, project_xml(item.content))
+
+
+def project_xml(spec: dict[str, Any]) -> bytes:
+    """MLT XML for a project spec (see the module docstring)."""
+    root = ET.Element("mlt", {"LC_NUMERIC": "C", "version": "7.12.0", "producer": "main"})
+    p = spec.get("profile", {})
+    dar = p.get("dar", [16, 9])
+    ET.SubElement(root, "profile", {
+        "description": p.get("description", "task"), "width": str(p.get("width", 160)),
+        "height": str(p.get("height", 90)), "progressive": "1", "sample_aspect_num": "1", "sample_aspect_den": "1",
+        "display_aspect_num": str(dar[0]), "display_aspect_den": str(dar[1]),
+        "frame_rate_num": str(p.get("fps_num", 25)), "frame_rate_den": str(p.get("fps_den", 1)),
+        "colorspace": "709"})
+    producers: dict[str, str] = {}
+    for track in spec.get("tracks", []):
+        for clip in track.get("clips", []):
+            if clip["source"] not in producers:
+                producers[clip["source"]] = _producer(root, clip["source"], len(producers) + 1)
+    kdenlive = spec.get("layout", "mlt") == "kdenlive"
+    track_ids = []
+    if kdenlive:
+        black = ET.SubElement(root, "producer", {"id": "black_track", "in": "0", "out": "14999"})
+        for name, value in (("length", "15000"), ("resource", "black"), ("mlt_service", "color")):
+            set_prop(black, name, value)
+        track_ids.append("black_track")
+    for track in spec.get("tracks", []):
+        track_ids.append(_playlist(root, track, producers, kdenlive))
+    main = ET.SubElement(root, "tractor", {"id": "sequence" if kdenlive else "main"})
+    for track_id in track_ids:
+        ET.SubElement(main, "track", {"producer": track_id})
+    if kdenlive:  # as Kdenlive 23+ saves: a bin playlist, and the sequence wrapped in the final tractor
+        root.set("producer", "main_bin")
+        bin_list = ET.Element("playlist", {"id": "main_bin"})
+        for producer_id in producers.values():
+            ET.SubElement(bin_list, "entry", {"producer": producer_id, "in": "0", "out": "0"})
+        root.insert(list(root).index(main), bin_list)
+        ET.SubElement(ET.SubElement(root, "tractor", {"id": "main"}), "track", {"producer": "sequence"})
+    for t in spec.get("transitions", []):
+        node = ET.SubElement(main, "transition", {"id": t["id"], "in": str(t["start"]), "out": str(t["end"])})
+        set_prop(node, "mlt_service", t["service"])
+        set_prop(node, "a_track", str(_index(spec, t["a_track"], kdenlive)))
+        set_prop(node, "b_track", str(_index(spec, t["b_track"], kdenlive)))
+        for name, value in t.get("params", {}).items():
+            set_prop(node, name, str(value))
+    ET.indent(root, space="  ")
+    body: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=False)
+    return b'<?xml version="1.0" encoding="utf-8"?>\n' + body + b"\n"
+
+
+def _index(spec: dict[str, Any], track_id: str, kdenlive: bool) -> int:
+    ids = [t["id"] for t in spec.get("tracks", [])]
+    return ids.index(track_id) + (1 if kdenlive else 0)
+
+
+def _producer(root: ET.Element, source: str, number: int) -> str:
+    producer_id = f"producer{number}"
+    node = ET.SubElement(root, "producer", {"id": producer_id})
+    if source.startswith("color:"):
+        node.set("in", "0")
+        node.set("out", "14999")
+        set_prop(node, "length", "15000")
+        set_prop(node, "resource", source.removeprefix("color:"))
+        set_prop(node, "mlt_service", "color")
+    else:
+        set_prop(node, "resource", source)
+        set_prop(node, "mlt_service", "avformat")
+    return producer_id
+
+
+def _playlist(root: ET.Element, track: dict[str, Any], producers: dict[str, str], kdenlive: bool) -> str:
+    playlist = ET.SubElement(root, "playlist", {"id": track["id"]})
+    if track.get("name"):
+        set_prop(playlist, "kdenlive:track_name", track["name"])
+    at = 0
+    for clip in sorted(track.get("clips", []), key=lambda c: c["start"]):
+        if clip["start"] > at:
+            ET.SubElement(playlist, "blank", {"length": str(clip["start"] - at)})
+        entry = ET.SubElement(playlist, "entry", {"producer": producers[clip["source"]], "in": str(clip["in"]),
+                                                  "out": str(clip["out"])})
+        set_prop(entry, CLIP_ID, clip["id"])
+        _filters(entry, clip.get("filters", []))
+        at = clip["start"] + clip["out"] - clip["in"] + 1
+    _filters(playlist, track.get("filters", []))
+    if not kdenlive:
+        return str(track["id"])
+    ET.SubElement(root, "playlist", {"id": f"{track['id']}_b"})  # Kdenlive's second (same-track mix) playlist
+    tractor = ET.SubElement(root, "tractor", {"id": f"{track['id']}_tractor"})
+    ET.SubElement(tractor, "track", {"producer": track["id"]})
+    ET.SubElement(tractor, "track", {"producer": f"{track['id']}_b"})
+    return f"{track['id']}_tractor"
+
+
+def _filters(owner: ET.Element, filters: list[dict[str, Any]]) -> None:
+    for spec in filters:
+        node = ET.SubElement(owner, "filter", {"id": spec["id"]})
+        set_prop(node, "mlt_service", spec["service"])
+        for name, value in spec.get("params", {}).items():
+            set_prop(node, name, str(value))

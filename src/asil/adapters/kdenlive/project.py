@@ -1,0 +1,363 @@
+"""An MLT XML project (Kdenlive's .kdenlive, plain .mlt) held as an ElementTree, read safely.
+
+The timeline is the main tractor: the one the root ``producer`` attribute names, else the last
+tractor (MLT plays the last service). Each ``<track>`` of it is a timeline track: a playlist, or a
+Kdenlive track tractor whose first playlist holds the clips; any other producer (Kdenlive's
+``black_track``) is a read-only background track. Times are frames at the profile's rate; MLT's
+clock ("00:00:01.500") and SMPTE ("00:00:01:12") forms are read too.
+
+Stable ids: clips carry an ``asil:id`` property (assigned on open when missing, written on save;
+MLT keeps unknown properties), filters and transitions their XML ``id``; tracks are their
+playlist's id. Ids survive moves, trims and edits elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+from asil.protocol import DocumentError
+
+MAX_BYTES = 32 * 1024 * 1024
+MAX_DEPTH = 32  # mlt > tractor > transition > property is 4; deep nesting only attacks recursion
+CLIP_ID = "asil:id"
+_DTD = re.compile(rb"<!(DOCTYPE|ENTITY)", re.IGNORECASE)
+_CLOCK = re.compile(r"^(\d+):(\d{1,2}):(\d{1,2}(?:\.\d+)?)$")
+_SMPTE = re.compile(r"^(\d+):(\d{1,2}):(\d{1,2})[:;](\d{1,3})$")
+PRODUCER_TAGS = ("producer", "chain")
+VALID = "Give an MLT XML project (.kdenlive or .mlt) with an <mlt> root, as Kdenlive or melt saves it."
+
+
+class UnsafeProject(DocumentError):
+    code = "unsafe_document"
+
+
+def check_bytes(data: bytes, shown: str) -> None:
+    """Refuse oversized, non-UTF-8 or DTD-bearing XML before any parser sees it (nothing is expanded)."""
+    if len(data) > MAX_BYTES:
+        raise UnsafeProject(f"{shown!r} is {len(data)} bytes; projects of at most {MAX_BYTES} bytes are accepted.",
+                            hint=VALID)
+    if _DTD.search(data):
+        raise UnsafeProject(f"{shown!r} declares a DTD or entities, which MLT projects never need; it was refused "
+                            "without expanding anything.", hint=VALID)
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:64]:
+        raise UnsafeProject(f"{shown!r} is not UTF-8 XML.", hint=VALID)
+
+
+def parse_bytes(data: bytes, shown: str) -> ET.Element:
+    check_bytes(data, shown)
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:
+        raise DocumentError(f"{shown!r} is not well-formed XML ({exc}).", hint=VALID) from None
+    if root.tag != "mlt":
+        raise DocumentError(f"{shown!r} is XML but its root is <{root.tag}>, not <mlt>.", hint=VALID)
+    if _depth(root) > MAX_DEPTH:
+        raise UnsafeProject(f"{shown!r} nests elements more than {MAX_DEPTH} deep; MLT projects are shallow.",
+                            hint=VALID)
+    return root
+
+
+def _depth(root: ET.Element) -> int:
+    deepest, level = 0, [root]
+    while level and deepest <= MAX_DEPTH:  # breadth first, without recursion
+        deepest += 1
+        level = [child for node in level for child in node]
+    return deepest
+
+
+def read_project_file(path: Path, shown: str) -> ET.Element:
+    if path.suffix.lower() not in (".kdenlive", ".mlt"):
+        raise DocumentError(f"{shown!r} is not a .kdenlive or .mlt file.", hint=VALID)
+    if not path.is_file():
+        raise DocumentError(f"{shown!r} does not exist in the workspace.", hint=VALID)
+    if path.stat().st_size > MAX_BYTES:
+        raise UnsafeProject(f"{shown!r} is {path.stat().st_size} bytes; at most {MAX_BYTES} are accepted.", hint=VALID)
+    return parse_bytes(path.read_bytes(), shown)
+
+
+def prop(element: ET.Element, name: str) -> str | None:
+    """The text of ``<property name=NAME>`` directly under ``element``."""
+    for child in element.findall("property"):
+        if child.get("name") == name:
+            return child.text or ""
+    return None
+
+
+def set_prop(element: ET.Element, name: str, value: str | None) -> None:
+    """Set (or with None remove) a property, keeping properties before other children."""
+    for child in element.findall("property"):
+        if child.get("name") == name:
+            if value is None:
+                element.remove(child)
+            else:
+                child.text = value
+            return
+    if value is None:
+        return
+    node = ET.Element("property", {"name": name})
+    node.text = value
+    element.insert(len(element.findall("property")), node)
+
+
+def props(element: ET.Element) -> dict[str, str]:
+    return {str(p.get("name")): p.text or "" for p in element.findall("property")}
+
+
+@dataclass
+class Profile:
+    width: int
+    height: int
+    fps_num: int
+    fps_den: int
+    dar_num: int
+    dar_den: int
+
+    @property
+    def fps(self) -> float:
+        return self.fps_num / self.fps_den
+
+
+@dataclass
+class Track:
+    id: str
+    index: int
+    playlist: ET.Element | None  # None: a read-only background track
+    hidden: str  # MLT 'hide': "", "video", "audio" or "both"
+
+
+@dataclass
+class Placed:
+    """A clip on a track: its entry element and where it starts on the timeline."""
+
+    entry: ET.Element
+    start: int
+    length: int
+
+    @property
+    def id(self) -> str:
+        return prop(self.entry, CLIP_ID) or ""
+
+    @property
+    def end(self) -> int:
+        return self.start + self.length
+
+
+class Project:
+    """The XML tree plus the lookups every observation and edit needs."""
+
+    def __init__(self, root: ET.Element, shown: str = "project"):
+        self.root = root
+        self.shown = shown
+        self.assigned = False  # ids were added on open (written by the next save)
+        self._assign_ids()
+
+    # ------------------------------------------------------------ profile and time
+    def profile_element(self) -> ET.Element:
+        found = self.root.find("profile")
+        if found is None:  # MLT falls back to its default profile; make it explicit
+            found = ET.Element("profile", {"width": "1920", "height": "1080", "frame_rate_num": "25",
+                                           "frame_rate_den": "1", "display_aspect_num": "16",
+                                           "display_aspect_den": "9", "sample_aspect_num": "1",
+                                           "sample_aspect_den": "1", "progressive": "1"})
+            self.root.insert(0, found)
+        return found
+
+    def profile(self) -> Profile:
+        p = self.profile_element()
+        try:
+            values = [int(p.get(k, d)) for k, d in (("width", "1920"), ("height", "1080"), ("frame_rate_num", "25"),
+                                                    ("frame_rate_den", "1"), ("display_aspect_num", "16"),
+                                                    ("display_aspect_den", "9"))]
+        except ValueError:
+            raise DocumentError(f"{self.shown!r} has a profile with non-integer values.", hint=VALID) from None
+        if min(values) <= 0:
+            raise DocumentError(f"{self.shown!r} has a profile with zero or negative values.", hint=VALID)
+        return Profile(*values)
+
+    def frames(self, value: str | None, default: int = 0) -> int:
+        """An MLT time (frames, clock or SMPTE) as a frame count at the profile rate."""
+        if value is None or value == "":
+            return default
+        text = value.strip()
+        if text.isdigit() or (text[:1] == "-" and text[1:].isdigit()):
+            return int(text)
+        fps = self.profile().fps
+        if (m := _SMPTE.match(text)) is not None:
+            return round((int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])) * fps) + int(m[4])
+        if (m := _CLOCK.match(text)) is not None:
+            return round((int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3])) * fps)
+        raise DocumentError(f"{self.shown!r} has the time {value!r}, which is not frames, clock or SMPTE time.",
+                            hint=VALID)
+
+    # ------------------------------------------------------------ services
+    def by_id(self, element_id: str) -> ET.Element | None:
+        for child in self.root:
+            if child.get("id") == element_id:
+                return child
+        return None
+
+    def producers(self) -> list[ET.Element]:
+        return [c for c in self.root if c.tag in PRODUCER_TAGS]
+
+    def main_tractor(self) -> ET.Element:
+        named = self.by_id(self.root.get("producer", ""))
+        tractors = [c for c in self.root if c.tag == "tractor"]
+        if named is not None and named.tag == "tractor":
+            tractor = named
+        elif tractors:
+            tractor = tractors[-1]
+        else:
+            return self._new_tractor()
+        return self._sequence_in(tractor)
+
+    def _new_tractor(self) -> ET.Element:
+        """A project without a tractor plays its last playlist: make that the timeline's one track."""
+        tractor = ET.SubElement(self.root, "tractor", {"id": self.unique_id("tractor")})
+        playlists = [c for c in self.root if c.tag == "playlist"]
+        if playlists:
+            ET.SubElement(tractor, "track", {"producer": str(playlists[-1].get("id"))})
+        self.assigned = True  # the new tractor is written by the next save
+        return tractor
+
+    def _sequence_in(self, tractor: ET.Element) -> ET.Element:
+        """Kdenlive 23+ wraps the timeline (a "sequence" tractor) in a one-track tractor: look through it."""
+        for _ in range(4):
+            tracks = tractor.findall("track")
+            inner = self.by_id(tracks[0].get("producer", "")) if len(tracks) == 1 else None
+            if inner is None or inner.tag != "tractor":
+                break
+            tractor = inner
+        return tractor
+
+    def tracks(self) -> list[Track]:
+        tracks = []
+        for index, node in enumerate(self.main_tractor().findall("track")):
+            ref = node.get("producer", "")
+            service = self.by_id(ref)
+            playlist = None
+            if service is not None and service.tag == "playlist":
+                playlist = service
+            elif service is not None and service.tag == "tractor":  # a Kdenlive track: its first playlist
+                inner = [self.by_id(t.get("producer", "")) for t in service.findall("track")]
+                playlist = next((p for p in inner if p is not None and p.tag == "playlist"), None)
+            track_id = playlist.get("id", ref) if playlist is not None else ref
+            tracks.append(Track(str(track_id), index, playlist, node.get("hide", "")))
+        return tracks
+
+    def track(self, track_id: str) -> Track | None:
+        return next((t for t in self.tracks() if t.id == track_id), None)
+
+    # ------------------------------------------------------------ clips
+    def entry_span(self, entry: ET.Element) -> tuple[int, int]:
+        """Source in and out (inclusive) of an entry, defaulting to its producer's."""
+        start = self.frames(entry.get("in"), 0)
+        if entry.get("out"):
+            return start, self.frames(entry.get("out"))
+        producer = self.by_id(entry.get("producer", ""))
+        default_out = 0
+        if producer is not None:
+            length = self.frames(prop(producer, "length"), 0)
+            default_out = self.frames(producer.get("out"), max(length - 1, 0))
+        return start, default_out
+
+    def placed(self, playlist: ET.Element) -> list[Placed]:
+        """The clips of a playlist with their timeline start frames."""
+        clips, at = [], 0
+        for child in playlist:
+            if child.tag == "blank":
+                at += self.frames(child.get("length"), 0)
+            elif child.tag == "entry":
+                first, last = self.entry_span(child)
+                length = max(last - first + 1, 0)
+                clips.append(Placed(child, at, length))
+                at += length
+        return clips
+
+    def clips(self) -> list[tuple[Track, Placed]]:
+        return [(t, c) for t in self.tracks() if t.playlist is not None for c in self.placed(t.playlist)]
+
+    def find_clip(self, clip_id: str) -> tuple[Track, Placed] | None:
+        return next(((t, c) for t, c in self.clips() if c.id == clip_id), None)
+
+    def producer_of(self, entry: ET.Element) -> ET.Element | None:
+        return self.by_id(entry.get("producer", ""))
+
+    def duration(self) -> int:
+        ends = [c.end for _, c in self.clips()]
+        return max(ends, default=0)
+
+    # ------------------------------------------------------------ filters and transitions
+    def transitions(self) -> list[ET.Element]:
+        return self.main_tractor().findall("transition")
+
+    def all_filters(self) -> list[ET.Element]:
+        return list(self.root.iter("filter"))
+
+    def element_by_id(self, element_id: str) -> ET.Element | None:
+        """A filter or transition by its XML id."""
+        for node in self.root.iter():
+            if node.tag in ("filter", "transition") and node.get("id") == element_id:
+                return node
+        return None
+
+    # ------------------------------------------------------------ ids
+    def taken_ids(self) -> set[str]:
+        taken = {str(n.get("id")) for n in self.root.iter() if n.get("id")}
+        taken |= {prop(e, CLIP_ID) or "" for e in self.root.iter("entry")}
+        return taken
+
+    def unique_id(self, prefix: str, taken: set[str] | None = None) -> str:
+        taken = self.taken_ids() if taken is None else taken
+        number = 1
+        while f"{prefix}{number}" in taken:
+            number += 1
+        taken.add(f"{prefix}{number}")
+        return f"{prefix}{number}"
+
+    def _assign_ids(self) -> None:
+        taken = self.taken_ids()
+        seen: set[str] = set()
+        timeline = [e for t in self.tracks() if t.playlist is not None for e in t.playlist.findall("entry")]
+        for entry in timeline:  # not bin entries (Kdenlive's main_bin): they are not on the timeline
+            current = prop(entry, CLIP_ID)
+            if not current or current in seen:
+                set_prop(entry, CLIP_ID, self.unique_id("c", taken))
+                self.assigned = True
+            seen.add(prop(entry, CLIP_ID) or "")
+        for node in self.root.iter():
+            if node.tag in ("filter", "transition") and not node.get("id"):
+                node.set("id", self.unique_id(node.tag, taken))
+                self.assigned = True
+
+    # ------------------------------------------------------------ bytes
+    def serialize(self) -> bytes:
+        ET.indent(self.root, space="  ")
+        body: bytes = ET.tostring(self.root, encoding="utf-8", xml_declaration=False)
+        return b'<?xml version="1.0" encoding="utf-8"?>\n' + body + b"\n"
+
+    def copy(self) -> Project:
+        clone = Project.__new__(Project)
+        clone.root, clone.shown, clone.assigned = _clone(self.root), self.shown, self.assigned
+        return clone
+
+
+def _clone(element: ET.Element) -> ET.Element:
+    copy = ET.Element(element.tag, dict(element.attrib))
+    copy.text, copy.tail = element.text, element.tail
+    copy.extend(_clone(child) for child in element)
+    return copy
+
+
+def load_project(path: Path, shown: str) -> Project:
+    """Read, check and index a project; every profile value and time is read once here, so a broken
+    file is refused on open rather than failing a later observation."""
+    project = Project(read_project_file(path, shown), shown)
+    project.profile()
+    project.clips()
+    for node in project.transitions():
+        project.frames(node.get("in"))
+        project.frames(node.get("out"))
+    return project

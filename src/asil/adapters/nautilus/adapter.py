@@ -1,0 +1,238 @@
+"""The Nautilus adapter: the workspace's folder tree, managed by a private Nautilus over D-Bus.
+
+The state *is* the file system: the workspace tree, plus the episode's trash and GTK bookmarks
+in the private area (``.asil/nautilus``), so nothing needs saving and everything outlives
+``close()`` for the evaluator. Nautilus (with its own Xvfb and D-Bus session) starts on the first
+action that needs it and restarts after a crash. Every change first snapshots the paths it may
+touch; a failed action or batch puts them back.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from asil.adapters.base import Adapter, Readiness
+from asil.adapters.nautilus import actions as act
+from asil.adapters.nautilus import state as st
+from asil.adapters.nautilus.layout import ensure_layout
+from asil.adapters.nautilus.operations import OPERATIONS, open_locations
+from asil.adapters.nautilus.paths import PathGuard
+from asil.adapters.nautilus.snapshot import Snapshot
+from asil.adapters.nautilus.view import DEFAULT_LIMIT, build_observation
+from asil.adapters.params import parse_function, parse_params
+from asil.adapters.registry import register_adapter
+from asil.apps.nautilus import CALL_TIMEOUT_S, NautilusLost, NautilusSession, missing_programs
+from asil.protocol import (
+    Action,
+    ActionFailed,
+    ActionSchema,
+    AppUnavailable,
+    DocumentError,
+    InvalidAction,
+    Observation,
+    parse_action,
+)
+from asil.workspace import Workspace
+
+NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+UNDO_DIR = "nautilus-undo"
+RENDER_SETTLE_S = 0.5
+OBSERVE_TIMEOUT_S = 2.0  # an observation waits at most this long for Nautilus's window list
+
+
+@register_adapter("nautilus", pattern="service")
+class NautilusAdapter(Adapter):
+    """The workspace tree (ids = relative paths), trash items ('trash:<name>') and bookmarks ('bookmark:<path>')."""
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
+                 call_timeout_s: float = CALL_TIMEOUT_S, op_timeout_s: float = 15.0, **options: Any):
+        super().__init__(workspace, document)
+        self.guard = PathGuard(workspace)
+        self.session_dir = ensure_layout(workspace)
+        self.call_timeout_s, self.op_timeout_s = call_timeout_s, op_timeout_s
+        self.session: NautilusSession | None = None
+        self.restarts = 0
+        self.lost: str | None = None  # why the last session ended, shown until a new one runs
+        self.folder, self.offset, self.limit = ".", 0, limit
+        if document:  # a service has no document; a folder given here is where the tree view starts
+            try:
+                self.folder = self.guard.relative(self.guard.existing(document, root_ok=True, kind="folder"))
+            except InvalidAction as exc:
+                raise DocumentError(f"The nautilus adapter opens a folder: {exc.message}",
+                                    hint="Give a workspace folder, or no document for the whole workspace.") from None
+
+    # ------------------------------------------------------------ the Nautilus session
+    def nautilus(self) -> NautilusSession:
+        """The running Nautilus, started on first use or after it died."""
+        if self.session is not None and self.session.alive:
+            return self.session
+        if self.session is not None:
+            self.session.stop()
+            self.restarts += 1
+        self.session = None
+        try:
+            self.session = NautilusSession(self.session_dir, self.call_timeout_s)
+        except AppUnavailable as exc:  # an action result, not an exception out of execute()
+            raise ActionFailed(f"Nautilus cannot run here: {exc.message}", hint=exc.hint, code=exc.code) from None
+        self.lost = None
+        return self.session
+
+    def _nautilus_state(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"restarts": self.restarts}
+        if self.session is None or not self.session.alive:
+            info["state"] = "not running (starts on the next action that needs it)"
+            if self.session is not None or self.lost:
+                info["error"] = self.lost or "Nautilus exited or was killed; it restarts on the next action."
+            return info
+        try:
+            root = self.guard.root
+            locations = open_locations(self.session, OBSERVE_TIMEOUT_S)
+            info["windows"] = [st.relative_to(root, st.uri_path(u)) or u for u in locations]
+            info["state"] = "running"
+        except NautilusLost as exc:
+            self.lost = exc.message
+            info.update(state="not running (restarts on the next action)", error=exc.message)
+        return info
+
+    # ------------------------------------------------------------ observe
+    def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
+        if view not in (None, "tree"):
+            raise InvalidAction(f"There is no view {view!r}.", hint="The only view is 'tree'.")
+        if offset is not None:
+            self.offset = max(0, offset)
+        if limit is not None:
+            self.limit = max(1, min(limit, act.MAX_LIMIT))
+        root = self.guard.root
+        if self.folder != "." and not (root / self.folder).is_dir():
+            self.folder, self.offset = ".", 0  # the folder was moved or trashed: fall back to the root
+        paths = st.walk(root, "" if self.folder == "." else self.folder)
+        self.offset = min(self.offset, max(0, len(paths) - 1))
+        page = [e for e in (st.entry(root, p) for p in paths[self.offset:self.offset + self.limit]) if e is not None]
+        return build_observation(step=self.step, folder=self.folder, paths=paths, entries=page, offset=self.offset,
+                                 limit=self.limit, trash=st.trash_items(root), bookmarks=st.bookmarks(root),
+                                 nautilus=self._nautilus_state())
+
+    # ------------------------------------------------------------ actions
+    @classmethod
+    def action_schema(cls) -> ActionSchema:
+        return act.build_schema()
+
+    def _check(self, action: Action) -> None:
+        kind = action.action_type
+        if kind == "navigate":
+            params = parse_params(act.Navigate, action.params, "navigate")
+            if params.folder is not None:
+                self.guard.existing(params.folder, root_ok=True, kind="folder")
+            return
+        if kind == "batch":
+            for index, raw in enumerate(parse_params(act.Batch, action.params, "batch").actions, start=1):
+                try:
+                    self._parse(self._batch_member(raw))  # state is checked step by step when it runs
+                except InvalidAction as exc:
+                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+            return
+        name, params = self._parse(action)
+        OPERATIONS[name].check(self, params)
+
+    def _apply(self, action: Action) -> list[str]:
+        if action.action_type == "navigate":
+            params = parse_params(act.Navigate, action.params, "navigate")
+            if params.folder is not None:
+                self.folder = self.guard.relative(self.guard.existing(params.folder, root_ok=True, kind="folder"))
+                self.offset = 0
+            self.offset = params.offset if params.offset is not None else self.offset
+            self.limit = params.limit or self.limit
+            return []
+        batch = action.action_type == "batch"
+        steps = [self._parse(self._batch_member(raw)) for raw in action.params["actions"]] if batch \
+            else [self._parse(action)]
+        snapshot = Snapshot(self.workspace.private(UNDO_DIR))
+        changed: list[str] = []
+        try:
+            for index, (name, params) in enumerate(steps, start=1):
+                try:
+                    snapshot.add(OPERATIONS[name].check(self, params))
+                    changed += [c for c in OPERATIONS[name].apply(self, params) if c not in changed]
+                except (InvalidAction, ActionFailed) as exc:
+                    if not batch and isinstance(exc, InvalidAction):
+                        raise  # refused before anything was done
+                    where = f"Batch action {index} ({name}): " if batch else ""
+                    raise type(exc)(f"{where}{exc.message} Nothing was changed.", hint=exc.hint,
+                                    code=exc.code) from None
+                except OSError as exc:
+                    where = f"Batch action {index} ({name})" if batch else name
+                    raise ActionFailed(f"{where} failed: {exc.strerror or exc}. Nothing was changed.") from None
+        except BaseException as exc:  # whatever went wrong, the touched paths go back as they were
+            if isinstance(exc, NautilusLost):
+                self.lost = exc.message
+            snapshot.restore()
+            raise
+        snapshot.discard()
+        return changed
+
+    def _batch_member(self, raw: dict[str, Any]) -> Action:
+        sub = parse_action(raw)
+        if sub.action_type in NOT_IN_BATCH:
+            raise InvalidAction(f"A batch cannot contain {sub.action_type}.",
+                                hint="Put only invoke_function actions in a batch.")
+        return sub
+
+    def _parse(self, action: Action) -> tuple[str, Any]:
+        if action.action_type != "invoke_function":
+            raise InvalidAction(f"The nautilus adapter does not take {action.action_type} actions.",
+                                hint="Use invoke_function, navigate, batch, done or infeasible.",
+                                code="unsupported_action")
+        name = action.target or ""
+        return name, parse_function("Nautilus", act.FUNCTIONS, name, action.params)
+
+    # ------------------------------------------------------------ persistence and life
+    def save(self) -> None:
+        """Nothing to do: every action is on disk when it returns (trash and bookmarks included)."""
+        return None
+
+    def render(self, path: Path) -> Path:
+        """A screenshot of the private display; opens the current folder first if no window is open."""
+        try:
+            from PIL import ImageGrab
+        except ImportError:
+            raise ActionFailed("Rendering Nautilus needs Pillow.", hint="pip install 'asil[nautilus]'") from None
+        session = self.nautilus()
+        if not open_locations(session):
+            OPERATIONS["show_folder"].apply(self, act.PathOnly(path=self.folder))
+            time.sleep(RENDER_SETTLE_S)  # the new window lists the folder asynchronously
+        if session.display is None or not session.alive:
+            raise ActionFailed("Nautilus stopped while it was being rendered.", hint="Try again: it restarts.")
+        ImageGrab.grab(xdisplay=session.display.name).save(path, "PNG")
+        return path
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.stop()
+            self.session = None
+        shutil.rmtree(self.workspace.root / ".asil" / UNDO_DIR, ignore_errors=True)
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        missing = missing_programs()
+        if missing:
+            return Readiness(False, f"{', '.join(missing)} not installed (apt-get install nautilus dbus gvfs xvfb)")
+        try:
+            import jeepney  # noqa: F401
+        except ImportError:
+            return Readiness(False, "the jeepney D-Bus library is missing (pip install 'asil[nautilus]')")
+        return Readiness(True, "a private Nautilus on Xvfb, driven over its own D-Bus session")
+
+    @classmethod
+    def create_sample(cls, workspace: Workspace) -> str | None:
+        workspace.write_bytes("notes.txt", b"meeting notes\n")
+        workspace.write_bytes("docs/readme.md", b"# Readme\n")
+        workspace.write_bytes("docs/guide.txt", b"step one\n")
+        return None
+
+
+__all__ = ["NautilusAdapter"]
+
+import asil.adapters.nautilus.checkpoints  # noqa: E402,F401  (registers the file-system checkpoint types)

@@ -1,0 +1,99 @@
+"""The ``file_tree`` setup builder: a folder tree from a JSON spec, plus a seeded trash and bookmarks.
+
+Spec (``content`` of the setup file, whose ``path`` is the folder the tree is built in)::
+
+    {"entries": [{"path": "docs/a.txt", "content": "text", "mode": "0600"},
+                 {"path": "empty", "folder": true, "mode": "0755"},
+                 {"path": "many", "folder": true, "files": 100},       # 100 small generated files
+                 {"path": "b.tar.gz", "archive": {"b/x.txt": "x"}}],   # a .zip/.tar/.tar.gz of text files
+     "trash": [{"path": "old/notes.txt", "content": "..."}],           # already in the trash
+     "bookmarks": [{"path": "docs", "label": "Docs"}]}
+
+``trash`` and ``bookmarks`` need the setup path '.', because they live in the workspace's
+private area beside the tree.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import time
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from asil.adapters.nautilus.layout import bookmarks_file, trash_folder
+from asil.tasks.model import SetupFile, Task
+from asil.tasks.setup import SetupError, file_builder
+from asil.workspace import PRIVATE_DIR
+
+
+def _safe(task: Task, relative: Any) -> PurePosixPath:
+    path = PurePosixPath(str(relative))
+    if not str(relative) or path.is_absolute() or ".." in path.parts or path.parts[0] == PRIVATE_DIR:
+        raise SetupError(f"Task {task.id}: file_tree path {relative!r} must stay inside the tree.")
+    return path
+
+
+def _place(task: Task, root: Path, spec: dict[str, Any]) -> Path:
+    target = root.joinpath(*_safe(task, spec["path"]).parts)
+    if "archive" in spec:
+        _archive(target, spec["archive"])
+    elif spec.get("folder"):
+        target.mkdir(parents=True, exist_ok=True)
+        for number in range(int(spec.get("files", 0))):
+            (target / f"file_{number:05d}.txt").write_text(f"generated file {number}\n", encoding="utf-8")
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(str(spec.get("content", "")), encoding="utf-8")
+    if "mode" in spec:
+        target.chmod(int(str(spec["mode"]), 8))
+    return target
+
+
+def _archive(target: Path, members: dict[str, str]) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.name.lower().endswith(".zip"):
+        with zipfile.ZipFile(target, "w") as zf:
+            for name, text in members.items():
+                zf.writestr(name, text)
+        return
+    with tarfile.open(target, "w:gz") if target.name.lower().endswith(("gz", "tgz")) else tarfile.open(target, "w") as tf:
+        for name, text in members.items():
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
+            tf.addfile(info, io.BytesIO(data))
+
+
+def build_tree(spec: dict[str, Any], root: Path, task: Task, at_workspace_root: bool = True) -> None:
+    """Create the spec's entries under ``root``; seed the trash and bookmarks of a workspace root."""
+    for item in spec.get("entries", []):
+        _place(task, root, item)
+    if (spec.get("trash") or spec.get("bookmarks")) and not at_workspace_root:
+        raise SetupError(f"Task {task.id}: a file_tree with trash or bookmarks must be built at path '.'.")
+    trash = trash_folder(root)
+    for number, item in enumerate(spec.get("trash", [])):
+        (trash / "files").mkdir(parents=True, exist_ok=True)
+        (trash / "info").mkdir(parents=True, exist_ok=True)
+        kept = _place(task, trash / "files", {**item, "path": PurePosixPath(str(item["path"])).name})
+        original = root.joinpath(*_safe(task, item["path"]).parts)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(time.time() - 3600 + number))
+        (trash / "info" / f"{kept.name}.trashinfo").write_text(
+            f"[Trash Info]\nPath={quote(str(original))}\nDeletionDate={stamp}\n", encoding="utf-8")
+    if spec.get("bookmarks"):
+        lines = []
+        for mark in spec["bookmarks"]:
+            folder = root if mark["path"] == "." else root.joinpath(*_safe(task, mark["path"]).parts)
+            lines.append(f"file://{quote(str(folder))}" + (f" {mark['label']}" if mark.get("label") else ""))
+        bookmarks_file(root).parent.mkdir(parents=True, exist_ok=True)
+        bookmarks_file(root).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@file_builder("file_tree")
+def build_file_tree(item: SetupFile, task: Task, target: Path) -> None:
+    if not isinstance(item.content, dict):
+        raise SetupError(f"Task {task.id}: file_tree {item.path!r} needs content: an object with 'entries'.")
+    target.mkdir(parents=True, exist_ok=True)
+    build_tree(item.content, target, task, at_workspace_root=PurePosixPath(item.path) == PurePosixPath("."))

@@ -1,0 +1,68 @@
+"""GIMP adapter pieces that need no GIMP: escaping, the XCF reader, image statistics, the raw PNG decoder."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+
+import pytest
+
+from asil.adapters.gimp.adapter import scheme_to_json
+from asil.adapters.gimp.imagemath import image_stat, ssim
+from asil.adapters.gimp.validator import RawImageError, decode_png, jpeg_size
+from asil.adapters.gimp.xcf import XcfError, read_xcf
+from asil.apps.gimp import scheme_string
+
+
+def test_scheme_strings_escape_quotes_and_backslashes_and_refuse_control_characters() -> None:
+    assert scheme_string('say "hi"\\') == '"say \\"hi\\"\\\\"'
+    assert scheme_string("two\nlines") == '"two\\nlines"'
+    with pytest.raises(ValueError):
+        scheme_string("bell\x07")
+
+
+def test_tinyscheme_control_escapes_become_json() -> None:
+    written = '"a\\x01b \\\\x41 \\\\\\x02"'  # what TinyScheme's write prints for a\x01b \x41 \<0x02>
+    assert json.loads(scheme_to_json(written)) == "a\x01b \\x41 \\\x02"
+
+
+def test_the_xcf_reader_refuses_other_and_cut_files(tmp_path: Path) -> None:
+    (tmp_path / "a.xcf").write_bytes(b"not an xcf at all")
+    with pytest.raises(XcfError, match="not an XCF"):
+        read_xcf(tmp_path / "a.xcf")
+    (tmp_path / "b.xcf").write_bytes(b"gimp xcf v011\x00" + b"\x00\x00\x00\x40")
+    with pytest.raises(XcfError, match="cut short"):
+        read_xcf(tmp_path / "b.xcf")
+
+
+def test_statistics_regions_edges_and_chroma() -> None:
+    width, height = 4, 2
+    red = [0, 0, 200, 200, 0, 0, 200, 200]
+    gray = [50] * 8
+    planes = [red, gray, gray]
+    assert image_stat(planes, width, height, "mean") == [100.0, 50.0, 50.0]
+    assert image_stat(planes, width, height, "max:red@2,0,2,2") == 200.0
+    assert image_stat(planes, width, height, "edge:red") == 200.0
+    assert image_stat([gray, gray, gray], width, height, "chroma") == 0.0
+    with pytest.raises(ValueError, match="not inside"):
+        image_stat(planes, width, height, "mean@3,0,2,2")
+    with pytest.raises(ValueError, match="unknown statistic"):
+        image_stat(planes, width, height, "median")
+    assert ssim(planes, planes, width, height) == 1.0
+
+
+def test_the_raw_png_decoder_agrees_with_pillow_on_every_filter(tmp_path: Path) -> None:
+    from PIL import Image
+
+    image = Image.new("RGBA", (37, 23))
+    image.putdata([((x * 7) % 256, (y * 11) % 256, (x * y) % 256, 255) for y in range(23) for x in range(37)])
+    image.save(tmp_path / "p.png", optimize=True)  # Pillow picks filters per row
+    width, height, planes = decode_png(tmp_path / "p.png")
+    assert (width, height) == (37, 23)
+    assert planes == [list(band.tobytes()) for band in image.convert("RGB").split()]
+    image.convert("RGB").save(tmp_path / "p.jpg")
+    assert jpeg_size(tmp_path / "p.jpg") == [37, 23]
+    (tmp_path / "cut.png").write_bytes((tmp_path / "p.png").read_bytes()[:60])
+    with pytest.raises((RawImageError, zlib.error)):
+        decode_png(tmp_path / "cut.png")
