@@ -97,6 +97,7 @@ class DovecotServer:
         self.binary = binary
         self.source = source
         self.folder = Path(tempfile.mkdtemp(prefix="asil-dovecot-"))
+        weakref.finalize(self, shutil.rmtree, self.folder, True)  # also when Python exits without remove()
         os.chmod(self.folder, 0o755)  # the mail user must reach the Maildir below it
         self.maildir = self.folder / "Maildir"
         self.import_maildir()
