@@ -36,6 +36,7 @@ _DECLARED: dict[str, str] = {
     "kdenlive": "asil.adapters.kdenlive.adapter:KdenliveAdapter",
     "nautilus": "asil.adapters.nautilus.adapter:NautilusAdapter",
     "audacity": "asil.adapters.audacity.adapter:AudacityAdapter",
+    "thunderbird": "asil.adapters.thunderbird.adapter:ThunderbirdAdapter",
 }
 _REGISTERED: dict[str, type[Adapter]] = {}
 A = TypeVar("A", bound="type[Adapter]")

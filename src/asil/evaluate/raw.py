@@ -33,6 +33,7 @@ RAW_VALIDATORS: dict[str, str] = {
     "gitea": "asil.adapters.gitea.validator:raw_judge",
     "nautilus": "asil.adapters.nautilus.validator:raw_judge",
     "audacity": "asil.adapters.audacity.validator:raw_judge",
+    "thunderbird": "asil.adapters.thunderbird.validator:raw_judge",
 }
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 

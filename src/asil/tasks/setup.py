@@ -90,4 +90,5 @@ import asil.adapters.gitea.builders  # noqa: E402,F401  (registers the gitea_see
 import asil.adapters.kdenlive.builders  # noqa: E402,F401  (registers the media clip and MLT project builders)
 import asil.adapters.nautilus.builders  # noqa: E402,F401  (registers the file_tree builder)
 import asil.adapters.obs.builders  # noqa: E402,F401  (registers the OBS collection and media builders)
+import asil.adapters.thunderbird.builders  # noqa: E402,F401  (registers the maildir and contacts builders)
 import asil.tasks.office_builders  # noqa: E402,F401  (registers the document and presentation builders)

@@ -1,0 +1,111 @@
+"""Latency and observation-size benchmark of the Thunderbird adapter (real Thunderbird + Dovecot).
+
+For a small mailbox (8 messages) and a large one (5,000 messages in the inbox) it measures, with
+``time.perf_counter``:
+
+* cold start: a new adapter's first observation (starts Dovecot, the SMTP sink and a headless
+  Thunderbird, which then lists and syncs every folder);
+* ``adapter.observe()`` (one page of 25 messages, re-synced with the server) and its size
+  (``estimate_tokens`` on ``json.dumps(obs.to_agent_dict())``);
+* a warm action without the observation an agent gets back (``execute(..., observe=False)``):
+  toggling the flag of a random message on the page (validation + IMAP STORE + a SELECT that
+  confirms the server has it), and tagging one;
+* sending (excluded from the action target: SMTP plus the copy to Sent) and ``save()``.
+
+It asserts that actions succeed and land, never on timings.
+
+    .venv/bin/python benchmarks/adapter_latency_thunderbird.py [--repeats 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from asil.adapters.thunderbird.adapter import ThunderbirdAdapter
+from asil.adapters.thunderbird.builders import build_maildir
+from asil.llm.base import estimate_tokens
+from asil.protocol import Action
+from asil.workspace import Workspace
+
+SMALL: dict[str, Any] = {"folders": ["Archive"], "messages": [
+    {"subject": f"Message {i}", "from": f"Person {i} <p{i}@example.com>", "read": i % 2 == 0,
+     "date": f"2026-11-0{i + 1}T09:00:00Z", "body": f"Body of message {i}.\n"} for i in range(8)]}
+LARGE: dict[str, Any] = {"folders": ["Archive"], "generate": {"folder": "INBOX", "count": 5000}}
+
+
+def percentile(samples: list[float], q: float) -> float:
+    data = sorted(samples)
+    pos = (len(data) - 1) * q / 100.0
+    low = math.floor(pos)
+    high = min(low + 1, len(data) - 1)
+    return data[low] + (data[high] - data[low]) * (pos - low)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = fn()
+    return (time.perf_counter() - started) * 1000.0, result
+
+
+def pct(samples: list[float]) -> str:
+    return f"{percentile(samples, 50):.1f} / {percentile(samples, 95):.1f}"
+
+
+def ok(adapter: ThunderbirdAdapter, action: Action) -> float:
+    ms, result = timed(lambda: adapter.execute(action, observe=False))
+    assert result.ok, result.error
+    return float(ms)
+
+
+def measure(label: str, spec: dict[str, Any], repeats: int) -> dict[str, Any]:
+    ws = Workspace.temporary(prefix="asil-bench-thunderbird-")
+    build_ms, _ = timed(lambda: build_maildir(ws.root / "mail", spec))
+    adapter = ThunderbirdAdapter(ws, "mail")
+    try:
+        cold_ms, obs = timed(adapter.observe)
+        tokens = estimate_tokens(json.dumps(obs.to_agent_dict()))
+        observe = [timed(adapter.observe)[0] for _ in range(repeats)]
+        ids = [e.id for e in obs.elements if e.type == "message"]
+        rng = random.Random(7)
+        flag, tag = [], []
+        for i in range(repeats):
+            target = rng.choice(ids)
+            flag.append(ok(adapter, Action(action_type="invoke_function", target="set_flags",
+                                           params={"messages": [target], "flagged": i % 2 == 0})))
+            tag.append(ok(adapter, Action(action_type="invoke_function", target="tag_messages",
+                                          params={"messages": [target], ("add" if i % 2 == 0 else "remove"): ["Work"]})))
+        send = [ok(adapter, Action(action_type="invoke_function", target="send_message",
+                                   params={"to": ["x@example.com"], "subject": f"Bench {i}", "body": "hi\n"}))
+                for i in range(max(3, repeats // 5))]
+        save_ms, _ = timed(adapter.save)
+        total = obs.navigation.paging.total if obs.navigation.paging else 0
+    finally:
+        adapter.close()
+        ws.cleanup()
+    return {"mailbox": label, "messages": total, "build_ms": build_ms, "cold_ms": cold_ms, "tokens": tokens,
+            "observe": observe, "flag": flag, "tag": tag, "send": send, "save_ms": save_ms}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=30)
+    args = parser.parse_args()
+    rows = [measure("small", SMALL, args.repeats), measure("5,000 messages", LARGE, args.repeats)]
+    print(f"Thunderbird adapter latency ({platform.machine()}, {args.repeats} repeats; ms, p50 / p95)\n")
+    print("| mailbox | build | cold start | observe | obs tokens | set_flags | tag_messages | send (excl.) | save |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['mailbox']} ({r['messages']} in INBOX) | {r['build_ms']:.0f} | {r['cold_ms']:.0f} | "
+              f"{pct(r['observe'])} | {r['tokens']} | {pct(r['flag'])} | {pct(r['tag'])} | {pct(r['send'])} | "
+              f"{r['save_ms']:.0f} |")
+
+
+if __name__ == "__main__":
+    main()

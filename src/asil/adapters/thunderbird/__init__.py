@@ -1,0 +1,1 @@
+"""Thunderbird on a real Dovecot IMAP server, driven over Marionette."""

@@ -1,0 +1,400 @@
+"""The Thunderbird adapter: a real Thunderbird (headless, over Marionette) on a real Dovecot IMAP server.
+
+The mailbox is a Maildir folder in the workspace (``mail`` unless the task opens another). On first
+use the adapter starts a private Dovecot serving a live copy of it, a local SMTP sink, and a
+Thunderbird whose profile lives in the workspace's private area. Actions run Thunderbird's own
+mail APIs; :meth:`save` writes the live Maildir back into the workspace. A batch is atomic by
+snapshot: if a step fails, both programs stop, the Maildir, address book, filters and sink are
+restored to their state before the batch, and both start again.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from asil.adapters.base import Adapter, Readiness
+from asil.adapters.params import parse_function
+from asil.adapters.registry import register_adapter
+from asil.adapters.thunderbird import actions as act
+from asil.adapters.thunderbird.builders import build_maildir
+from asil.adapters.thunderbird.view import CONTACT_LIMIT, DEFAULT_LIMIT, build_observation
+from asil.apps.mailserver import MAIL_PASSWORD, MAIL_USER, DovecotServer, SmtpSink, dovecot_path
+from asil.apps.thunderbird import ThunderbirdLost, ThunderbirdSession, thunderbird_path
+from asil.protocol import (
+    Action,
+    ActionFailed,
+    ActionSchema,
+    DocumentError,
+    InvalidAction,
+    Observation,
+    parse_action,
+)
+from asil.workspace import Workspace
+
+DEFAULT_DOCUMENT = "mail"
+CONTACTS_FILE = "contacts.json"
+NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+SAVED_STATE = {"ImapMail/127.0.0.1/msgFilterRules.dat": "msgFilterRules.dat", "prefs.js": "prefs.js"}
+PROFILE_STATE = ("abook.sqlite", "abook.sqlite-wal", "ImapMail/127.0.0.1/msgFilterRules.dat", "prefs.js")
+
+
+def check_maildir(path: Path, document: str) -> None:
+    """Refuse a mailbox path that is not a Maildir before any program sees it (a missing one is created)."""
+    if not path.exists():
+        return
+    if not path.is_dir():
+        raise DocumentError(f"{document!r} is a file, not a Maildir folder.",
+                            hint="Give the path of a Maildir folder (with cur/, new/ and tmp/), or a new name.")
+    if not (path / "cur").is_dir() and any(path.iterdir()):
+        raise DocumentError(f"{document!r} is not a Maildir: it has no 'cur' folder.",
+                            hint="A Maildir holds cur/, new/ and tmp/ folders; use an empty or missing folder "
+                            "for a new mailbox.")
+
+
+@register_adapter("thunderbird", pattern="service")
+class ThunderbirdAdapter(Adapter):
+    """Folders, a page of messages, contacts and filters of one IMAP account."""
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
+                 **options: Any):
+        document = document or DEFAULT_DOCUMENT
+        super().__init__(workspace, document)
+        self.maildir = workspace.resolve(document)
+        check_maildir(self.maildir, document)
+        self.home = workspace.private("thunderbird")
+        self.profile = self.home / "profile"
+        self.outbox = self.home / "smtp-sink"
+        self.folder, self.offset, self.limit, self.search = "INBOX", 0, limit, ""
+        self.dovecot: DovecotServer | None = None
+        self.sink: SmtpSink | None = None
+        self.session: ThunderbirdSession | None = None
+        self.restarts = {"thunderbird": 0, "dovecot": 0}
+        self.contacts = self._read_contacts() if not (self.profile / "abook.sqlite").is_file() else []
+
+    # ------------------------------------------------------------ the services
+    def _mail(self) -> ThunderbirdSession:
+        """Thunderbird with its Dovecot and SMTP sink, started on first use or after a crash."""
+        if self.sink is None:
+            self.sink = SmtpSink(self.outbox)
+        if self.dovecot is None:
+            if not self.maildir.exists():  # a new mailbox: the inbox and the folders Thunderbird writes to
+                build_maildir(self.maildir, {})
+            self.dovecot = DovecotServer(self.maildir)
+            self.dovecot.start()
+        elif not self.dovecot.alive:
+            self.dovecot.start()
+            self.restarts["dovecot"] += 1
+            if self.session is not None and self.session.alive:
+                self.session.call("ports", {"imap_port": self.dovecot.port})
+        if self.session is None or not self.session.alive:
+            if self.session is not None:
+                self.session.stop()
+                self.restarts["thunderbird"] += 1
+            self.session = None
+            self.session = ThunderbirdSession(self.profile, imap_port=self.dovecot.port, smtp_port=self.sink.port,
+                                              user=MAIL_USER, password=MAIL_PASSWORD)
+            self._load_contacts(self.session)
+        return self.session
+
+    def _read_contacts(self) -> list[dict[str, Any]]:
+        """The workspace's contacts.json (task set-up) for a new profile's address book; checked before any
+        program starts."""
+        path = self.workspace.root / CONTACTS_FILE
+        if not path.is_file():
+            return []
+        try:
+            contacts = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(contacts, list):
+                raise TypeError("it is not a JSON list")
+            cards = [act.parse_params(act.AddContact, c, "a contact").model_dump() for c in contacts]
+        except (ValueError, TypeError, InvalidAction) as exc:
+            message = exc.message if isinstance(exc, InvalidAction) else str(exc)
+            raise DocumentError(f"{CONTACTS_FILE} is not a list of contacts: {message}",
+                                hint="Each contact is an object with first_name, last_name, email, phone ...") from None
+        return [{k: v for k, v in card.items() if v is not None} for card in cards]
+
+    def _load_contacts(self, session: ThunderbirdSession) -> None:
+        for card in self.contacts:
+            session.call("add_contact", {"fields": card})
+        self.contacts = []
+
+    def _call(self, op: str, params: dict[str, Any], *, read_only: bool = False) -> Any:
+        try:
+            return self._mail().call(op, params)
+        except ThunderbirdLost as exc:
+            if not read_only:
+                raise ActionFailed(f"{exc.message} The action may not have been applied.",
+                                   hint="Thunderbird restarts on the next action; observe to see the state.") from None
+            return self._mail().call(op, params)  # reads are safe to retry once on a fresh Thunderbird
+
+    # ------------------------------------------------------------ observe
+    def mail_state(self, folder: str, offset: int = 0, limit: int = DEFAULT_LIMIT, search: str = "",
+                   contact_limit: int = CONTACT_LIMIT) -> dict[str, Any]:
+        data: dict[str, Any] = self._call("state", {"folder": folder, "offset": offset, "limit": limit,
+                                                    "search": search, "contact_limit": contact_limit,
+                                                    "refresh": True}, read_only=True)
+        return data
+
+    def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
+        if view is not None:
+            self._call("check_folder", {"folder": view}, read_only=True)
+            self.folder, self.offset = view, 0
+        if offset is not None:
+            self.offset = max(0, offset)
+        if limit is not None:
+            self.limit = max(1, min(limit, 100))
+        try:
+            state = self.mail_state(self.folder, self.offset, self.limit, self.search)
+        except InvalidAction:  # the folder shown is gone (deleted or moved): fall back to the inbox
+            self.folder, self.offset, self.search = "INBOX", 0, ""
+            state = self.mail_state(self.folder, self.offset, self.limit, self.search)
+        assert self.dovecot is not None
+        service = {"imap": f"127.0.0.1:{self.dovecot.port}", "smtp_sink": f"127.0.0.1:{self.sink.port if self.sink else 0}",
+                   "restarts": dict(self.restarts)}
+        return build_observation(state, step=self.step, document=str(self.document), offset=self.offset,
+                                 limit=self.limit, search=self.search or None, service=service)
+
+    # ------------------------------------------------------------ actions
+    @classmethod
+    def action_schema(cls) -> ActionSchema:
+        return act.build_schema()
+
+    def _translate(self, action: Action) -> tuple[str, dict[str, Any], str]:
+        """(operation, its params, what) for a change; InvalidAction for anything malformed."""
+        kind = action.action_type
+        if kind == "set_value":
+            target = action.target or ""
+            message, _, field = target.rpartition(".")
+            if field not in ("read", "flagged") or "#" not in message or "\x00" in target:
+                raise InvalidAction(f"set_value cannot set {target!r}.",
+                                    hint="Targets look like 'INBOX#12.read' or 'INBOX#12.flagged'.")
+            value = act.parse_params(act.SetValue, action.params, "set_value").value
+            params = act.parse_params(act.SetFlags, {"messages": [message], field: value}, "set_value")
+            return "flags", {"ids": params.messages, "read": params.read, "flagged": params.flagged}, "set_value"
+        if kind != "invoke_function":
+            raise InvalidAction(f"The thunderbird adapter does not take {kind!r} actions.",
+                                hint="Use invoke_function, set_value, navigate, batch, done or infeasible.")
+        name = action.target or ""
+        params = parse_function("thunderbird", act.FUNCTIONS, action.target, action.params).model_dump()
+        return act.OPERATION[name], _operation_params(name, params), name
+
+    def _precheck(self, op: str, params: dict[str, Any]) -> None:
+        """Check what an operation refers to (messages, folders, contacts, tags) without changing anything."""
+        if "ids" in params:
+            self._call("check_messages", {"ids": params["ids"]}, read_only=True)
+        if op == "move":
+            self._call("check_folder", {"folder": params["folder"]}, read_only=True)
+        if op == "create_folder":
+            self._call("check_new_folder", params, read_only=True)
+        if op == "tag" and params["remove"]:
+            self._call("check_tags", {"tags": params["remove"]}, read_only=True)
+        if op in ("edit_contact", "delete_contact"):
+            self._call("check_contact", {"id": params["id"]}, read_only=True)
+        if op == "create_filter":
+            self._call("check_filter", params, read_only=True)
+
+    def _check(self, action: Action) -> None:
+        kind = action.action_type
+        if kind == "navigate":
+            act.parse_params(act.Navigate, action.params, "navigate")
+            if action.target:
+                self._call("check_folder", {"folder": action.target}, read_only=True)
+            return
+        if kind == "batch":
+            for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
+                try:
+                    self._translate(self._batch_member(raw))
+                except InvalidAction as exc:
+                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+            return
+        op, params, _ = self._translate(action)
+        self._precheck(op, params)
+
+    def _apply(self, action: Action) -> list[str]:
+        kind = action.action_type
+        if kind == "navigate":
+            params = act.parse_params(act.Navigate, action.params, "navigate")
+            if action.target and action.target != self.folder:
+                self.folder, self.offset = action.target, 0
+            self.limit = params.limit or self.limit
+            self.offset = params.offset if params.offset is not None else self.offset
+            self.search = params.search if params.search is not None else self.search
+            return []
+        if kind != "batch":
+            op, params, _ = self._translate(action)
+            return self._run(op, params)
+        return self._run_batch([self._batch_member(raw) for raw in action.params["actions"]])
+
+    def _run(self, op: str, params: dict[str, Any]) -> list[str]:
+        result = self._call(op, params)
+        if op in ("add_contact", "edit_contact", "delete_contact"):
+            return [f"contact:{uid}" for uid in result]
+        return list(result)
+
+    def _run_batch(self, members: list[Action]) -> list[str]:
+        snapshot = self._snapshot()
+        changed: list[str] = []
+        try:
+            for index, member in enumerate(members, start=1):
+                op, params, _ = self._translate(member)
+                try:
+                    self._precheck(op, params)
+                    changed += [c for c in self._run(op, params) if c not in changed]
+                except (InvalidAction, ActionFailed) as exc:
+                    self._restore(snapshot)
+                    raise type(exc)(f"Batch action {index}: {exc.message} Nothing was changed.",
+                                    hint=exc.hint, code=exc.code) from None
+        finally:
+            shutil.rmtree(snapshot, ignore_errors=True)
+        return changed
+
+    def _batch_member(self, raw: dict[str, Any]) -> Action:
+        sub = parse_action(raw)
+        if sub.action_type in NOT_IN_BATCH:
+            raise InvalidAction(f"A batch cannot contain {sub.action_type!r} actions.",
+                                hint="Batch invoke_function and set_value actions.")
+        return sub
+
+    # ------------------------------------------------------------ snapshots (batch atomicity)
+    def _snapshot(self) -> Path:
+        """Copy what a batch may change: the live Maildir (messages hard-linked), profile state, sink files."""
+        self._mail()
+        assert self.dovecot is not None
+        snapshot = self.home / "batch-snapshot"
+        shutil.rmtree(snapshot, ignore_errors=True)
+        self.dovecot.snapshot(snapshot / "Maildir")
+        for name in PROFILE_STATE:
+            if (self.profile / name).is_file():
+                (snapshot / "profile" / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(self.profile / name, snapshot / "profile" / name)
+        (snapshot / "sink.txt").write_text("\n".join(p.name for p in self.outbox.iterdir()))
+        return snapshot
+
+    def _restore(self, snapshot: Path) -> None:
+        """Stop both programs, put the snapshot back, and start them again."""
+        assert self.dovecot is not None
+        if self.session is not None:
+            self.session.stop()
+            self.session = None
+        self.dovecot.stop()
+        self.dovecot.restore(snapshot / "Maildir")
+        for name in PROFILE_STATE:
+            (self.profile / name).unlink(missing_ok=True)
+            if (snapshot / "profile" / name).is_file():
+                shutil.copy2(snapshot / "profile" / name, self.profile / name)
+        (self.profile / "abook.sqlite-shm").unlink(missing_ok=True)
+        for cache in (self.profile / "ImapMail").rglob("*.msf"):  # Thunderbird re-reads the folders
+            cache.unlink()
+        kept = set((snapshot / "sink.txt").read_text().split("\n"))
+        for sent in self.outbox.iterdir():
+            if sent.name not in kept:
+                sent.unlink()
+        self.dovecot.start()
+        self._mail()
+
+    # ------------------------------------------------------------ persistence and life
+    def save(self) -> None:
+        """Write the live Maildir into the workspace (the address book and filters are in the profile)."""
+        if self.dovecot is None:
+            return
+        if self.session is not None and self.session.alive:
+            self._call("flush", {})
+        self.dovecot.export(self.maildir)
+        self._export_profile_state()
+
+    def _export_profile_state(self) -> None:
+        """Copy the address book, filters and prefs to ``saved/``: Thunderbird keeps abook.sqlite locked
+        while it runs, and checkpoints must read the state without it."""
+        saved = self.home / "saved"
+        saved.mkdir(parents=True, exist_ok=True)
+        self._export_address_book(saved)
+        for source, name in SAVED_STATE.items():
+            target = saved / name
+            if (self.profile / source).is_file():
+                staged = saved / f".{name}.tmp"
+                shutil.copyfile(self.profile / source, staged)
+                staged.rename(target)
+            else:
+                target.unlink(missing_ok=True)
+
+    def _export_address_book(self, saved: Path) -> None:
+        """One self-contained copy of abook.sqlite: the file and its write-ahead log are copied aside,
+        opened (which replays the log) and backed up into a plain rollback-journal database."""
+        target = saved / "abook.sqlite"
+        if not (self.profile / "abook.sqlite").is_file():
+            target.unlink(missing_ok=True)
+            return
+        scratch = saved / ".abook-scratch"
+        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.mkdir()
+        for suffix in ("", "-wal"):
+            if (self.profile / f"abook.sqlite{suffix}").is_file():
+                shutil.copyfile(self.profile / f"abook.sqlite{suffix}", scratch / f"abook.sqlite{suffix}")
+        staged = saved / ".abook.sqlite.tmp"
+        staged.unlink(missing_ok=True)
+        source, copy = sqlite3.connect(scratch / "abook.sqlite"), sqlite3.connect(staged)
+        try:
+            source.backup(copy)
+            copy.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            source.close()
+            copy.close()
+        staged.rename(target)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    def render(self, path: Path) -> Path:
+        """A PNG screenshot of Thunderbird's main window (headless rendering)."""
+        png = self._mail().screenshot()
+        path.write_bytes(png)
+        return path
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.quit()
+            self.session = None
+        if self.dovecot is not None:
+            self.dovecot.remove()
+            self.dovecot = None
+        if self.sink is not None:
+            self.sink.stop()
+            self.sink = None
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        missing = [name for name, found in (("thunderbird", thunderbird_path()), ("dovecot-imapd", dovecot_path()))
+                   if found is None]
+        if missing:
+            return Readiness(False, f"{' and '.join(missing)} not installed (apt-get install {' '.join(missing)})")
+        return Readiness(True, "a headless Thunderbird over Marionette on a private Dovecot IMAP server")
+
+    @classmethod
+    def create_sample(cls, workspace: Workspace) -> str:
+        build_maildir(workspace.resolve(DEFAULT_DOCUMENT), {"folders": ["Archive"], "messages": [
+            {"subject": "Invoice 1042", "from": "Billing <billing@example.com>", "read": False},
+            {"subject": "Lunch on Friday?", "from": "Bob <bob@example.com>", "read": True}]})
+        return DEFAULT_DOCUMENT
+
+
+def _operation_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The asil_mail.js parameters of a checked function call."""
+    if "messages" in params:
+        params["ids"] = params.pop("messages")
+    if name in ("move_messages", "copy_messages"):
+        params["move"] = name == "move_messages"
+    if name in ("add_contact", "edit_contact"):
+        contact = params.pop("contact", None)
+        params = {"fields": {k: v for k, v in params.items() if v is not None}}
+        if contact is not None:
+            params["id"] = contact.removeprefix("contact:")
+    if name == "delete_contact":
+        params = {"id": params["contact"].removeprefix("contact:")}
+    return params
+
+
+__all__ = ["ThunderbirdAdapter"]
+
+import asil.adapters.thunderbird.checkpoints  # noqa: E402,F401  (registers mail checkpoint types)
