@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,17 @@ SALES = [
     ]},
     {"name": "Notes", "rows": [["checked", True]]},
 ]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _programs_stop_with_the_session() -> Iterator[None]:
+    """pytest-xdist workers end with os._exit, which skips atexit: stop what this process started here."""
+    yield
+    from asil.apps.libreoffice import kill_shared_office
+    from asil.apps.process import stop_all_programs
+
+    kill_shared_office()
+    stop_all_programs()
 
 
 @pytest.fixture(autouse=True)
