@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import subprocess
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import pair, percentile, timed
 
 from asil.adapters.audacity.adapter import AudacityAdapter
 from asil.adapters.audacity.audio import format_labels, synthesize
@@ -34,24 +33,6 @@ from asil.protocol import Action
 from asil.workspace import Workspace
 
 SPEC = {"rate": 22050, "duration": 3.0, "parts": [{"kind": "sine", "frequency": 440, "amplitude": 0.3}]}
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn()
-    return (time.perf_counter() - started) * 1000.0, result
-
-
-def pct(samples: list[float]) -> str:
-    return f"{percentile(samples, 50):.0f} / {percentile(samples, 95):.0f}"
 
 
 def amplify(i: int) -> Action:
@@ -116,8 +97,8 @@ def measure(label: str, tracks: int, labels: int, repeats: int) -> dict[str, Any
         adapter.close()
         ws.cleanup()
     return {"project": label, "tracks": tracks, "labels": labels, "cold_s": cold_ms / 1000,
-            "observe": pct(observe), "edit": pct(edit), "edit_p50": percentile(edit, 50),
-            "edit_observe": pct(edit_observe), "save": f"{save_ms:.0f}", "tokens": tokens}
+            "observe": pair(observe), "edit": pair(edit), "edit_p50": percentile(edit, 50),
+            "edit_observe": pair(edit_observe), "save": f"{save_ms:.0f}", "tokens": tokens}
 
 
 def main() -> None:

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import pair, percentile, timed
 
 from asil.adapters.codeserver.adapter import CodeServerAdapter
 from asil.adapters.codeserver.vsix import build_vsix
@@ -34,24 +33,6 @@ from asil.protocol import Action
 from asil.workspace import Workspace
 
 SETTINGS = '// benchmark settings\n{\n    "editor.fontSize": 12, // small\n    "files.autoSave": "off"\n}\n'
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn()
-    return (time.perf_counter() - started) * 1000.0, result
-
-
-def pct(samples: list[float]) -> str:
-    return f"{percentile(samples, 50):.1f} / {percentile(samples, 95):.1f}"
 
 
 def fn(function: str, **params: Any) -> Action:
@@ -99,8 +80,8 @@ def measure(label: str, files: int, settings: int, repeats: int) -> dict[str, An
         adapter.close()
         adapter.workspace.cleanup()
     return {"label": label, "files": files, "settings": settings + 2, "cold_s": cold_ms / 1000,
-            "observe": pct(observe), "set_setting": pct(setting), "keybinding": pct(keys), "replace": pct(edits),
-            "warm": pct(warm), "extension": f"{percentile(extension, 50):.0f}", "task": f"{percentile(task, 50):.0f}",
+            "observe": pair(observe), "set_setting": pair(setting), "keybinding": pair(keys), "replace": pair(edits),
+            "warm": pair(warm), "extension": f"{percentile(extension, 50):.0f}", "task": f"{percentile(task, 50):.0f}",
             "tokens": tokens}
 
 

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import random
 import subprocess
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from timing import pair, percentile, timed
 
 from asil.adapters.gimp.adapter import GimpAdapter
 from asil.adapters.gimp.builders import build_image
@@ -47,24 +47,6 @@ def large(count: int) -> dict[str, Any]:
                "color": [(i * 37) % 256, (i * 91) % 256, (i * 53) % 256], "opacity": 50 + i % 50}
               for i in range(count - 1)]
     return {"width": 256, "height": 256, "background": [255, 255, 255], "gradient": [0, 0, 0], "layers": layers}
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn()
-    return (time.perf_counter() - started) * 1000.0, result
-
-
-def pct(samples: list[float]) -> str:
-    return f"{percentile(samples, 50):.0f} / {percentile(samples, 95):.0f}"
 
 
 def cold_action(path: Path, layer: str) -> float:
@@ -104,7 +86,7 @@ def measure(label: str, spec: dict[str, Any], repeats: int) -> dict[str, Any]:
         adapter.close()
         ws.cleanup()
     return {"image": label, "layers": len(names), "first_observe": first_ms, "cold_action": percentile(cold_each, 50),
-            "observe": pct(observe), "edit": pct(edit), "edit_observe": pct(edit_observe), "save": f"{save_ms:.0f}",
+            "observe": pair(observe), "edit": pair(edit), "edit_observe": pair(edit_observe), "save": f"{save_ms:.0f}",
             "tokens": tokens, "speedup": percentile(cold_each, 50) / percentile(edit, 50)}
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import sys
 import tempfile
@@ -26,6 +25,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from timing import percentile
 
 from asil.adapters.gitea import actions as act
 from asil.adapters.gitea.plans import build_index, plan_function
@@ -43,14 +44,6 @@ Row = tuple[str, str, str, str, str]
 
 def doc(name: str) -> Any:
     return json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))["body"]
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
 
 
 def timed(func: Callable[[], Any], repeats: int) -> list[float]:

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import random
 import tempfile
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import percentile, timed
 
 from asil.adapters.kdenlive.adapter import KdenliveAdapter
 from asil.adapters.kdenlive.builders import project_xml
@@ -49,21 +48,6 @@ def make_spec(clips: int) -> dict[str, Any]:
             clip["filters"] = [{"id": f"f{n}", "service": "brightness", "params": {"level": 0.8}}]
         tracks[n % 2]["clips"].append(clip)
     return {"profile": {"width": 160, "height": 90, "fps_num": 25, "fps_den": 1}, "tracks": tracks}
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    if not data:
-        return math.nan
-    pos = (len(data) - 1) * q / 100.0
-    low, high = math.floor(pos), min(math.floor(pos) + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn()
-    return (time.perf_counter() - started) * 1000.0, result
 
 
 def fn(name: str, **params: Any) -> Action:

@@ -23,10 +23,10 @@ import json
 import math
 import platform
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from timing import percentile, timed
 
 from asil.adapters.nautilus.adapter import NautilusAdapter
 from asil.llm.base import estimate_tokens
@@ -35,20 +35,6 @@ from asil.workspace import Workspace
 
 TARGET_ACTION_P50_MS = 100.0
 TARGET_TOKENS = 8000
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn()
-    return (time.perf_counter() - started) * 1000.0, result
 
 
 def fn(function: str, **params: Any) -> Action:

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import random
 import subprocess
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import pair, timed
 
 from asil.adapters.obs.adapter import ObsAdapter
 from asil.adapters.obs.builders import build_collection
@@ -53,24 +52,6 @@ def large(scenes: int, per_scene: int) -> dict[str, Any]:
         specs.append({"name": f"Scene {s:02d}", "items": [{"source": n, "position": [i * 70, 10]}
                                                           for i, n in enumerate(names)]})
     return {"scenes": specs, "inputs": inputs}
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn()
-    return (time.perf_counter() - started) * 1000.0, result
-
-
-def pct(samples: list[float]) -> str:
-    return f"{percentile(samples, 50):.1f} / {percentile(samples, 95):.1f}"
 
 
 def fn(function: str, **params: Any) -> Action:
@@ -104,7 +85,7 @@ def measure(label: str, spec: dict[str, Any], repeats: int) -> dict[str, Any]:
         adapter.close()
         ws.cleanup()
     return {"state": label, "scenes": len(spec["scenes"]), "inputs": len(spec["inputs"]), "cold_s": cold_ms / 1000,
-            "observe": pct(observe), "action": pct(actions), "save": f"{save_ms:.0f}", "tokens": tokens,
+            "observe": pair(observe), "action": pair(actions), "save": f"{save_ms:.0f}", "tokens": tokens,
             "total": obs.navigation.paging.total if obs.navigation.paging else 0}
 
 

@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import random
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import pair, timed
 
 from asil.adapters.thunderbird.adapter import ThunderbirdAdapter
 from asil.adapters.thunderbird.builders import build_maildir
@@ -38,24 +37,6 @@ SMALL: dict[str, Any] = {"folders": ["Archive"], "messages": [
     {"subject": f"Message {i}", "from": f"Person {i} <p{i}@example.com>", "read": i % 2 == 0,
      "date": f"2026-11-0{i + 1}T09:00:00Z", "body": f"Body of message {i}.\n"} for i in range(8)]}
 LARGE: dict[str, Any] = {"folders": ["Archive"], "generate": {"folder": "INBOX", "count": 5000}}
-
-
-def percentile(samples: list[float], q: float) -> float:
-    data = sorted(samples)
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    result = fn()
-    return (time.perf_counter() - started) * 1000.0, result
-
-
-def pct(samples: list[float]) -> str:
-    return f"{percentile(samples, 50):.1f} / {percentile(samples, 95):.1f}"
 
 
 def ok(adapter: ThunderbirdAdapter, action: Action) -> float:
@@ -103,7 +84,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['mailbox']} ({r['messages']} in INBOX) | {r['build_ms']:.0f} | {r['cold_ms']:.0f} | "
-              f"{pct(r['observe'])} | {r['tokens']} | {pct(r['flag'])} | {pct(r['tag'])} | {pct(r['send'])} | "
+              f"{pair(r['observe'])} | {r['tokens']} | {pair(r['flag'])} | {pair(r['tag'])} | {pair(r['send'])} | "
               f"{r['save_ms']:.0f} |")
 
 
