@@ -84,8 +84,8 @@ def test_a_taken_port_makes_obs_use_another_free_port(tmp_path: Path) -> None:
         taken = squatter.getsockname()[1]
         with ObsAdapter(Workspace(tmp_path), port=taken) as adapter:
             observation = adapter.observe()
-            port = observation.environment["obs"]["websocket_port"]
-            assert port != taken and observation.summary.startswith("OBS Studio")
+            assert adapter.session is not None and adapter.session.port != taken
+            assert observation.summary.startswith("OBS Studio")
 
 
 def test_close_leaves_no_obs_or_display_behind(tmp_path: Path) -> None:

@@ -103,8 +103,7 @@ class ObsAdapter(Adapter):
         if limit is not None:
             self.limit = max(1, min(limit, 200))
         state = self._read(self._page_state)
-        session = {"state": "running", "restarts": self.restarts, "websocket_port": self.session.port
-                   if self.session else None}
+        session = {"state": "running", "restarts": self.restarts}  # no port: it changes every start
         return build_observation(state, step=self.step, document=self.doc, dirty=self.dirty,
                                  offset=self.offset, limit=self.limit, session=session)
 

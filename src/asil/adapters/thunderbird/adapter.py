@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -118,8 +119,11 @@ class ThunderbirdAdapter(Adapter):
         return [{k: v for k, v in card.items() if v is not None} for card in cards]
 
     def _load_contacts(self, session: ThunderbirdSession) -> None:
-        for card in self.contacts:
-            session.call("add_contact", {"fields": card})
+        # Seeded contacts get ids derived from their place and fields (not Thunderbird's random UIDs), so
+        # the same set-up gives the same contact ids on every reset.
+        for index, card in enumerate(self.contacts):
+            uid = uuid.uuid5(uuid.NAMESPACE_URL, f"asil-contact:{index}:{json.dumps(card, sort_keys=True)}")
+            session.call("add_contact", {"fields": card, "uid": str(uid)})
         self.contacts = []
 
     def _call(self, op: str, params: dict[str, Any], *, read_only: bool = False) -> Any:
@@ -153,7 +157,8 @@ class ThunderbirdAdapter(Adapter):
             self.folder, self.offset, self.search = "INBOX", 0, ""
             state = self.mail_state(self.folder, self.offset, self.limit, self.search)
         assert self.dovecot is not None
-        service = {"imap": f"127.0.0.1:{self.dovecot.port}", "smtp_sink": f"127.0.0.1:{self.sink.port if self.sink else 0}",
+        # Ports are left out: they change on every start, and an observation shows the mail, not the plumbing.
+        service = {"imap": "Dovecot (private, loopback)", "smtp_sink": "local sink (private, loopback)",
                    "restarts": dict(self.restarts)}
         return build_observation(state, step=self.step, document=str(self.document), offset=self.offset,
                                  limit=self.limit, search=self.search or None, service=service)

@@ -316,6 +316,7 @@
       const card = VCardUtils.vCardToAbCard("BEGIN:VCARD\r\nVERSION:4.0\r\nEND:VCARD\r\n");
       fillCard(card, p.fields);
       if (!card.displayName) card.displayName = [p.fields.first_name, p.fields.last_name].filter(Boolean).join(" ") || p.fields.email;
+      if (p.uid) card.UID = p.uid;  // seeded contacts: stable ids across resets
       const added = book().addCard(card);
       return [added.UID];
     },
