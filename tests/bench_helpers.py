@@ -15,11 +15,12 @@ SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 
 
 def task_dir(tmp_path: Path, *task_ids: str) -> Path:
-    """A --tasks-dir holding copies of some built-in calc tasks."""
+    """A --tasks-dir holding copies of some built-in tasks."""
     folder = tmp_path / "tasks"
     folder.mkdir(exist_ok=True)
     for task_id in task_ids:
-        shutil.copy(builtin_root() / "core" / "calc" / f"{task_id}.json", folder / f"{task_id}.json")
+        source = next(builtin_root().rglob(f"{task_id}.json"))
+        shutil.copy(source, folder / f"{task_id}.json")
     return folder
 
 

@@ -93,3 +93,14 @@ def test_prompts_name_the_app_field_only_when_a_task_has_several_apps() -> None:
     assert '"app" field' not in schema_text({"calc": calc})
     several = schema_text({"calc": calc, "writer": calc.model_copy(update={"app": "writer"})})
     assert 'several apps (calc, writer): give every action an "app" field' in several
+
+
+@pytest.mark.slow
+def test_a_service_that_drops_privileges_works_inside_a_bench_worker(tmp_path: Path) -> None:
+    """Dovecot serves its Maildir as the mail user, which must reach it inside the worker's scratch folder."""
+    out = tmp_path / "mail"
+    ran = asil("bench", "--app", "thunderbird", "--suite", "core", "--workers", "1", "--out", str(out),
+               "--tasks-dir", str(task_dir(tmp_path, "thunderbird-unflag-invoice-1043")))
+    assert ran.returncode == 0, ran.stderr
+    assert outcomes(out)["thunderbird-unflag-invoice-1043"][:2] == (True, 1.0)
+

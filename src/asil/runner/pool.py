@@ -67,6 +67,9 @@ def _worker_main(conn: Connection, scratch: str, marker: str) -> None:
 class _Worker:
     def __init__(self, context: multiprocessing.context.SpawnContext, marker: str):
         self.scratch = Path(tempfile.mkdtemp(prefix="asil-worker-"))
+        # Others may pass through (not list): services that drop privileges, like Dovecot serving its
+        # Maildir as the mail user, must reach their folders inside the worker's scratch.
+        os.chmod(self.scratch, 0o711)
         self.conn, child = context.Pipe()
         self.process: BaseProcess = context.Process(target=_worker_main, args=(child, str(self.scratch), marker),
                                                     daemon=True, name="asil-bench-worker")
