@@ -24,8 +24,9 @@ def task_dir(tmp_path: Path, *task_ids: str) -> Path:
     return folder
 
 
-def asil(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "asil.cli", *args], capture_output=True, text=True, timeout=timeout)
+def asil(*args: str, timeout: float = 300, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "asil.cli", *args], capture_output=True, text=True, timeout=timeout,
+                          env=env)
 
 
 def outcomes(out: Path) -> dict[str, tuple[bool, float, int, str]]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import uuid
 from pathlib import Path
 
 import jsonschema
@@ -59,11 +61,24 @@ def test_ray_backend_matches_the_sequential_run(sequential: tuple[Path, Path], t
     pytest.importorskip("ray")
     tasks_dir, reference = sequential
     out = tmp_path / "ray"
+    mark = f"ASIL_TEST_RAY_RUN={uuid.uuid4()}"  # inherited by Ray's workers and every program they start
     ran = asil("bench", "--tasks-dir", str(tasks_dir), "--budget", "1", "--backend", "ray", "--workers", "2",
-               "--out", str(out))
+               "--out", str(out), env={**os.environ, mark.split("=")[0]: mark.split("=")[1]})
     assert ran.returncode == 0, ran.stderr
     _check_same(reference, out)
     assert json.loads((out / "run.json").read_text())["settings"]["backend"] == "ray"
+    assert _processes_with(mark.encode()) == [], "programs started by Ray workers outlived the run"
+
+
+def _processes_with(marker: bytes) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
 
 
 def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from asil.protocol import AsilError
 from asil.runner.pool import JobEnd
+from asil.runner.procs import descendants, kill_tree
 from asil.runner.worker import EpisodeJob, EpisodeOutcome, arm_deadline, run_job, warm_up
 
 CANCEL_GRACE_S = 30.0  # covers a fresh Ray worker's start; the task itself stops on time
@@ -33,6 +35,18 @@ def _ray_episode(job: EpisodeJob, timeout_s: float | None) -> EpisodeOutcome:
     finally:
         if timer is not None:
             timer.cancel()
+
+
+def _stop_worker_programs() -> None:
+    """Ray SIGKILLs its workers at shutdown, and the programs they started (LibreOffice runs in its own
+    session) would live on as orphans: stop every local worker's descendants first."""
+    for pid in descendants(os.getpid()):
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+        except OSError:
+            continue
+        if title.startswith(b"ray::") and not title.endswith(b"Agent"):  # task workers, not Ray's own agents
+            kill_tree(pid, include_self=False)
 
 
 def import_ray() -> Any:
@@ -70,6 +84,7 @@ class RayRunner:
             for ref in inflight:
                 ray.cancel(ref, force=True)
             if started_here:
+                _stop_worker_programs()
                 ray.shutdown()
 
     def _init(self, ray: Any) -> None:
