@@ -195,6 +195,14 @@ class ObsSession:
         # window thread is still compiling shaders): wait for one answer under the start-up timeout,
         # so the shorter request timeout judges a running OBS, not one still waking up.
         self.request("GetSceneList", timeout_s=START_TIMEOUT_S)
+        self._wait_for_frames()
+
+    def _wait_for_frames(self, frames: int = 3) -> None:
+        """Sources learn their size (a text's box, an image's pixels) when the video thread first renders
+        them: wait for a few rendered frames so the first observation after a (re)start is complete."""
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while self.request("GetStats").get("renderTotalFrames", 0) < frames and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def _connect(self) -> None:
         import websocket
