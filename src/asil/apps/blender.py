@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -20,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from asil.apps.process import ManagedProcess
 from asil.protocol import ActionFailed, AppUnavailable, InvalidAction
 
 START_TIMEOUT_S = 60.0
@@ -61,12 +61,12 @@ class BlenderSession:
         listener.bind(address)
         listener.listen(1)
         listener.settimeout(START_TIMEOUT_S)
-        self.log = open(self.folder / "blender.log", "wb")  # noqa: SIM115  (kept for the process's life)
-        self.process = subprocess.Popen(
-            [binary, "-b", "--factory-startup", "-noaudio", str(document), "--python", str(server_script()),
-             "--", address],
-            stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, env=blender_env(),
-            start_new_session=True)
+        # Its own process group (ManagedProcess): stopping it stops everything Blender started, and an
+        # exiting Python stops it too.
+        self.program = ManagedProcess(
+            "Blender", [binary, "-b", "--factory-startup", "-noaudio", str(document), "--python", str(server_script()),
+                        "--", address], log=self.folder / "blender.log", env=blender_env())
+        self.process = self.program.process
         try:
             self.conn, _ = _accept(listener, self.process)
         except BaseException:
@@ -109,18 +109,9 @@ class BlenderSession:
 
     def kill(self) -> None:
         """Stop Blender and everything it started; remove the session's scratch folder."""
-        if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
+        self.program.stop(grace_s=0)
         if hasattr(self, "conn"):
             self.conn.close()
-        self.log.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def close(self) -> None:
