@@ -54,11 +54,17 @@ def operation(name: str, check: Callable[[Context, Any], list[Path]]) -> Callabl
     return wrap
 
 
-def wait_for(ctx: Context, done: Callable[[], bool], what: str) -> None:
-    """Poll the file system until ``done``; ActionFailed (Nautilus stopped) when time runs out."""
+def wait_for(ctx: Context, done: Callable[[], bool], what: str,
+             again: Callable[[], None] | None = None, every_s: float = 1.0) -> None:
+    """Poll the file system until ``done``; ActionFailed (Nautilus stopped) when time runs out.
+    ``again``, if given, repeats the request every ``every_s`` seconds while it is not done."""
     session = ctx.nautilus()
     deadline = time.monotonic() + ctx.op_timeout_s
+    next_ask = time.monotonic() + every_s
     while not done():
+        if again is not None and time.monotonic() > next_ask:
+            again()
+            next_ask = time.monotonic() + every_s
         if not session.alive:
             session.stop()
             raise NautilusLost(f"Nautilus died while it was to {what}.", hint="The next action starts a fresh Nautilus.")
@@ -262,10 +268,17 @@ def empty_trash(ctx: Context, p: act.NoParams) -> list[str]:
     items = st.trash_items(ctx.guard.root)
     if not items:
         return []
-    ctx.nautilus().call(FILE_OPS, "EmptyTrash", "ba{sv}", (False, {}))
     folder = trash_folder(ctx.guard.root)
+
+    def ask() -> None:
+        ctx.nautilus().call(FILE_OPS, "EmptyTrash", "ba{sv}", (False, {}))
+
+    # Nautilus empties what GVfs's trash backend lists, and that backend learns of new items from a file
+    # monitor: under load an item trashed a moment ago may not be listed yet and stays behind. Asking again
+    # is harmless (emptying an empty trash does nothing), so ask each second until the folder is empty.
+    ask()
     wait_for(ctx, lambda: not any((folder / "files").iterdir()) and not any((folder / "info").iterdir()),
-             "empty the trash")
+             "empty the trash", again=ask)
     return [f"trash:{i.name}" for i in items]
 
 
