@@ -19,6 +19,16 @@ def test_shell_writes_only_inside_the_workspace(workspace: Workspace, tmp_path: 
     assert done.stdout.split() == ["inside.txt"]
 
 
+def test_shell_cannot_see_or_change_the_private_area(workspace: Workspace) -> None:
+    kept = workspace.private("profile") / "settings.json"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text("{}")
+    done = run_shell("ls -A .asil; echo hacked > .asil/profile/settings.json; rm -rf .asil/profile; echo ok",
+                     workspace)
+    assert done.stdout.split() == ["ok"]  # the area looks empty and writes land in a throwaway folder
+    assert kept.read_text() == "{}"
+
+
 def test_shell_has_no_network_and_a_time_limit(workspace: Workspace) -> None:
     net = run_shell("python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), timeout=2)\"", workspace)
     assert net.exit_code != 0 and "unreachable" in net.stderr.lower()

@@ -1,7 +1,9 @@
 """The Bash channel: a shell confined to the workspace, with a time limit and captured output.
 
 Commands run under bubblewrap: the whole system is read-only, only the workspace is writable,
-home folders and /tmp are empty, and there is no network. Model-written shell never touches
+home folders and /tmp are empty, and there is no network. The workspace's private area (adapters'
+snapshots, program profiles, persisted service state) is hidden behind an empty folder, so model-written
+shell cannot read or rewrite what the adapters keep there. Model-written shell never touches
 anything but the episode's files.
 """
 
@@ -31,9 +33,10 @@ def confined_command(command: str, workspace: Workspace) -> list[str]:
         raise AppUnavailable("The bash channel needs bubblewrap to confine commands.",
                              hint="Install it with: apt-get install bubblewrap")
     root = str(workspace.root)
+    private = str(workspace.private())  # made now, so the shell cannot plant one before an adapter does
     return [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
             "--tmpfs", "/tmp", "--tmpfs", "/root", "--tmpfs", "/home", "--tmpfs", "/work",
-            "--bind", root, root, "--dev", "/dev", "--proc", "/proc", "--chdir", root,
+            "--bind", root, root, "--tmpfs", private, "--dev", "/dev", "--proc", "/proc", "--chdir", root,
             "--setenv", "HOME", root, "/bin/bash", "-c", command]
 
 

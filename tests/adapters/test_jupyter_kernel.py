@@ -93,6 +93,15 @@ def test_code_cannot_write_outside_the_workspace_or_reach_the_network(adapter: J
     assert "no network" in result.output and "'network'" not in result.output  # type: ignore[attr-defined]
 
 
+def test_code_cannot_see_or_change_the_workspace_private_area(adapter: JupyterAdapter, workspace: Workspace) -> None:
+    kept = workspace.private("kept.txt")
+    kept.write_text("adapter state")
+    _, result = run(adapter, "import os\nprint(sorted(os.listdir('.asil')))\nopen('.asil/kept.txt', 'w').write('x')")
+    assert result.ok, result.error  # type: ignore[attr-defined]
+    assert "[]" in result.output  # type: ignore[attr-defined]
+    assert kept.read_text() == "adapter state"
+
+
 def test_an_endless_loop_is_interrupted_and_reported(adapter: JupyterAdapter) -> None:
     assert adapter.execute(fn("run_cell", cell="setup")).ok
     _, result = run(adapter, "while True:\n    pass", timeout_s=2)

@@ -22,6 +22,7 @@ from typing import Any
 
 from asil.adapters.jupyter.outputs import Output, append_output, error_line, output_from_message
 from asil.protocol import AppUnavailable
+from asil.workspace import PRIVATE_DIR
 
 KERNEL_NAME = "asil-python"
 START_TIMEOUT_S = 60.0
@@ -82,8 +83,10 @@ def sandbox_argv(workspace: Path, cwd: Path, private: Path, command: list[str], 
         argv += ["--tmpfs", hidden]
     for root in _python_roots():
         argv += ["--ro-bind", root, root]
+    hidden_area = workspace / PRIVATE_DIR  # adapters' private state: notebook code must not see or change it
+    hidden_area.mkdir(exist_ok=True)
     argv += ["--bind", str(private), str(private), "--bind", str(workspace), str(workspace),
-             "--dev", "/dev", "--proc", "/proc", "--chdir", str(cwd),
+             "--tmpfs", str(hidden_area), "--dev", "/dev", "--proc", "/proc", "--chdir", str(cwd),
              "--setenv", "HOME", "/tmp", "--setenv", "IPYTHONDIR", "/tmp/.ipython",
              "--setenv", "MPLCONFIGDIR", "/tmp/.matplotlib", "--setenv", "JPY_PARENT_PID", "0",
              "--setenv", "MPLBACKEND", "Agg", "--setenv", "JUPYTER_PLATFORM_DIRS", "1"]
