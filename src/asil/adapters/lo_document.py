@@ -1,4 +1,4 @@
-"""Shared plumbing of the LibreOffice document adapters (Writer, Impress).
+"""Shared plumbing of the LibreOffice document adapters (Calc, Writer, Impress).
 
 Each adapter plans an action into engine steps (validation, no side effects), then runs
 them in the warm LibreOffice: one step directly, a batch atomically against a snapshot.
@@ -26,19 +26,13 @@ Plan = tuple[list[Step], list[str]]
 BATCH_FORBIDDEN = ("batch", "navigate", "done", "infeasible")
 
 
-class OfficeDocumentAdapter(Adapter):
-    """A document open in the shared headless LibreOffice, driven by one engine script."""
+class OfficeAdapter(Adapter):
+    """A document open in the shared headless LibreOffice through one engine script: opening it, engine
+    calls that survive a LibreOffice restart, atomic writes (save, export), closing it."""
 
     ENGINE: ClassVar[str] = ""
-    KIND: ClassVar[str] = ""  # "text document", "presentation"
-    CREATING: ClassVar[tuple[str, ...]] = ()  # functions whose engine result is the id of what they made
-    NAVIGATE: ClassVar[type[Params]]  # the params models of navigate and batch (each app has its own limits)
-    BATCH: ClassVar[type[Params]]
-    offset: int  # the observation window over blocks or slides
-    limit: int
+    KIND: ClassVar[str] = ""  # "spreadsheet", "text document", "presentation"
     MIMETYPE: ClassVar[bytes] = b""
-    SAVE_FILTER: ClassVar[str] = ""
-    PDF_FILTER: ClassVar[str] = ""
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
                  **options: Any):
@@ -53,10 +47,13 @@ class OfficeDocumentAdapter(Adapter):
         self._generation = -1
         self._open()
 
-    # ------------------------------------------------------------ plumbing
     def _open(self) -> None:
         self._doc = self.office.call(self.ENGINE, "open", url=self.path.as_uri())
         self._generation = self.office.generation
+        self._forget()
+
+    def _forget(self) -> None:
+        """Drop what is cached about the document; it was (re)opened, saved or is about to change."""
 
     def _call(self, op: str, **args: Any) -> Any:
         self.office.ensure()
@@ -69,6 +66,58 @@ class OfficeDocumentAdapter(Adapter):
         except OfficeRestarted:
             self._open()
             raise
+
+    def _write(self, op: str, target: Path, tag: str, **args: Any) -> Path:
+        """Have the engine write ``target`` through a hidden temporary beside it, then swap it in."""
+        tmp = target.with_name(f".{target.name}.asil-{tag}")
+        try:
+            self._call(op, url=tmp.as_uri(), **args)
+            commit_file(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return target
+
+    @property
+    def dirty(self) -> bool:
+        raise NotImplementedError
+
+    def save(self) -> None:
+        """Write the document atomically if it has unsaved changes."""
+        if self.dirty:
+            self._write("save", self.path, "saving")
+            self._forget()
+
+    def close(self) -> None:
+        if self._doc and self.office.alive and self.office.generation == self._generation:
+            try:
+                self.office.call(self.ENGINE, "close", doc=self._doc)
+            except Exception:  # closing a document that LibreOffice already dropped is fine
+                pass
+        self._doc = ""
+
+    @classmethod
+    def readiness(cls) -> Readiness:
+        if soffice_path() is None:
+            return Readiness(False, "LibreOffice (soffice) is not installed")
+        try:
+            import_uno()
+        except AppUnavailable as exc:
+            return Readiness(False, exc.message)
+        if not Path("/usr/lib/libreoffice/program/pythonscript.py").exists():
+            return Readiness(False, "libreoffice-script-provider-python is not installed")
+        return Readiness(True, "LibreOffice headless with Python scripting")
+
+
+class OfficeDocumentAdapter(OfficeAdapter):
+    """A Writer or Impress document: actions planned into engine steps, run one by one or as an atomic batch."""
+
+    CREATING: ClassVar[tuple[str, ...]] = ()  # functions whose engine result is the id of what they made
+    NAVIGATE: ClassVar[type[Params]]  # the params models of navigate and batch (each app has its own limits)
+    BATCH: ClassVar[type[Params]]
+    offset: int  # the observation window over blocks or slides
+    limit: int
+    SAVE_FILTER: ClassVar[str] = ""
+    PDF_FILTER: ClassVar[str] = ""
 
     # ------------------------------------------------------------ actions
     def _check(self, action: Action) -> None:
@@ -133,9 +182,6 @@ class OfficeDocumentAdapter(Adapter):
     def _goto(self, ident: str) -> None:
         raise NotImplementedError
 
-    def _forget(self) -> None:
-        """Drop what is cached about the document's structure; an edit is about to change it."""
-
     def _plan_batch(self, actions: list[dict[str, Any]]) -> Plan:
         steps: list[Step] = []
         changed: list[str] = []
@@ -165,33 +211,12 @@ class OfficeDocumentAdapter(Adapter):
             result = self._call(request.pop("op"), **request)
         return result
 
-    # ------------------------------------------------------------ persistence and life
-    @property
-    def dirty(self) -> bool:
-        raise NotImplementedError
-
-    def save(self) -> None:
-        """Write the document atomically if it has unsaved changes."""
-        if not self.dirty:
-            return
-        tmp = self.path.with_name(f".{self.path.name}.asil-saving")
-        try:
-            self._call("save", url=tmp.as_uri())
-            commit_file(tmp, self.path)
-        finally:
-            tmp.unlink(missing_ok=True)
-
+    # ------------------------------------------------------------ writing
     def export_pdf(self, relative: str) -> Path:
         """Export the document as PDF through LibreOffice into the workspace (atomic)."""
         target = self.workspace.resolve(relative)
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.asil-export")
-        try:
-            self._call("export", url=tmp.as_uri(), filter_name=self.PDF_FILTER)
-            commit_file(tmp, target)
-        finally:
-            tmp.unlink(missing_ok=True)
-        return target
+        return self._write("export", target, "export", filter_name=self.PDF_FILTER)
 
     def current_page(self) -> int:
         """The 1-based page (Writer) or slide (Impress) a render shows."""
@@ -216,26 +241,6 @@ class OfficeDocumentAdapter(Adapter):
             shutil.copyfile(image, staged)
             commit_file(staged, path)
         return path
-
-    def close(self) -> None:
-        if self._doc and self.office.alive and self.office.generation == self._generation:
-            try:
-                self.office.call(self.ENGINE, "close", doc=self._doc)
-            except Exception:  # closing a document that LibreOffice already dropped is fine
-                pass
-        self._doc = ""
-
-    @classmethod
-    def readiness(cls) -> Readiness:
-        if soffice_path() is None:
-            return Readiness(False, "LibreOffice (soffice) is not installed")
-        try:
-            import_uno()
-        except AppUnavailable as exc:
-            return Readiness(False, exc.message)
-        if not Path("/usr/lib/libreoffice/program/pythonscript.py").exists():
-            return Readiness(False, "libreoffice-script-provider-python is not installed")
-        return Readiness(True, "LibreOffice headless with Python scripting")
 
 
 def create_with_engine(engine: str, path: Path, spec: dict[str, Any], office: Office | None = None) -> None:

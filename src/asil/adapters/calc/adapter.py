@@ -8,7 +8,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.base import Adapter, Readiness
 from asil.adapters.calc import actions as act
 from asil.adapters.calc.refs import (
     MAX_COLS,
@@ -22,17 +21,16 @@ from asil.adapters.calc.refs import (
     quote_sheet,
     split_sheet,
 )
+from asil.adapters.lo_document import OfficeAdapter
 from asil.adapters.odf.safety import check_package
 from asil.adapters.params import parse_params
 from asil.adapters.registry import register_adapter
-from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
+from asil.apps.libreoffice import Office, shared_office
 from asil.protocol import (
     Action,
     ActionFailed,
     ActionSchema,
     AppState,
-    AppUnavailable,
-    DocumentError,
     Element,
     InvalidAction,
     Metadata,
@@ -52,41 +50,23 @@ Step = dict[str, Any]
 
 
 @register_adapter("calc", pattern="file", extensions=(".ods",))
-class CalcAdapter(Adapter):
+class CalcAdapter(OfficeAdapter):
     """A spreadsheet: sheets are views, cells are elements with ids like ``Sheet1!B3``."""
+
+    ENGINE = ENGINE
+    KIND = "spreadsheet"
+    MIMETYPE = ODS_MIMETYPE
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
                  rows: int = 20, cols: int = 10, **options: Any):
-        super().__init__(workspace, document)
-        if document is None:
-            raise DocumentError("The calc adapter needs an .ods document to open.")
-        self.path = workspace.resolve(document)
-        check_ods(self.path, document)
-        self.office = office or shared_office()
+        self._cached_info: dict[str, Any] | None = None
+        super().__init__(workspace, document, office=office)
         self.rows, self.cols = rows, cols
         self.row0 = self.col0 = 0
-        self._doc = ""
-        self._generation = -1
-        self._open()
         self.view = self._info()["sheets"][0]["name"]
 
-    # ------------------------------------------------------------ plumbing
-    def _open(self) -> None:
-        self._doc = self.office.call(ENGINE, "open", url=self.path.as_uri())
-        self._generation = self.office.generation
-        self._cached_info: dict[str, Any] | None = None
-
-    def _call(self, op: str, **args: Any) -> Any:
-        self.office.ensure()
-        if self.office.generation != self._generation:
-            self._open()  # LibreOffice was restarted: back to the last saved file
-            raise OfficeRestarted("LibreOffice had stopped and was restarted; unsaved changes were lost.",
-                                  hint="The document was reopened from its last saved state; repeat the action.")
-        try:
-            return self.office.call(ENGINE, op, doc=self._doc, **args)
-        except OfficeRestarted:
-            self._open()
-            raise
+    def _forget(self) -> None:
+        self._cached_info = None
 
     def _info(self) -> dict[str, Any]:
         if self._cached_info is None:
@@ -152,7 +132,7 @@ class CalcAdapter(Adapter):
         if steps == [{"op": "save"}]:
             self.save()
             return []
-        self._cached_info = None
+        self._forget()
         if action.action_type == "batch":
             # The snapshot lives outside the user's folder so a batch leaves no debris beside the document.
             with tempfile.TemporaryDirectory(prefix="asil-batch-") as scratch:
@@ -356,28 +336,9 @@ class CalcAdapter(Adapter):
         return [{"op": "save"}], []
 
     # ------------------------------------------------------------ persistence and life
-    def save(self) -> None:
-        """Write the document atomically if it has unsaved changes."""
-        if not self.dirty:
-            return
-        tmp = self.path.with_name(f".{self.path.name}.asil-saving")
-        try:
-            self._call("save", url=tmp.as_uri())
-            commit_file(tmp, self.path)
-        finally:
-            tmp.unlink(missing_ok=True)
-        self._cached_info = None
-
     def export(self, relative: str, filter_name: str, sheet: str | None = None) -> Path:
         """Export a copy (e.g. filter 'Text - txt - csv (StarCalc)' for CSV) into the workspace."""
-        target = self.workspace.resolve(relative)
-        tmp = target.with_name(f".{target.name}.asil-export")
-        try:
-            self._call("export", url=tmp.as_uri(), filter_name=filter_name, sheet=sheet)
-            commit_file(tmp, target)
-        finally:
-            tmp.unlink(missing_ok=True)
-        return target
+        return self._write("export", self.workspace.resolve(relative), "export", filter_name=filter_name, sheet=sheet)
 
     def render(self, path: Path) -> Path:
         """Write a PNG of the current sheet window (the cells ``observe`` shows), drawn by LibreOffice.
@@ -412,26 +373,6 @@ class CalcAdapter(Adapter):
             return []
         result: list[dict[str, Any]] = self._call("cells", sheet=sheet, positions=[list(p) for p in positions])
         return result
-
-    def close(self) -> None:
-        if self._doc and self.office.alive and self.office.generation == self._generation:
-            try:
-                self.office.call(ENGINE, "close", doc=self._doc)
-            except Exception:  # closing a document that LibreOffice already dropped is fine
-                pass
-        self._doc = ""
-
-    @classmethod
-    def readiness(cls) -> Readiness:
-        if soffice_path() is None:
-            return Readiness(False, "LibreOffice (soffice) is not installed")
-        try:
-            import_uno()
-        except AppUnavailable as exc:
-            return Readiness(False, exc.message)
-        if not Path("/usr/lib/libreoffice/program/pythonscript.py").exists():
-            return Readiness(False, "libreoffice-script-provider-python is not installed")
-        return Readiness(True, "LibreOffice headless with Python scripting")
 
     @classmethod
     def create_sample(cls, workspace: Workspace) -> str:
