@@ -231,8 +231,8 @@ TIPS = [
     "labels file there is loaded when the document opens. 'export' writes other files.",
     "A batch is atomic: if one action fails, the project is as before the batch.",
     "reduce_noise is Audacity's own Noise Reduction: it learns the noise from noise_start-noise_end (a region "
-    "with only noise, at least 0.2 s, inside every edited track), then lowers the noise in start/end/tracks by "
-    "reduction_db. Audacity keeps ONE noise profile and one set of settings per document: later reduce_noise "
+    "with only noise, at least 0.2 s (more below 22 kHz), inside every edited track), then lowers the noise in "
+    "start/end/tracks by reduction_db. Audacity keeps ONE noise profile and one set of settings per document: later reduce_noise "
     "calls reuse them and must give the same noise region and settings (a different one is refused).",
     "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
     "when the request cannot be done.",
