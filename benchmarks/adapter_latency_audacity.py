@@ -9,11 +9,13 @@ with ``time.perf_counter``:
 * ``adapter.observe()`` and its size (``asil.llm.base.estimate_tokens`` on the agent JSON);
 * warm edits (``amplify`` of a 1 s range, alternating +/-1 dB) alone and with the observation an
   agent gets back; exports excluded;
-* ``save()`` (export to a temp file in the same folder, then rename; labels file).
+* ``save()`` (export to a temp file in the same folder, then rename; labels file);
+* ``reduce_noise`` on a 30 s hissy take: the first call (preferences, noise profile of 1 s, reduction of
+  the whole take) and later calls reusing the profile on a 1 s range.
 
 It asserts that actions succeed, never on timings.
 
-    .venv/bin/python benchmarks/adapter_latency_audacity.py [--repeats 30]
+    .venv/bin/python benchmarks/adapter_latency_audacity.py [--repeats 30] [--noise-only]
 """
 
 from __future__ import annotations
@@ -101,15 +103,51 @@ def measure(label: str, tracks: int, labels: int, repeats: int) -> dict[str, Any
             "edit_observe": pair(edit_observe), "save": f"{save_ms:.0f}", "tokens": tokens}
 
 
+NOISY = {"rate": 22050, "duration": 30.0, "parts": [{"kind": "noise", "amplitude": 0.1, "seed": 5},
+                                                   {"kind": "sine", "frequency": 440, "amplitude": 0.3, "start": 1.0}]}
+
+
+def reduce_noise(start: float, end: float) -> Action:
+    return Action(action_type="invoke_function", target="reduce_noise",
+                  params={"noise_start": 0.0, "noise_end": 1.0, "start": start, "end": end, "reduction_db": 12.0})
+
+
+def measure_noise(repeats: int) -> str:
+    """The markdown row of the reduce_noise timings (ms)."""
+    ws = Workspace.temporary(prefix="asil-bench-audacity-noise-")
+    ws.write_bytes("take.wav", synthesize(NOISY))
+    adapter = AudacityAdapter(ws, "take.wav")
+    try:
+        adapter.observe()
+        first_ms, result = timed(lambda: adapter.execute(reduce_noise(0.0, 30.0), observe=False))
+        assert result.ok, result.error
+        later = []
+        for i in range(repeats):
+            ms, result = timed(lambda i=i: adapter.execute(reduce_noise(i % 29, i % 29 + 1.0), observe=False))
+            assert result.ok, result.error
+            later.append(ms)
+    finally:
+        adapter.close()
+        ws.cleanup()
+    return f"| 30 s, 1 track | {first_ms:.0f} | {pair(later)} |"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--noise-only", action="store_true", help="only the reduce_noise table")
     args = parser.parse_args()
     version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "audacity"], capture_output=True,
                              text=True).stdout.strip()
     with open("/proc/loadavg") as handle:
         load = handle.read().split()[0]
     print(f"# Audacity {version}, Python {platform.python_version()}, {args.repeats} repeats, load average {load}")
+    print("| reduce_noise take | first call (profile + whole take) ms | later 1 s range p50/p95 ms |")
+    print("|-------------------|-------------------------------------:|---------------------------:|")
+    print(measure_noise(args.repeats))
+    if args.noise_only:
+        return
+    print()
     cold = [cold_action() for _ in range(3)]
     rows = [measure("small", 1, 2, args.repeats), measure("large", 24, 200, args.repeats)]
     print("| project | tracks | labels | cold start s | observe p50/p95 ms | edit p50/p95 ms "

@@ -54,6 +54,8 @@ def task(tid: str, domain: str, instruction: str, files: list[dict[str, Any]], p
 
 
 SINE_RMS = {a: db(a / math.sqrt(2)) for a in (0.25, 0.3, 0.5, 0.6, 0.8)}
+HISS = {"kind": "noise", "amplitude": 0.1, "seed": 5}  # uniform: RMS is amplitude / sqrt(3)
+HISS_RMS = db(0.1 / math.sqrt(3))
 
 TASKS = [
     task("amplify-6db", "levels", "Make clip.wav 6 dB louder.",
@@ -93,6 +95,22 @@ TASKS = [
            cp("audio_duration", "clip.wav", 3.0, 0.01),
            cp("audio_rms_db", "clip.wav@0.2-1.0", SINE_RMS[0.3], 0.3)]],
          [call("generate_silence", track="clip", start=1.2, duration=0.2)]),
+    task("reduce-hiss", "repair", "interview.wav has a steady hiss under everything; its first second holds only "
+         "the hiss. Lower the hiss by at least 15 dB everywhere without making the 440 Hz tone quieter.",
+         [audio("interview.wav", 4, [HISS, sine(2.5, amplitude=0.4, start=1.0), sine(4, amplitude=0.4, start=3.0)])],
+         [[cp("audio_rms_db", "interview.wav@0.1-0.9", [None, HISS_RMS - 14.7], compare="range"),
+           cp("audio_rms_db", "interview.wav@2.6-2.9", [None, HISS_RMS - 14.7], compare="range"),
+           cp("audio_rms_db", "interview.wav@1.2-2.3", [db(0.4 / math.sqrt(2)) - 0.5, db(0.4 / math.sqrt(2)) + 0.5],
+              compare="range"),
+           cp("audio_duration", "interview.wav", 4.0, 0.01)]],
+         [call("reduce_noise", noise_start=0.0, noise_end=1.0, reduction_db=18.0)]),
+    task("denoise-from-tail-then-normalize", "repair", "The last second of narration.wav holds only background hiss. "
+         "Use it to take at least 20 dB of hiss out of the whole file, then normalize the peak to -1 dB.",
+         [audio("narration.wav", 4, [HISS, sine(3, amplitude=0.3)])],
+         [[cp("audio_rms_db", "narration.wav@3.1-3.9", [None, -33.0], compare="range"),
+           cp("audio_peak_db", "narration.wav", -1.0, 0.3),
+           cp("audio_duration", "narration.wav", 4.0, 0.01)]],
+         [call("reduce_noise", noise_start=3.0, noise_end=4.0, reduction_db=24.0), call("normalize", peak_db=-1.0)]),
     task("tone-into-silence", "generate", "silent.wav is silent. Fill its whole length with a 1000 Hz sine tone at "
          "amplitude 0.5.",
          [audio("silent.wav", 2, [])],

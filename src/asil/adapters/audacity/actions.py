@@ -79,6 +79,28 @@ class DeleteRange(_Range):
     pass
 
 
+class ReduceNoise(_Range):
+    """Audacity's spectral Noise Reduction: a noise profile from a noise-only region, then the range is cleaned.
+
+    Audacity keeps one noise profile, and these settings, per run: the first call takes them and
+    later calls reuse them, so later calls must name the same noise region and settings.
+    """
+
+    noise_start: Seconds = Field(description="Start (s) of a region that holds only the noise (the noise profile).")
+    noise_end: Seconds = Field(description="End (s) of the noise-only region.")
+    reduction_db: Annotated[float, Field(ge=0, le=48)] = Field(12.0, description="How far the noise is lowered (dB).")
+    sensitivity: Annotated[float, Field(ge=0, le=24)] = Field(
+        6.0, description="How much of the sound counts as noise (higher removes more).")
+    smoothing_bands: Annotated[int, Field(ge=0, le=12)] = Field(
+        0, description="Frequency smoothing in bands (Audacity's dialog uses 3; 0 keeps pure tones intact).")
+
+    @model_validator(mode="after")
+    def _noise_ordered(self) -> ReduceNoise:
+        if self.noise_end <= self.noise_start:
+            raise ValueError("noise_end must be after noise_start")
+        return self
+
+
 class _Generate(Params):
     start: Seconds = Field(0.0, description="Where the generated audio begins (s).")
     duration: Duration
@@ -165,6 +187,8 @@ FUNCTIONS: dict[str, tuple[type[Params], str, bool]] = {
     "fade_out": (Fade, "Linear fade-out over a range.", False),
     "change_tempo": (ChangeTempo, "Change tempo (length) of a range, keeping pitch.", False),
     "change_pitch": (ChangePitch, "Change pitch of a range, keeping tempo.", False),
+    "reduce_noise": (ReduceNoise, "Noise Reduction: learn the noise from a noise-only region, then lower it in "
+                     "the range by reduction_db.", False),
     "delete_range": (DeleteRange, "Cut a time range out of tracks (later audio moves earlier).", True),
     "add_label": (AddLabel, "Add a point or region label.", False),
     "edit_label": (EditLabel, "Change a label's text or times.", False),
@@ -174,7 +198,8 @@ FUNCTIONS: dict[str, tuple[type[Params], str, bool]] = {
     "export": (Export, "Export the mix (or a time range of it) to an audio file.", False),
     "save": (NoParams, "Write the document now: the mix to the .wav, labels to <name>.labels.txt.", False),
 }
-EDITS = ("select", "amplify", "normalize", "fade_in", "fade_out", "change_tempo", "change_pitch", "delete_range")
+EDITS = ("select", "amplify", "normalize", "fade_in", "fade_out", "change_tempo", "change_pitch", "delete_range",
+         "reduce_noise")
 
 EXAMPLES = [
     {"action_type": "invoke_function", "target": "amplify", "params": {"gain_db": -6.0}},
@@ -185,6 +210,8 @@ EXAMPLES = [
     {"action_type": "invoke_function", "target": "add_label", "params": {"text": "Intro", "start": 0.0}},
     {"action_type": "invoke_function", "target": "select", "params": {"start": 0.5, "end": 1.0}},
     {"action_type": "invoke_function", "target": "change_pitch", "params": {"semitones": 2}},
+    {"action_type": "invoke_function", "target": "reduce_noise",
+     "params": {"noise_start": 0.0, "noise_end": 0.5, "start": 0.0, "end": 2.0, "reduction_db": 12}},
     {"action_type": "invoke_function", "target": "export", "params": {"path": "preview.wav", "channels": 1}},
     {"action_type": "navigate", "params": {"offset": 0, "limit": 20}},
     {"action_type": "batch", "params": {"actions": [
@@ -196,14 +223,17 @@ EXAMPLES = [
 TIPS = [
     "Elements: '@project' (rate, length, selection), one element per track (id = track name) and one per "
     "label (id 'label:N', N from 0 in time order). Times are seconds from the project start.",
-    "Edits (amplify, normalize, fade_in, fade_out, change_tempo, change_pitch, delete_range) take optional "
+    "Edits (amplify, normalize, fade_in, fade_out, change_tempo, change_pitch, delete_range, reduce_noise) take optional "
     "start/end/tracks; what is omitted comes from the last 'select', else the whole project and all audio tracks.",
     "Generators write into a new track unless params.track names an existing one (its audio in the range is "
     "replaced). Beyond a track's end they extend it.",
     "save() writes the mix to the document .wav (16-bit PCM) and the labels to <name>.labels.txt beside it; a "
     "labels file there is loaded when the document opens. 'export' writes other files.",
     "A batch is atomic: if one action fails, the project is as before the batch.",
-    "Noise reduction with a noise profile is interactive in Audacity and cannot be scripted here.",
+    "reduce_noise is Audacity's own Noise Reduction: it learns the noise from noise_start-noise_end (a region "
+    "with only noise, at least 0.2 s (more below 22 kHz), inside every edited track), then lowers the noise in "
+    "start/end/tracks by reduction_db. Audacity keeps ONE noise profile and one set of settings per document: later reduce_noise "
+    "calls reuse them and must give the same noise region and settings (a different one is refused).",
     "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
     "when the request cannot be done.",
 ]

@@ -20,7 +20,7 @@ from typing import Any
 
 from asil.adapters.audacity import actions as act
 from asil.adapters.audacity.audio import AudioUnreadable, format_labels, read_labels, read_wav, synthesize, waveform_png
-from asil.adapters.audacity.project import Project, Step, number, plan, quote, read_project, select_lines
+from asil.adapters.audacity.project import NoiseProfile, Project, Step, number, plan, quote, read_project, select_lines
 from asil.adapters.audacity.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.base import Adapter, Readiness
 from asil.adapters.registry import register_adapter
@@ -67,6 +67,7 @@ class AudacityAdapter(Adapter):
         self.session: AudacitySession | None = None
         self._project: Project | None = None
         self._has_clips = False
+        self._noise: tuple[AudacitySession, NoiseProfile] | None = None  # which Audacity learnt which profile
         self.journal: list[Action] = []  # every change since the document was opened
         self.base = workspace.private() / f"audacity-{os.getpid()}-{id(self)}.wav"
         self.base_labels = self.base.with_suffix(".labels.txt")
@@ -223,7 +224,13 @@ class AudacityAdapter(Adapter):
             if name == "export":
                 self._export_target(params)
             return None
-        return plan(name, params, self._read(), self.selection, self.workspace.resolve)
+        project = self._read()  # may restart Audacity (replaying the journal) before its noise profile is asked
+        return plan(name, params, project, self.selection, self.workspace.resolve, self._noise_profile())
+
+    def _noise_profile(self) -> NoiseProfile | None:
+        """The noise profile the running Audacity holds (a restarted one has none until the replay takes it)."""
+        held = self._noise
+        return held[1] if held is not None and self.session is not None and held[0] is self.session else None
 
     def _apply(self, action: Action) -> list[str]:
         kind = action.action_type
@@ -281,6 +288,8 @@ class AudacityAdapter(Adapter):
         before = self._read().labels if "label_text" in step.after else []
         for line in step.lines:
             self._command(line)
+        if "noise_profile" in step.after and self.session is not None:
+            self._noise = (self.session, step.after["noise_profile"])
         if name not in KEEP_LAYOUT:
             self._project = None
         if "selection" in step.after:

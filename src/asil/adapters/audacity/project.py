@@ -131,8 +131,12 @@ def _pitch_percent(params: act.ChangePitch) -> float:
     return (2 ** ((params.semitones or 0.0) / 12) - 1) * 100
 
 
-def plan(name: str, params: Any, project: Project, selection: dict[str, Any] | None, resolve: Any) -> Step:
-    """The command lines for one parsed function call. ``resolve`` maps a workspace path to an absolute one."""
+def plan(name: str, params: Any, project: Project, selection: dict[str, Any] | None, resolve: Any,
+         noise_profile: NoiseProfile | None = None) -> Step:
+    """The command lines for one parsed function call. ``resolve`` maps a workspace path to an absolute one;
+    ``noise_profile`` is the one the running Audacity holds (None before its first Noise Reduction)."""
+    if name == "reduce_noise":
+        return _reduce_noise(params, project, selection, noise_profile)
     if name in EFFECT_LINES:
         start, end, tracks = _range(project, params, selection)
         return Step(select_lines(start, end, tracks) + EFFECT_LINES[name](params), [t.name for t in tracks])
@@ -217,3 +221,70 @@ def _label(name: str, params: Any, project: Project) -> Step:
     if params.text is not None:
         parts.append(f"Text={quote(params.text)}")
     return Step([f"SetLabel: {' '.join(parts)}"], [f"label:{params.label}"])
+
+
+# ---------------------------------------------------------------- noise reduction
+# Audacity 3.2's Noise Reduction has no scripting parameters. Run through the pipe, its first run in an
+# Audacity takes the noise profile of the selection and every later run reduces noise with that
+# profile; the profile cannot be taken again without its dialog. Its settings are read from the
+# preferences once, when it first runs. A profile region too short for one analysis window makes it
+# open a message box, which blocks the pipe: such regions are refused here.
+NOISE_WINDOW_SAMPLES = 2048  # Audacity's default analysis window
+MIN_PROFILE_SECONDS = 0.2
+
+
+@dataclass(frozen=True)
+class NoiseProfile:
+    """What the running Audacity's Noise Reduction learnt and was set to (fixed for that Audacity)."""
+
+    noise_start: float
+    noise_end: float
+    reduction_db: float
+    sensitivity: float
+    smoothing_bands: int
+
+    @classmethod
+    def of(cls, params: act.ReduceNoise) -> NoiseProfile:
+        return cls(params.noise_start, params.noise_end, params.reduction_db, params.sensitivity,
+                   params.smoothing_bands)
+
+    def describe(self) -> str:
+        return (f"noise_start={number(self.noise_start)}, noise_end={number(self.noise_end)}, "
+                f"reduction_db={number(self.reduction_db)}, sensitivity={number(self.sensitivity)}, "
+                f"smoothing_bands={self.smoothing_bands}")
+
+
+def _reduce_noise(params: act.ReduceNoise, project: Project, selection: dict[str, Any] | None,
+                  kept: NoiseProfile | None) -> Step:
+    start, end, tracks = _range(project, params, selection)
+    wanted = NoiseProfile.of(params)
+    reduce = [*select_lines(start, end, tracks), "NoiseReduction:"]
+    if kept is not None:
+        if wanted != kept:
+            raise InvalidAction("Audacity keeps one noise profile and one set of Noise Reduction settings per "
+                                f"document, and this one was taken with {kept.describe()}.",
+                                hint="Repeat those values to reduce noise elsewhere with the same profile.",
+                                code="noise_profile_fixed")
+        return Step(reduce, [t.name for t in tracks])
+    _check_profile_region(params, project, tracks)
+    settings = {"Gain": wanted.reduction_db, "Sensitivity": wanted.sensitivity,
+                "FreqSmoothing": wanted.smoothing_bands, "ReductionChoice": 0}
+    prefs = [f"SetPreference: Name=/Effects/NoiseReduction/{key} Value={number(value)}"
+             for key, value in settings.items()]
+    profile = [*select_lines(params.noise_start, params.noise_end, tracks), "NoiseReduction:"]
+    return Step(prefs + profile + reduce, [t.name for t in tracks], {"noise_profile": wanted})
+
+
+def _check_profile_region(params: act.ReduceNoise, project: Project, tracks: list[Track]) -> None:
+    shortest = max(MIN_PROFILE_SECONDS, 2 * NOISE_WINDOW_SAMPLES / project.rate)
+    if params.noise_end - params.noise_start < shortest - LINE_TOLERANCE:
+        raise InvalidAction(f"The noise region {number(params.noise_start)}-{number(params.noise_end)} s is too "
+                            "short for a noise profile.",
+                            hint=f"Give a noise-only region of at least {number(round(shortest, 3))} s.",
+                            code="bad_range")
+    outside = [t.name for t in tracks
+               if params.noise_start < t.start - LINE_TOLERANCE or params.noise_end > t.end + LINE_TOLERANCE]
+    if outside:
+        raise InvalidAction(f"The noise region {number(params.noise_start)}-{number(params.noise_end)} s is not "
+                            f"inside the audio of {', '.join(repr(n) for n in outside)}.",
+                            hint="Pick a noise-only region within every edited track's audio.", code="bad_range")
