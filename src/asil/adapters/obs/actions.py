@@ -241,6 +241,7 @@ FUNCTIONS: dict[str, tuple[type[Params], str, bool]] = {
 }
 # What each function changes, for the observation's dirty flag and saving.
 READ_ONLY = {"save_screenshot", "save"}
+VIDEO_CHANGING = {"set_video"}  # after these the adapter reads OBS's video settings for its checkpoint
 
 EXAMPLES = [
     {"action_type": "invoke_function", "target": "create_scene", "params": {"name": "Intro"}},
