@@ -21,7 +21,8 @@ import pytest
 from asil.adapters.obs.adapter import ObsAdapter
 from asil.adapters.obs.builders import build_collection
 from asil.adapters.obs.validator import raw_judge
-from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint, EvalContext
+from asil.adapters.obs.video import video_document
+from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint, CheckpointUnreadable, EvalContext
 from asil.evaluate.compare import compare
 from asil.protocol import Action, DocumentError
 from asil.workspace import Workspace
@@ -149,3 +150,22 @@ def test_a_bad_video_file_is_refused_and_left_unchanged(tmp_path: Path, content:
         ObsAdapter(ws, "scenes.json")
     assert "'scenes.video.json'" in caught.value.message and caught.value.hint
     assert (ws.root / "scenes.video.json").read_bytes() == content
+
+
+@pytest.mark.parametrize("document", ["scenes.json", "show/live.json", "show/live.obs"])
+def test_evaluator_and_raw_validator_find_the_same_video_file(tmp_path: Path, document: str) -> None:
+    ws = Workspace(tmp_path)
+    target = ws.resolve(video_document(document))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps({"baseWidth": 1920, "baseHeight": 1080, "outputWidth": 1280,
+                                  "outputHeight": 720, "fpsNumerator": 30000, "fpsDenominator": 1001}))
+    kind, ctx = CHECKPOINT_TYPES["obs_video"], EvalContext(ws)
+    for field, value, right in (("base", [1920, 1080], True), ("output", [1280, 720], True),
+                                ("fps", 29.97, True), ("fps", 30, False), ("output", [640, 360], False),
+                                ("size", [1, 1], False)):
+        cp = Checkpoint(type="obs_video", document=document, target=field, expected=value, tolerance=0.01)
+        try:
+            verdict = compare(kind.default_compare, kind.read(ctx, cp), value, 0.01)
+        except CheckpointUnreadable:
+            verdict = False
+        assert verdict is right and raw_judge(cp, ws) is right, cp

@@ -70,9 +70,8 @@ def _png_size(path: Path) -> list[int]:
 
 def _video(root: Path, collection: str, field: str) -> Any:
     """One video field read from the JSON beside ``collection`` ('a/scenes.json' -> 'a/scenes.video.json')."""
-    if not collection.endswith(".json"):
-        raise RawObsError("the collection is not a .json file")
-    path = root / (collection[:-len(".json")] + ".video.json")
+    stem = collection[:-len(".json")] if collection.endswith(".json") else collection
+    path = root / (stem + ".video.json")
     raw = json.loads(path.read_text(encoding="utf-8")) if path.exists() else DEFAULT_VIDEO
     if not isinstance(raw, dict) or any(type(v) is not int or v < 1 for v in raw.values()):
         raise RawObsError("video settings must be positive integers")
