@@ -38,7 +38,9 @@ INSTALL_HINT = "Install it with: sudo apt-get install -y --no-install-recommends
 EXTRA_HINT = "Install the Python extra with: pip install 'asil[obs]'"
 READY_LINE = "Server started successfully on port {port}"
 FAILED_LINES = ("Server failed to start", "Failed to start")
-VIDEO = {"BaseCX": 640, "BaseCY": 360, "OutputCX": 640, "OutputCY": 360, "FPSType": 0, "FPSCommon": 30}
+# OBS's video settings in obs-websocket's names (GetVideoSettings); a new private profile gets these.
+DEFAULT_VIDEO = {"baseWidth": 640, "baseHeight": 360, "outputWidth": 640, "outputHeight": 360,
+                 "fpsNumerator": 30, "fpsDenominator": 1}
 
 
 class ObsCrashed(ProgramFailed):
@@ -79,9 +81,19 @@ def _ini(sections: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_config(root: Path, *, port: int, password: str, collection_name: str, record_dir: Path) -> Path:
+def _video_section(video: dict[str, int]) -> dict[str, Any]:
+    """The profile's [Video] section (FPSType 2 = a fraction, as obs-websocket's SetVideoSettings writes it)."""
+    return {"BaseCX": video["baseWidth"], "BaseCY": video["baseHeight"], "OutputCX": video["outputWidth"],
+            "OutputCY": video["outputHeight"], "FPSType": 2, "FPSNum": video["fpsNumerator"],
+            "FPSDen": video["fpsDenominator"]}
+
+
+def write_config(root: Path, *, port: int, password: str, collection_name: str, record_dir: Path,
+                 video: dict[str, int] | None = None) -> Path:
     """Write global.ini and the profile so OBS starts silently with the websocket on ``port``.
 
+    The profile (basic.ini) is written anew at every start with ``video`` (obs-websocket's names;
+    OBS's defaults when None): the caller decides which video settings a (re)started OBS has.
     Returns the path of the scene collection file OBS will load and save.
     """
     config = root / "config" / "obs-studio"
@@ -97,11 +109,9 @@ def write_config(root: Path, *, port: int, password: str, collection_name: str, 
         "OBSWebSocket": {"FirstLoad": False, "ServerEnabled": True, "ServerPort": port, "AuthRequired": True,
                          "ServerPassword": password, "AlertsEnabled": False},
     }), encoding="utf-8")
-    if (profile / "basic.ini").is_file():  # a restart keeps the video settings OBS wrote there
-        return config / "basic" / "scenes" / f"{COLLECTION}.json"
     (profile / "basic.ini").write_text(_ini({
         "General": {"Name": COLLECTION},
-        "Video": VIDEO,
+        "Video": _video_section(video or DEFAULT_VIDEO),
         "Output": {"Mode": "Simple", "FilenameFormatting": "recording", "OverwriteIfExists": False},
         "SimpleOutput": {"FilePath": str(record_dir), "RecFormat": "mkv", "RecQuality": "Stream",
                          "StreamEncoder": "x264", "VBitrate": 1500, "ABitrate": 128},
@@ -115,11 +125,12 @@ class ObsSession:
 
     ``port`` asks for a websocket port; when something already listens there another free
     port is used. ``root`` keeps the private config between sessions (a restart reuses it).
+    ``video`` (GetVideoSettings' fields) is the video settings OBS starts with, its defaults when None.
     """
 
     def __init__(self, root: Path, *, collection: Path | None = None, collection_name: str = "ASIL",
                  port: int | None = None, record_dir: Path | None = None,
-                 request_timeout_s: float = REQUEST_TIMEOUT_S):
+                 request_timeout_s: float = REQUEST_TIMEOUT_S, video: dict[str, int] | None = None):
         binary = obs_path()
         if binary is None:
             raise AppUnavailable("OBS Studio is not installed.", hint=INSTALL_HINT)
@@ -130,7 +141,8 @@ class ObsSession:
         self.port = port if port is not None and not port_open(port) else free_port()
         self.password = secrets.token_hex(16)
         self.collection_file = write_config(root, port=self.port, password=self.password,
-                                            collection_name=collection_name, record_dir=record_dir or root)
+                                            collection_name=collection_name, record_dir=record_dir or root,
+                                            video=video)
         if collection is not None:
             shutil.copyfile(collection, self.collection_file)
         self.display: Display | None = None
@@ -151,7 +163,7 @@ class ObsSession:
                     raise
                 self.port = free_port()
                 write_config(root, port=self.port, password=self.password, collection_name=collection_name,
-                             record_dir=record_dir or root)
+                             record_dir=record_dir or root, video=video)
             except BaseException:
                 self.stop()
                 raise

@@ -177,11 +177,11 @@ class SetAudio(InputParams):
 
 
 class SetVideo(Params):
-    base_width: Pixels | None = None
-    base_height: Pixels | None = None
-    output_width: Pixels | None = None
-    output_height: Pixels | None = None
-    fps: Annotated[int, Field(ge=1, le=120)] | None = None
+    base_width: Pixels | None = Field(None, description="Canvas width (with base_height).")
+    base_height: Pixels | None = Field(None, description="Canvas height (with base_width).")
+    output_width: Pixels | None = Field(None, description="Scaled output width, a multiple of 4 (with output_height).")
+    output_height: Pixels | None = Field(None, description="Scaled output height, even (with output_width).")
+    fps: Annotated[int, Field(ge=1, le=120)] | None = Field(None, description="Frames per second.")
 
 
 class StartRecording(Params):
@@ -237,10 +237,12 @@ FUNCTIONS: dict[str, tuple[type[Params], str, bool]] = {
     "stop_recording": (StopRecording, "Stop the recording (optionally after_s seconds from now) and wait until "
                        "the file is complete.", False),
     "save_screenshot": (Screenshot, "Save OBS's own screenshot of a scene or input as a PNG.", False),
-    "save": (NoParams, "Write the scene collection file now (it is also saved when the episode ends).", False),
+    "save": (NoParams, "Write the scene collection and video settings now (they are also saved when the episode "
+             "ends).", False),
 }
 # What each function changes, for the observation's dirty flag and saving.
 READ_ONLY = {"save_screenshot", "save"}
+VIDEO_CHANGING = {"set_video"}  # after these the adapter reads OBS's video settings for its checkpoint
 
 EXAMPLES = [
     {"action_type": "invoke_function", "target": "create_scene", "params": {"name": "Intro"}},
@@ -260,6 +262,8 @@ EXAMPLES = [
      "params": {"scene": "Intro", "source": "Title", "visible": False}},
     {"action_type": "invoke_function", "target": "switch_scene", "params": {"scene": "Intro"}},
     {"action_type": "invoke_function", "target": "rename_scene", "params": {"scene": "Intro", "name": "Opening"}},
+    {"action_type": "invoke_function", "target": "set_video",
+     "params": {"base_width": 1280, "base_height": 720, "output_width": 640, "output_height": 360, "fps": 30}},
     {"action_type": "invoke_function", "target": "save_screenshot", "params": {"path": "shot.png", "width": 320}},
     {"action_type": "navigate", "params": {"offset": 0, "limit": 40}},
     {"action_type": "batch", "params": {"actions": [
@@ -283,6 +287,8 @@ TIPS = [
     "An input lives only while some scene shows it: removing its last scene item (or that scene) removes the "
     "input too, as in OBS. remove_scene, remove_input, remove_from_scene and remove_filter are destructive. "
     "A batch is atomic: if one action fails, OBS is back in the state before the batch.",
+    "set_video changes the canvas (base), the scaled output and fps; they are saved with the collection. The "
+    "output width must be a multiple of 4 and the output height even (OBS would round other sizes down).",
     "start_recording writes a new workspace file; call stop_recording before finishing so the file is complete.",
     "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
     "when the request cannot be done in OBS.",

@@ -1,15 +1,17 @@
 """The OBS adapter: a scene collection in the workspace, edited live in a warm OBS over obs-websocket.
 
 One OBS per adapter starts on first use (``asil.apps.obs``) with a private config holding a copy
-of the workspace's collection. After every successful change OBS is made to write its collection
-and that file is kept as the checkpoint. A batch is checked whole against a model of OBS's names
-first; if OBS still refuses a step, or dies or hangs, OBS is restarted from the checkpoint, so the
-state is exactly as before the action. The workspace file is written only by :meth:`save`
-(atomically), from the collection OBS itself wrote.
+of the workspace's collection and its video settings (``<stem>.video.json`` beside it, see
+:mod:`asil.adapters.obs.video`). After every successful change OBS is made to write its collection
+and that file, with OBS's video settings, is kept as the checkpoint. A batch is checked whole
+against a model of OBS's names first; if OBS still refuses a step, or dies or hangs, OBS is
+restarted from the checkpoint, so the state (video included) is exactly as before the action. The
+workspace files are written only by :meth:`save` (atomically), from what OBS itself reports.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -20,10 +22,19 @@ from asil.adapters.obs.collection import collection_state, export_collection, in
 from asil.adapters.obs.live import read_details, read_skeleton, read_state
 from asil.adapters.obs.operations import OPERATIONS, Context, Names
 from asil.adapters.obs.output_ops import screenshot
+from asil.adapters.obs.video import load_video, obs_video, video_bytes, video_document, video_state
 from asil.adapters.obs.view import DEFAULT_LIMIT, build_observation, element_ids, element_keys
 from asil.adapters.registry import register_adapter
 from asil.apps.display import xvfb_path
-from asil.apps.obs import REQUEST_TIMEOUT_S, ObsCrashed, ObsSession, obs_path, private_root, websocket_client_available
+from asil.apps.obs import (
+    DEFAULT_VIDEO,
+    REQUEST_TIMEOUT_S,
+    ObsCrashed,
+    ObsSession,
+    obs_path,
+    private_root,
+    websocket_client_available,
+)
 from asil.protocol import Action, ActionFailed, ActionSchema, InvalidAction, Observation, parse_action
 from asil.workspace import Workspace, atomic_write
 
@@ -43,6 +54,10 @@ class ObsAdapter(Adapter):
         self.data: dict[str, Any] | None = None
         if document is not None or self.path.exists():
             self.data = load_collection(self.path, self.doc)
+        self.video_doc = video_document(self.doc)
+        self.video_path = workspace.resolve(self.video_doc)
+        self.saved_video = load_video(self.video_path, self.video_doc)  # None: no file, OBS's defaults
+        self.video: dict[str, int] = dict(self.saved_video or DEFAULT_VIDEO)  # the checkpoint's video
         self.port, self.request_timeout_s = port, request_timeout_s
         self.offset, self.limit = 0, limit
         self.dirty = False
@@ -71,16 +86,22 @@ class ObsAdapter(Adapter):
         name = str((self.data or {}).get("name") or "ASIL")
         source = self.checkpoint if self.checkpoint.is_file() else None
         self.session = ObsSession(self.root, collection=source, collection_name=name, port=self.port,
-                                  record_dir=self.workspace.root, request_timeout_s=self.request_timeout_s)
+                                  record_dir=self.workspace.root, request_timeout_s=self.request_timeout_s,
+                                  video=self.video)
         if source is None:  # OBS made its default collection: that is the state to come back to
             self._keep_checkpoint()
         return self.session
 
     def _keep_checkpoint(self) -> None:
-        atomic_write(self.checkpoint, self._obs().flush().encode("utf-8"))
+        # Renamed into place, but not fsynced: the checkpoint lives in the private temp folder and
+        # only has to outlive OBS, not the machine (an fsync cost 8-30 ms per action under load).
+        text = self._obs().flush()
+        partial = self.checkpoint.with_name(self.checkpoint.name + ".part")
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, self.checkpoint)
 
     def _restore(self) -> None:
-        """Throw away OBS's state: restart it from the checkpoint (the state before the action)."""
+        """Throw away OBS's state: restart it from the checkpoint (collection and video before the action)."""
         if self.session is not None:
             self.session.stop()
             self.session = None
@@ -119,8 +140,10 @@ class ObsAdapter(Adapter):
         return state
 
     def saved_state(self) -> dict[str, Any]:
-        """The plain state of the collection file in the workspace (what checkpoints judge)."""
-        return collection_state(load_collection(self.path, self.doc), self.workspace.root)
+        """The plain state of the collection and video files in the workspace (what checkpoints judge)."""
+        state = collection_state(load_collection(self.path, self.doc), self.workspace.root)
+        state["video"] = video_state(load_video(self.video_path, self.video_doc))
+        return state
 
     # ------------------------------------------------------------ actions
     @classmethod
@@ -215,17 +238,23 @@ class ObsAdapter(Adapter):
                 raise kind(f"{where}{exc.message} Nothing was changed.", hint=exc.hint, code=exc.code) from None
         if any(name not in act.READ_ONLY for name, _ in steps):
             self.dirty = True
+            if any(name in act.VIDEO_CHANGING for name, _ in steps):  # what OBS really took, not what was asked
+                self.video = obs_video(context.obs.request("GetVideoSettings"))
             self._keep_checkpoint()
         return changed
 
     # ------------------------------------------------------------ persistence and life
     def save(self) -> None:
-        """Write OBS's own collection to the workspace file atomically (only after changes)."""
+        """Write OBS's own collection, and its video settings when they differ from the workspace's,
+        to the workspace atomically (only after changes). No video file stands for OBS's defaults."""
         if not self.dirty:
             return
         if self.session is not None and self.session.alive:
             self._keep_checkpoint()
         atomic_write(self.path, export_collection(self.checkpoint, self.workspace.root))
+        if self.video != (self.saved_video or DEFAULT_VIDEO):
+            atomic_write(self.video_path, video_bytes(self.video))
+            self.saved_video = dict(self.video)
         self.dirty = False
 
     def render(self, path: Path) -> Path:

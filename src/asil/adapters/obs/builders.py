@@ -3,7 +3,8 @@
 A spec names scenes (with items), inputs (with settings, filters and audio) and the program
 scene; :func:`build_collection` writes the JSON OBS 29 itself writes (the fields it needs to load
 it). Colors are ``#RRGGBB`` in specs and OBS's integers in the file; media paths stay
-workspace-relative (the adapter makes them absolute for OBS).
+workspace-relative (the adapter makes them absolute for OBS). ``obs_video`` writes the video
+settings file that sits beside a collection.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any
 
 from asil.adapters.obs.actions import FILTER_KINDS, INPUT_KINDS
 from asil.adapters.obs.collection import COLOR_KEYS, obs_color
+from asil.adapters.obs.video import load_video, video_bytes
+from asil.protocol import DocumentError
 from asil.tasks.model import SetupFile, Task
 from asil.tasks.setup import SetupError, cache_dir, file_builder
 from asil.workspace import atomic_write
@@ -131,3 +134,22 @@ def make_media(target: Path, spec: dict[str, Any]) -> None:
             raise ValueError(f"ffmpeg failed: {done.stderr.strip()[-200:]}")
         staged.replace(cached)
     atomic_write(target, cached.read_bytes())
+
+
+@file_builder("obs_video")
+def build_video_file(item: SetupFile, task: Task, target: Path) -> None:
+    """Video settings beside a collection, from ``{"base": [w, h], "output": [w, h], "fps": n}``."""
+    spec = item.content if isinstance(item.content, dict) else {}
+    try:
+        (base_w, base_h), (out_w, out_h) = spec["base"], spec["output"]
+        video = {"baseWidth": base_w, "baseHeight": base_h, "outputWidth": out_w, "outputHeight": out_h,
+                 "fpsNumerator": spec["fps"], "fpsDenominator": 1}
+    except (KeyError, TypeError, ValueError):
+        raise SetupError(f"Task {task.id}: obs_video {item.path!r} needs content with base [w, h], output [w, h] "
+                         "and fps.") from None
+    atomic_write(target, video_bytes(video))
+    try:
+        load_video(target, item.path)
+    except DocumentError as exc:
+        target.unlink()
+        raise SetupError(f"Task {task.id}: {exc.message}") from None

@@ -3,7 +3,8 @@
 The episode saves OBS's own collection into the workspace before judging, so these read that
 file (no OBS needs to start). Targets: a scene (``"Intro"``), an input field (``"Title.settings.text"``,
 ``"Music.muted"``), a scene item field (``"Intro/Title.position"``), a filter field
-(``"Webcam/Key.settings.similarity"``) or a workspace file (recordings, screenshots).
+(``"Webcam/Key.settings.similarity"``), a video setting (``"base"``, ``"output"``, ``"fps"``, read from
+the ``<stem>.video.json`` file saved beside the collection) or a workspace file (recordings, screenshots).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from asil.adapters.obs.adapter import DEFAULT_DOCUMENT
 from asil.adapters.obs.collection import collection_state, load_collection
+from asil.adapters.obs.video import load_video, video_document, video_state
 from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
 from asil.protocol import DocumentError
 
@@ -130,6 +132,20 @@ def _filters_of(ctx: EvalContext, cp: Checkpoint, source: str) -> list[dict[str,
         if scene["name"] == source:
             return list(scene["filters"])
     raise CheckpointUnreadable(f"there is no source {source!r}")
+
+
+@checkpoint_type("obs_video", default_compare="approx")
+def video(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """Saved video settings: ``base`` or ``output`` ([width, height]) or ``fps``; OBS's defaults when no file."""
+    field = require(cp.target, "video field (base, output or fps)")
+    document = video_document(cp.document or DEFAULT_DOCUMENT)
+    try:
+        state = video_state(load_video(ctx.workspace.resolve(document), document))
+    except DocumentError as exc:
+        raise CheckpointUnreadable(exc.message) from None
+    if field not in state:
+        raise CheckpointUnreadable(f"video settings have no {field!r} (use base, output or fps)")
+    return state[field]
 
 
 @checkpoint_type("obs_media_duration", default_compare="range")

@@ -36,15 +36,21 @@ class Names:
 
     def __init__(self, obs: ObsSession):
         self.obs = obs
-        scenes, inputs = obs.request_batch([("GetSceneList", {}), ("GetInputList", {})])
-        for result in (scenes, inputs):
-            if isinstance(result, Exception):
-                raise result
-        self.scenes = [s["sceneName"] for s in sorted(scenes["scenes"], key=lambda s: -int(s["sceneIndex"]))]
-        self.inputs = {i["inputName"]: i["inputKind"] for i in inputs["inputs"]}
+        scenes = obs.request("GetSceneList")["scenes"]
+        self.scenes = [s["sceneName"] for s in sorted(scenes, key=lambda s: -int(s["sceneIndex"]))]
+        self._inputs: dict[str, str] | None = None
         self._items: dict[str, list[tuple[int | None, str]]] = {}
         self._filters: dict[str, list[str]] = {}
         self._recording: bool | None = None
+
+    @property
+    def inputs(self) -> dict[str, str]:
+        """Input name -> kind, read on first use (GetInputList is the slowest read with many inputs,
+        and moving or hiding an item needs only scenes)."""
+        if self._inputs is None:
+            found = self.obs.request("GetInputList")["inputs"]
+            self._inputs = {i["inputName"]: i["inputKind"] for i in found}
+        return self._inputs
 
     def items(self, scene: str) -> list[tuple[int | None, str]]:
         if scene not in self._items:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from asil.adapters.obs import actions as act
 from asil.adapters.obs.operations import Context, Names, operation
+from asil.adapters.obs.video import OUTPUT_STEP
 from asil.apps.obs import ObsSession
 from asil.protocol import ActionFailed, InvalidAction
 from asil.workspace import Workspace, atomic_write
@@ -23,6 +24,14 @@ def _check_set_video(names: Names, p: act.SetVideo, ws: Workspace) -> None:
         if (width is None) != (height is None):
             raise InvalidAction(f"Give {what}_width and {what}_height together.",
                                 hint="e.g. {\"base_width\": 1280, \"base_height\": 720}.", code="bad_params")
+    # OBS would silently round these down (an output of 642x361 becomes 640x360): refuse instead.
+    for param, value, step in (("output_width", p.output_width, OUTPUT_STEP["outputWidth"]),
+                               ("output_height", p.output_height, OUTPUT_STEP["outputHeight"])):
+        if value is not None and value % step:
+            raise InvalidAction(f"{param} {value} is not a multiple of {step}; OBS would silently round it down "
+                                f"to {value - value % step}.",
+                                hint="The output width must be a multiple of 4 and the output height even "
+                                "(e.g. 1280x720).", code="bad_params")
     if p.model_dump(exclude_none=True) == {}:
         raise InvalidAction("set_video needs base_width/base_height, output_width/output_height and/or fps.",
                             hint="e.g. {\"fps\": 30}.", code="bad_params")

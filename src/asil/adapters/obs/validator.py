@@ -2,7 +2,9 @@
 
 It shares no reading code with the adapter's checkpoints: it walks OBS's own file format here
 (sources, scene ``settings.items``, ``filters``, the 0xAABBGGRR colors, the volume multiplier)
-and probes recordings with its own ffprobe call. Anything unreadable is a failed checkpoint.
+and probes recordings with its own ffprobe call. Video settings come from the ``<stem>.video.json``
+file beside the collection (OBS's GetVideoSettings fields), or OBS's start-up defaults when there is
+none. Anything unreadable is a failed checkpoint.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from asil.apps.obs import DEFAULT_VIDEO
 from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint
 from asil.evaluate.compare import compare
 from asil.workspace import Workspace
@@ -65,6 +68,19 @@ def _png_size(path: Path) -> list[int]:
     return [int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")]
 
 
+def _video(root: Path, collection: str, field: str) -> Any:
+    """One video field read from the JSON beside ``collection`` ('a/scenes.json' -> 'a/scenes.video.json')."""
+    stem = collection[:-len(".json")] if collection.endswith(".json") else collection
+    path = root / (stem + ".video.json")
+    raw = json.loads(path.read_text(encoding="utf-8")) if path.exists() else DEFAULT_VIDEO
+    if not isinstance(raw, dict) or any(type(v) is not int or v < 1 for v in raw.values()):
+        raise RawObsError("video settings must be positive integers")
+    pairs = {"base": [raw["baseWidth"], raw["baseHeight"]], "output": [raw["outputWidth"], raw["outputHeight"]]}
+    if field == "fps":
+        return raw["fpsNumerator"] / raw["fpsDenominator"]
+    return pairs[field]
+
+
 def _item_fields(item: dict[str, Any]) -> dict[str, Any]:
     return {"position": [item["pos"]["x"], item["pos"]["y"]], "scale": [item["scale"]["x"], item["scale"]["y"]],
             "rotation": item.get("rot", 0.0), "visible": item.get("visible", True), "id": item.get("id"),
@@ -83,6 +99,8 @@ def _read(cp: Checkpoint, root: Path) -> Any:
         return _probe_seconds(root / target)
     if cp.type == "obs_image_size":
         return _png_size(root / target)
+    if cp.type == "obs_video":
+        return _video(root, cp.document or "scenes.json", target)
     doc = json.loads((root / (cp.document or "scenes.json")).read_text(encoding="utf-8"))
     by_name = {s["name"]: s for s in doc["sources"]}
     scenes = {n: s for n, s in by_name.items() if s.get("id") == "scene"}
