@@ -31,6 +31,8 @@ from asil.protocol import ActionFailed, AppUnavailable
 START_TIMEOUT_S = 60.0
 START_ATTEMPTS = 2
 REQUEST_TIMEOUT_S = 10.0
+SIZE_WAIT_S = 5.0
+SIZED_KINDS = ("image_source", "ffmpeg_source", "text_ft2_source_v2", "color_source_v3")
 FLUSH_TIMEOUT_S = 10.0
 FLUSH_MARK = "asil-flush"  # private-settings key (and scene-name prefix) that marks a forced save
 COLLECTION = "asil"  # the file name (basic/scenes/asil.json) and profile name inside the private config
@@ -210,11 +212,22 @@ class ObsSession:
         self._wait_for_frames()
 
     def _wait_for_frames(self, frames: int = 3) -> None:
-        """Sources learn their size (a text's box, an image's pixels) when the video thread first renders
-        them: wait for a few rendered frames so the first observation after a (re)start is complete."""
+        """Sources learn their size (a text's box, an image's pixels, a clip's first decoded frame) only
+        when OBS renders or decodes them, which under load can take longer than a few frames: wait for a
+        few rendered frames, then (bounded) until every visual scene item knows its size, so the first
+        observation after a (re)start is complete."""
         deadline = time.monotonic() + START_TIMEOUT_S
         while self.request("GetStats").get("renderTotalFrames", 0) < frames and time.monotonic() < deadline:
             time.sleep(0.05)
+        deadline = time.monotonic() + SIZE_WAIT_S  # an audio-only clip or a missing file never gets a size
+        while self._unsized_items() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def _unsized_items(self) -> int:
+        scenes = [s["sceneName"] for s in self.request("GetSceneList")["scenes"]]
+        found = self.request_batch([("GetSceneItemList", {"sceneName": name}) for name in scenes])
+        return sum(1 for items in found if not isinstance(items, ObsRefused) for item in items["sceneItems"]
+                   if item.get("inputKind") in SIZED_KINDS and not item["sceneItemTransform"]["sourceWidth"])
 
     def _connect(self) -> None:
         import websocket
