@@ -177,14 +177,16 @@ def test_a_failing_batch_restores_the_mailbox_contacts_and_sink(warm: Thunderbir
     sink = sorted(p.name for p in (warm.workspace.private("thunderbird") / "smtp-sink").iterdir())
     result = warm.execute(Action(action_type="batch", params={"actions": [
         raw(fn("create_folder", name="Temp")),
+        raw(fn("tag_messages", messages=[hello], add=["Fresh Tag"])),  # defines a new tag (a pref)
         raw(fn("move_messages", messages=[hello], folder="Temp")),
         raw(fn("add_contact", email="zed@example.com")),
         raw(fn("send_message", to=["x@example.com"], subject="Oops")),
         raw(fn("set_flags", messages=[hello], read=False)),  # the message is in Temp now: this step fails
     ]}))
     assert result.status == "invalid" and result.error is not None
-    assert result.error.message.startswith("Batch action 5:")
+    assert result.error.message.startswith("Batch action 6:")
     assert state(warm) == before
+    assert "Fresh Tag" not in warm.observe().environment["tags"]  # the tag definition (a pref) went too
     assert sorted(p.name for p in (warm.workspace.private("thunderbird") / "smtp-sink").iterdir()) == sink
 
 
