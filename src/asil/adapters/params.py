@@ -14,6 +14,13 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
+def finish_tip(extra: str = "") -> str:
+    """The schema tip every app gives on ending an episode; ``extra`` narrows "cannot be done" (e.g. "in OBS")."""
+    where = f" {extra}" if extra else ""
+    return ('Finish with {"action_type": "done"}, or {"action_type": "infeasible", "params": {"reason": ...}} '
+            f"when the request cannot be done{where}.")
+
+
 def parse_params(model: type[Params], params: dict[str, Any], what: str) -> Any:
     """Validate params against a model; raise InvalidAction naming the field and what is valid."""
     try:

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported: adapters call actions.parse_params
 from asil.protocol import Action, ActionSchema
 
@@ -243,8 +243,7 @@ TIPS = [
     "A keyframed property follows its animation when the frame changes (as in Blender): to change an "
     "animated object's transform for good, insert a keyframe with the new value.",
     "Large scenes are shown a page of objects at a time: navigate with params.offset/limit or an object name.",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done.",
+    finish_tip(),
 ]
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.protocol import Action, ActionSchema
 
 Scalar = float | int | str | bool | None
@@ -135,8 +135,7 @@ TIPS = [
     "Observations show a window of non-empty cells; use navigate (target a sheet or a cell) to page.",
     "Meta 'display' appears only where the shown text differs from the value.",
     "A batch is atomic: if one action fails, none of it is applied.",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done.",
+    finish_tip(),
 ]
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
 from asil.protocol import Action, ActionSchema
 
@@ -167,8 +167,7 @@ TIPS = [
     "Files are listed a page at a time (view 'files'); navigate with a file path as target to read it "
     "(view 'editor', paged by lines).",
     "A batch is atomic: if one action fails, every file it touched is restored. run_task cannot be in a batch.",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done.",
+    finish_tip(),
 ]
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported: adapters call actions.parse_params
 from asil.protocol import Action, ActionSchema
 
@@ -195,8 +195,7 @@ TIPS = [
     "Large pages are windowed: navigate with params offset/limit to page, or find to filter by label.",
     "Function params take 'page' (name or id) to act on a page other than the one in view.",
     "A batch is atomic: if one action fails, none of it is applied.",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done.",
+    finish_tip(),
 ]
 
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
 from asil.protocol import Action, ActionSchema
 
@@ -237,8 +237,7 @@ TIPS = [
     "api_call reaches documented v1 paths of the current repository only, e.g. "
     "{\"method\": \"PATCH\", \"path\": \"/repos/{owner}/{repo}/issues/2\", \"body\": {\"title\": \"...\"}}; "
     "'{owner}/{repo}' is filled in. Bodies are checked like the functions' params.",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done.",
+    finish_tip(),
 ]
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.protocol import Action, ActionSchema
 
 MAX_BATCH = 200
@@ -148,8 +148,7 @@ TIPS = [
     "Geometry is in millimetres from the slide's top-left corner; the slide size is in app_state.details.",
     "Large presentations show a window of slides in detail and all titles in navigation; navigate to page.",
     "A batch is atomic: if one action fails, none of it is applied.",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done.",
+    finish_tip(),
 ]
 
 

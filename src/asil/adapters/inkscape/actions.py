@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported: adapters call actions.parse_params
 from asil.protocol import Action, ActionSchema
 
@@ -231,8 +231,7 @@ TIPS = [
     "meta.style lists the element's own style; fill/stroke are inherited from groups and layers when unset.",
     "Colours are '#rrggbb'. Use restyle with null to remove a property, set_visibility to hide or show.",
     "Every change is written back to the file; a batch is atomic (all or nothing).",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done with these actions.",
+    finish_tip("with these actions"),
 ]
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported: adapters call actions.parse_params
 from asil.protocol import Action, ActionSchema
 
@@ -147,8 +147,7 @@ TIPS = [
     "ran cannot be undone in the kernel (variables, written files) — run code outside batches when that matters.",
     "Prefer replace_in_cell for small fixes; insert_cell takes 'id' to name the new cell.",
     "Large notebooks are shown a window of cells at a time: navigate with a cell id or params.offset to page.",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done.",
+    finish_tip(),
 ]
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
 from asil.protocol import Action, ActionSchema
 
@@ -209,8 +209,7 @@ TIPS = [
     "Changing the frame rate does not rescale clip frames.",
     "Edits change the project in memory; save (or the episode's end) writes the file. render_video and "
     "render_frame run melt on the current state; a batch is atomic (all or nothing).",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done with these actions.",
+    finish_tip("with these actions"),
 ]
 
 

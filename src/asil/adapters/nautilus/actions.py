@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.protocol import Action, ActionSchema
 
 MAX_BATCH = 50
@@ -154,8 +154,7 @@ TIPS = [
     "A batch is atomic: if one action fails, every path it touched (and the trash and bookmarks) is put back.",
     "The tree is shown a page at a time, depth first: navigate with params.folder/offset/limit "
     "(limit at most 200).",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done.",
+    finish_tip(),
 ]
 
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
 from asil.protocol import Action, ActionSchema
 
@@ -290,8 +290,7 @@ TIPS = [
     "set_video changes the canvas (base), the scaled output and fps; they are saved with the collection. The "
     "output width must be a multiple of 4 and the output height even (OBS would round other sizes down).",
     "start_recording writes a new workspace file; call stop_recording before finishing so the file is complete.",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done in OBS.",
+    finish_tip("in OBS"),
 ]
 
 

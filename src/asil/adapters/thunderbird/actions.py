@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
 from asil.protocol import Action, ActionSchema
 
@@ -213,8 +213,7 @@ TIPS = [
     "A batch is atomic: it is checked first, and if one step fails, the mailbox, address book and filters "
     "are restored to their state before the batch (Thunderbird and Dovecot restart from a snapshot).",
     "Sending delivers to a local test SMTP server, never to the internet.",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done with these actions.",
+    finish_tip("with these actions"),
 ]
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.protocol import Action, ActionSchema
 
 MAX_BATCH = 200
@@ -178,8 +178,7 @@ TIPS = [
     "(use set_list for lists).",
     "Large documents are shown as a window of blocks; navigate to an id or an offset to page.",
     "A batch is atomic: if one action fails, none of it is applied.",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done.",
+    finish_tip(),
 ]
 
 
