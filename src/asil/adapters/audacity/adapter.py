@@ -22,13 +22,13 @@ from asil.adapters.audacity import actions as act
 from asil.adapters.audacity.audio import AudioUnreadable, format_labels, read_labels, read_wav, synthesize, waveform_png
 from asil.adapters.audacity.project import NoiseProfile, Project, Step, number, plan, quote, read_project, select_lines
 from asil.adapters.audacity.view import DEFAULT_LIMIT, build_observation
-from asil.adapters.base import Adapter, Readiness
+from asil.adapters.base import Readiness
 from asil.adapters.registry import register_adapter
+from asil.adapters.warm import WarmProgramAdapter
 from asil.apps.audacity import AudacityCrashed, AudacitySession, CommandFailed, missing_parts
-from asil.protocol import Action, ActionFailed, ActionSchema, DocumentError, InvalidAction, Observation, parse_action
+from asil.protocol import Action, ActionFailed, ActionSchema, DocumentError, InvalidAction, Observation
 from asil.workspace import Workspace, atomic_write, commit_file
 
-NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 READ_ONLY = ("select", "export", "save")  # functions that leave the project's audio and labels as they are
 # Edits that change samples but no track, clip, length or label: the project read before them stays true.
 KEEP_LAYOUT = ("select", "amplify", "normalize", "fade_in", "fade_out")
@@ -49,22 +49,21 @@ def check_wav(path: Path, document: str) -> int:
 
 
 @register_adapter("audacity", pattern="script", extensions=(".wav",))
-class AudacityAdapter(Adapter):
+class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
     """Tracks (ids = names) and labels ('label:N') of one Audacity project built from a .wav."""
+
+    state_name = "project"
+    batch_hint = "Put only invoke_function edits in a batch; save after it."
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  **options: Any):
-        super().__init__(workspace, document)
+        super().__init__(workspace, document, limit=limit)
         if document is None:
             raise DocumentError("The audacity adapter needs a .wav file to open.")
         self.path = workspace.resolve(document)
         self.rate = check_wav(self.path, document)
         self.labels_path = self.path.with_name(f"{self.path.stem}.labels.txt")
-        self.offset, self.limit = 0, limit
-        self.dirty = False
-        self.restarts = 0
         self.selection: dict[str, Any] | None = None
-        self.session: AudacitySession | None = None
         self._project: Project | None = None
         self._has_clips = False
         self._noise: tuple[AudacitySession, NoiseProfile] | None = None  # which Audacity learnt which profile
@@ -82,14 +81,8 @@ class AudacityAdapter(Adapter):
             shutil.copyfile(self.labels_path, self.base_labels)
 
     # ------------------------------------------------------------ the Audacity session
-    def _audacity(self) -> AudacitySession:
-        """The running Audacity, started on first use or after a failure (from the document copy + journal)."""
-        if self.session is not None and self.session.alive:
-            return self.session
-        if self.session is not None:
-            self.session.kill()
-            self.restarts += 1
-        self.session, self._project = None, None
+    def _start_session(self) -> AudacitySession:
+        """A new Audacity with the document copy imported; :meth:`_after_start` replays the journal."""
         from asil.tasks.setup import cache_dir
 
         session = AudacitySession([self.workspace.root], cache_dir())
@@ -102,9 +95,13 @@ class AudacityAdapter(Adapter):
         except BaseException:
             session.kill()
             raise
-        self.session = session
-        self._replay()
         return session
+
+    def _work_files(self) -> tuple[Path, ...]:
+        return self.base, self.base_labels
+
+    def _after_start(self) -> None:
+        self._replay()
 
     def _replay(self) -> None:
         """Apply the journal again after a restart (selection-free: every entry names its range)."""
@@ -136,7 +133,7 @@ class AudacityAdapter(Adapter):
 
     def _command(self, line: str) -> str:
         try:
-            return self._audacity().command(line)
+            return self._program().command(line)
         except CommandFailed as exc:
             raise ActionFailed(f"Audacity refused {exc.command}: {exc.text or 'no detail'}.",
                                hint="Check the parameters against the observation.") from None
@@ -157,19 +154,12 @@ class AudacityAdapter(Adapter):
 
     def _discard_session(self) -> None:
         """Throw Audacity away: the next call restarts it and replays the journal."""
-        if self.session is not None:
-            self.session.kill()
-            self.restarts += 1
-        self.session, self._project = None, None
+        super()._discard_session()
+        self._project = None
 
     # ------------------------------------------------------------ observe
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
-        if view not in (None, "project"):
-            raise InvalidAction(f"There is no view {view!r}.", hint="The only view is 'project'.")
-        if offset is not None:
-            self.offset = max(0, offset)
-        if limit is not None:
-            self.limit = max(1, min(limit, 200))
+        self._turn_page(view, offset, limit)
         if self.session is None or not self.session.alive:
             self._project = None  # health check: a dead Audacity is restarted, not described from memory
         try:
@@ -198,11 +188,7 @@ class AudacityAdapter(Adapter):
                                     hint="Navigate to a track name or 'label:N'.", code="unknown_element")
             return
         if kind == "batch":
-            for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
-                try:
-                    self._parse(self._batch_member(raw))
-                except InvalidAction as exc:
-                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+            self._check_batch(act.parse_params(act.Batch, action.params, "batch").actions, self._parse)
             return
         name, params = self._parse(action)
         self._plan(name, params)
@@ -260,8 +246,7 @@ class AudacityAdapter(Adapter):
                 self.selection = saved_selection
                 if kind != "batch":
                     raise
-                raise type(exc)(f"Batch action {index}: {exc.message} Nothing in the project was changed.",
-                                hint=exc.hint, code=exc.code) from None
+                raise self._batch_failed(exc, index) from None
         if done:
             self.dirty = True
             self.journal += done
@@ -314,14 +299,6 @@ class AudacityAdapter(Adapter):
         self._command(f"SetLabel: Label={index} Text={quote(text)} Start={number(span[0])} End={number(span[1])}")
         self._project = None
         return f"label:{index}"
-
-    def _batch_member(self, raw: dict[str, Any]) -> Action:
-        sub = parse_action(raw)
-        if sub.action_type in NOT_IN_BATCH or sub.target == "save":
-            what = "save" if sub.target == "save" else sub.action_type
-            raise InvalidAction(f"A batch cannot contain {what}.",
-                                hint="Put only invoke_function edits in a batch; save after it.")
-        return sub
 
     def _item_ids(self) -> list[str]:
         project = self._read()
@@ -397,13 +374,6 @@ class AudacityAdapter(Adapter):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(waveform_png(audio, project.labels))
         return path
-
-    def close(self) -> None:
-        if self.session is not None:
-            self.session.close()
-            self.session = None
-        self.base.unlink(missing_ok=True)
-        self.base_labels.unlink(missing_ok=True)
 
     @classmethod
     def readiness(cls) -> Readiness:

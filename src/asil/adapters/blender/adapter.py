@@ -12,10 +12,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.base import Adapter, Readiness
+from asil.adapters.base import Readiness
 from asil.adapters.blender import actions as act
 from asil.adapters.blender.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.registry import register_adapter
+from asil.adapters.warm import CheckpointedAdapter
 from asil.apps.blender import BlenderCrashed, BlenderSession, blender_path
 from asil.protocol import (
     Action,
@@ -24,11 +25,9 @@ from asil.protocol import (
     DocumentError,
     InvalidAction,
     Observation,
-    parse_action,
 )
 from asil.workspace import Workspace, commit_file
 
-NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 READ_ONLY_OPS = ("scene", "ping", "find")
 TRANSFORM_SUFFIXES = ("location", "rotation", "scale")
 BLEND_MAGIC = (b"BLENDER", b"\x1f\x8b", b"\x28\xb5\x2f\xfd")  # plain, gzip, zstd
@@ -46,32 +45,26 @@ def check_blend_file(path: Path, document: str) -> None:
 
 
 @register_adapter("blender", pattern="script", extensions=(".blend",))
-class BlenderAdapter(Adapter):
+class BlenderAdapter(CheckpointedAdapter[BlenderSession]):
     """A scene: '@scene' and objects (ids = names), paged by object name order."""
+
+    state_name = "scene"
+    batch_hint = "Put only set_value and invoke_function actions in a batch."
+    crashed = BlenderCrashed
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, allow_code: bool = False,
                  limit: int = DEFAULT_LIMIT, **options: Any):
-        super().__init__(workspace, document)
+        super().__init__(workspace, document, limit=limit)
         if document is None:
             raise DocumentError("The blender adapter needs a .blend file to open.")
         self.path = workspace.resolve(document)
         check_blend_file(self.path, document)
         self.allow_code = allow_code
-        self.offset, self.limit = 0, limit
-        self.dirty = False
-        self.restarts = 0
-        self.session: BlenderSession | None = None
         self.work = workspace.private() / f"blender-{os.getpid()}-{id(self)}-{self.path.stem}.blend"
 
     # ------------------------------------------------------------ the Blender session
-    def _blender(self) -> BlenderSession:
-        """The running Blender, started on first use or after a crash (from the last good state)."""
-        if self.session is not None and self.session.alive:
-            return self.session
-        if self.session is not None:
-            self.session.kill()
-            self.restarts += 1
-        self.session = None
+    def _start_session(self) -> BlenderSession:
+        """A new Blender with the scene as after the last good change (or the user's file)."""
         source = self.work if self.work.is_file() else self.path
         try:
             session = BlenderSession(source)
@@ -84,17 +77,16 @@ class BlenderAdapter(Adapter):
                 session.kill()
             raise DocumentError(f"Blender could not read {self.document!r}; the file is damaged or not a .blend.",
                                 hint="Open a .blend file saved by Blender.")
-        self.session = session
         return session
 
     def _call(self, op: str, params: dict[str, Any], *, dry: bool = False, timeout_s: float | None = None) -> Any:
         extra = {} if timeout_s is None else {"timeout_s": timeout_s}
         try:
-            return self._blender().request(op, params, dry=dry, **extra)
+            return self._program().request(op, params, dry=dry, **extra)
         except BlenderCrashed:
             if not (dry or op in READ_ONLY_OPS):
                 raise
-            return self._blender().request(op, params, dry=dry, **extra)  # reads are safe to retry once
+            return self._program().request(op, params, dry=dry, **extra)  # reads are safe to retry once
 
     def _checkpoint(self) -> None:
         """Copy the scene to the private work file: the state a failure or crash goes back to."""
@@ -106,12 +98,7 @@ class BlenderAdapter(Adapter):
 
     # ------------------------------------------------------------ observe
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
-        if view not in (None, "scene"):
-            raise InvalidAction(f"There is no view {view!r}.", hint="The only view is 'scene'.")
-        if offset is not None:
-            self.offset = max(0, offset)
-        if limit is not None:
-            self.limit = max(1, min(limit, 200))
+        self._turn_page(view, offset, limit)
         data = self._call("scene", {"offset": self.offset, "limit": self.limit})
         session = {"state": "running", "restarts": self.restarts, "allow_code": self.allow_code}
         return build_observation(data, step=self.step, name=self.path.name, document=self.document,
@@ -135,11 +122,7 @@ class BlenderAdapter(Adapter):
                 self._call("find", {"object": action.target})
             return
         if kind == "batch":
-            for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
-                try:
-                    self._translate(self._batch_member(raw))
-                except InvalidAction as exc:
-                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+            self._check_batch(act.parse_params(act.Batch, action.params, "batch").actions, self._translate)
             return
         op, params = self._translate(action)
         if op != "save":
@@ -161,35 +144,8 @@ class BlenderAdapter(Adapter):
         if steps == [("save", {})]:
             self.save()
             return []
-        if not self.work.is_file():
-            self._checkpoint()
-        changed: list[str] = []
-        try:
-            for index, (op, params) in enumerate(steps, start=1):
-                try:
-                    changed += [c for c in self._run(op, params) if c not in changed]
-                except (InvalidAction, ActionFailed) as exc:
-                    if kind != "batch":
-                        raise
-                    raise type(exc)(f"Batch action {index}: {exc.message} Nothing in the scene was changed.",
-                                    hint=exc.hint, code=exc.code) from None
-        except BlenderCrashed:
-            raise
-        except (InvalidAction, ActionFailed):
-            self._roll_back()
-            raise
-        if any(op != "render" for op, _ in steps):
-            self.dirty = True
-            self._checkpoint()
-        return changed
-
-    def _batch_member(self, raw: dict[str, Any]) -> Action:
-        sub = parse_action(raw)
-        if sub.action_type in NOT_IN_BATCH or sub.target == "save":
-            what = "save" if sub.target == "save" else sub.action_type
-            raise InvalidAction(f"A batch cannot contain {what}.",
-                                hint="Put only set_value and invoke_function actions in a batch.")
-        return sub
+        return self._edit(steps, lambda _index, step: self._run(*step), is_batch=kind == "batch",
+                          changes=any(op != "render" for op, _ in steps))
 
     def _translate(self, action: Action) -> tuple[str, dict[str, Any]]:
         """The server operation and its JSON params for one checked, non-batch action."""
@@ -263,12 +219,6 @@ class BlenderAdapter(Adapter):
         self._call("render", {"path": str(path), "width": 160, "height": 120, "engine": "CYCLES",
                               "max_samples": 4, "temp_camera": True}, timeout_s=120)
         return path
-
-    def close(self) -> None:
-        if self.session is not None:
-            self.session.close()
-            self.session = None
-        self.work.unlink(missing_ok=True)
 
     @classmethod
     def readiness(cls) -> Readiness:

@@ -15,16 +15,16 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.base import Adapter, Readiness
+from asil.adapters.base import Readiness
 from asil.adapters.gimp import actions as act
 from asil.adapters.gimp.operations import OPERATIONS, Canvas, Operation
 from asil.adapters.gimp.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.registry import register_adapter
+from asil.adapters.warm import CheckpointedAdapter
 from asil.apps.gimp import GimpCrashed, GimpSession, ScriptError, gimp_path, scheme_string
-from asil.protocol import Action, ActionFailed, ActionSchema, DocumentError, InvalidAction, Observation, parse_action
+from asil.protocol import Action, ActionFailed, ActionSchema, DocumentError, InvalidAction, Observation
 from asil.workspace import Workspace, commit_file
 
-NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 FORMATS = {".xcf": (b"gimp xcf ",), ".png": (b"\x89PNG\r\n\x1a\n",), ".jpg": (b"\xff\xd8\xff",),
            ".jpeg": (b"\xff\xd8\xff",)}
 EXPORT_KIND = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg"}
@@ -53,37 +53,34 @@ def check_image_file(path: Path, document: str) -> None:
 
 
 @register_adapter("gimp", pattern="script", extensions=tuple(FORMATS))
-class GimpAdapter(Adapter):
+class GimpAdapter(CheckpointedAdapter[GimpSession]):
     """An image: '@image', '@selection' and layers (ids = names), paged top first."""
+
+    state_name = "image"
+    max_limit = 100
+    batch_excluded = ("save", "export_image")
+    batch_hint = "Put only image and layer edits in a batch; export or save after it."
+    crashed = GimpCrashed
+    number_crashes = False  # a lost GIMP is reported as it is, not as the failure of a batch member
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  **options: Any):
-        super().__init__(workspace, document)
+        super().__init__(workspace, document, limit=limit)
         if document is None:
             raise DocumentError("The gimp adapter needs an image file to open.", hint="Open a .xcf, .png or .jpg.")
         self.path = workspace.resolve(document)
         check_image_file(self.path, document)
-        self.offset, self.limit = 0, limit
-        self.dirty = False
-        self.restarts = 0
-        self.session: GimpSession | None = None
         self.image = 0
         self.stats: dict[int, Any] = {}  # layer id -> pixel statistics, until the layer's pixels change
         self._checked: Canvas | None = None
         stem = f"gimp-{os.getpid()}-{id(self)}-{self.path.stem}"
         self.work = workspace.private() / f"{stem}.xcf"
         self.state_file = workspace.private() / f"{stem}.state.json"
-        self._gimp()  # a file GIMP cannot read fails here, as a DocumentError
+        self._program()  # a file GIMP cannot read fails here, as a DocumentError
 
     # ------------------------------------------------------------ the GIMP session
-    def _gimp(self) -> GimpSession:
-        """The running GIMP with the image open, (re)started from the last good state when needed."""
-        if self.session is not None and self.session.alive:
-            return self.session
-        if self.session is not None:
-            self.session.kill()
-            self.restarts += 1
-        self.session = None
+    def _start_session(self) -> GimpSession:
+        """A new GIMP with the image open as after the last good change (or the user's file)."""
         session = GimpSession()
         source = self.work if self.work.is_file() else self.path
         try:
@@ -93,11 +90,13 @@ class GimpAdapter(Adapter):
             raise DocumentError(f"GIMP could not read {self.document!r}; the file is damaged or not an image.",
                                 hint="Open an image saved by GIMP or another image program.") from None
         self.stats.clear()
-        self.session = session
         return session
 
+    def _work_files(self) -> tuple[Path, ...]:
+        return self.work, self.state_file
+
     def _call(self, scheme: str, timeout_s: float = 30.0) -> str:
-        return self._gimp().request(scheme, timeout_s=timeout_s)
+        return self._program().request(scheme, timeout_s=timeout_s)
 
     def _read_state(self, offset: int, limit: int) -> dict[str, Any]:
         """The image's state from GIMP; statistics of uncached layers on the page are added to the cache."""
@@ -131,12 +130,7 @@ class GimpAdapter(Adapter):
 
     # ------------------------------------------------------------ observe
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
-        if view not in (None, "image"):
-            raise InvalidAction(f"There is no view {view!r}.", hint="The only view is 'image'.")
-        if offset is not None:
-            self.offset = max(0, offset)
-        if limit is not None:
-            self.limit = max(1, min(limit, 100))
+        self._turn_page(view, offset, limit)
         state = self._read_state(self.offset, self.limit)
         session = {"state": "running", "restarts": self.restarts}
         return build_observation(state, self.stats, step=self.step, name=self.path.name, document=self.document,
@@ -156,11 +150,7 @@ class GimpAdapter(Adapter):
                 self.canvas().layer(action.target)
             return
         if kind == "batch":
-            for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
-                try:
-                    self._parse(self._batch_member(raw))
-                except InvalidAction as exc:
-                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+            self._check_batch(act.parse_params(act.Batch, action.params, "batch").actions, self._parse)
             return
         name, params = self._parse(action)
         if name in OPERATIONS:
@@ -182,14 +172,6 @@ class GimpAdapter(Adapter):
             self.workspace.resolve(params.path)
         return name, params
 
-    def _batch_member(self, raw: dict[str, Any]) -> Action:
-        sub = parse_action(raw)
-        if sub.action_type in NOT_IN_BATCH or sub.target in ("save", "export_image"):
-            what = sub.target if sub.target in ("save", "export_image") else sub.action_type
-            raise InvalidAction(f"A batch cannot contain {what}.",
-                                hint="Put only image and layer edits in a batch; export or save after it.")
-        return sub
-
     def _apply(self, action: Action) -> list[str]:
         kind = action.action_type
         if kind == "navigate":
@@ -204,32 +186,14 @@ class GimpAdapter(Adapter):
             return []
         if steps[0][0] == "export_image":
             return self._export(steps[0][1])
-        return self._edit(steps, is_batch=kind == "batch")
-
-    def _edit(self, steps: list[tuple[str, Any]], is_batch: bool) -> list[str]:
-        if not self.work.is_file():
-            self._checkpoint()
-        changed: list[str] = []
         checked, self._checked = self._checked, None  # the canvas _check just read (single actions)
-        try:
-            for index, (name, params) in enumerate(steps, start=1):
-                try:
-                    canvas = checked if index == 1 and checked is not None else self.canvas()
-                    done = self._run(OPERATIONS[name](params, canvas))
-                except (InvalidAction, ActionFailed) as exc:
-                    if not is_batch or isinstance(exc, GimpCrashed):
-                        raise
-                    raise type(exc)(f"Batch action {index}: {exc.message} Nothing in the image was changed.",
-                                    hint=exc.hint, code=exc.code) from None
-                changed += [c for c in done if c not in changed]
-        except GimpCrashed:
-            raise
-        except (InvalidAction, ActionFailed):
-            self._roll_back()
-            raise
-        self.dirty = True
-        self._checkpoint()
-        return changed
+
+        def run(index: int, step: tuple[str, Any]) -> list[str]:
+            name, params = step
+            canvas = checked if index == 1 and checked is not None else self.canvas()
+            return self._run(OPERATIONS[name](params, canvas))
+
+        return self._edit(steps, run, is_batch=kind == "batch")
 
     def _run(self, op: Operation) -> list[str]:
         named_by_gimp = "@image" in op.changed and op.pixels == "none"  # a text layer GIMP names itself
@@ -283,13 +247,6 @@ class GimpAdapter(Adapter):
         path.parent.mkdir(parents=True, exist_ok=True)
         self._write_flat(path, "png", 90)
         return path
-
-    def close(self) -> None:
-        if self.session is not None:
-            self.session.close()
-            self.session = None
-        self.work.unlink(missing_ok=True)
-        self.state_file.unlink(missing_ok=True)
 
     @classmethod
     def readiness(cls) -> Readiness:

@@ -1,0 +1,174 @@
+"""The skeleton shared by adapters that drive one warm program each (Blender, GIMP, Audacity).
+
+The program's session object (from ``asil.apps``) starts on first use; when it has died it is
+thrown away and the next call starts a new one, which the adapter brings back to the last good
+state. How it gets there differs per program (Blender and GIMP reopen a private checkpoint file,
+Audacity replays a journal), so that is a hook; :class:`CheckpointedAdapter` adds the
+"checkpoint after success, reopen the checkpoint on failure" edit loop the first two share.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from asil.adapters.base import Adapter
+from asil.protocol import Action, ActionFailed, InvalidAction, parse_action
+from asil.workspace import Workspace
+
+NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+
+
+class WarmSession(Protocol):
+    """What the adapter needs of a program session from ``asil.apps``."""
+
+    @property
+    def alive(self) -> bool: ...
+
+    def kill(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+SessionT = TypeVar("SessionT", bound=WarmSession)
+StepT = TypeVar("StepT")
+
+
+class WarmProgramAdapter(Adapter, Generic[SessionT]):
+    """An adapter with a warm program of its own: session life, paging, batch members, close."""
+
+    state_name: ClassVar[str] = ""  # what the only view shows ("scene"): named in views and batch errors
+    max_limit: ClassVar[int] = 200  # the largest page an observation may ask for
+    batch_excluded: ClassVar[tuple[str, ...]] = ("save",)  # functions a batch cannot contain
+    batch_hint: ClassVar[str] = ""  # what a batch may contain instead
+
+    def __init__(self, workspace: Workspace, document: str | None, *, limit: int):
+        super().__init__(workspace, document)
+        self.session: SessionT | None = None
+        self.restarts = 0  # how often a dead program was replaced
+        self.dirty = False
+        self.offset, self.limit = 0, limit
+
+    # ------------------------------------------------------------ hooks
+    @abstractmethod
+    def _start_session(self) -> SessionT:
+        """Start the program with the document open as it was after the last good change.
+
+        Raise DocumentError if the program cannot read the user's document.
+        """
+
+    def _after_start(self) -> None:
+        """Called once a new session is in ``self.session`` (Audacity replays its journal here)."""
+
+    @abstractmethod
+    def _work_files(self) -> tuple[Path, ...]:
+        """The adapter's private files, removed on close."""
+
+    # ------------------------------------------------------------ the program's life
+    def _program(self) -> SessionT:
+        """The running program, started on first use or after it died."""
+        if self.session is not None and self.session.alive:
+            return self.session
+        self._discard_session()
+        session = self._start_session()
+        self.session = session
+        self._after_start()
+        return session
+
+    def _discard_session(self) -> None:
+        """Throw the program away: the next call starts a new one from the last good state."""
+        if self.session is not None:
+            self.session.kill()
+            self.restarts += 1
+        self.session = None
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        for path in self._work_files():
+            path.unlink(missing_ok=True)
+
+    # ------------------------------------------------------------ observe
+    def _turn_page(self, view: str | None, offset: int | None, limit: int | None) -> None:
+        """Check the view an observation asks for and keep its page for the next ones."""
+        if view not in (None, self.state_name):
+            raise InvalidAction(f"There is no view {view!r}.", hint=f"The only view is {self.state_name!r}.")
+        if offset is not None:
+            self.offset = max(0, offset)
+        if limit is not None:
+            self.limit = max(1, min(limit, self.max_limit))
+
+    # ------------------------------------------------------------ batches
+    def _batch_member(self, raw: dict[str, Any]) -> Action:
+        sub = parse_action(raw)
+        if sub.action_type in NOT_IN_BATCH or sub.target in self.batch_excluded:
+            what = sub.target if sub.target in self.batch_excluded else sub.action_type
+            raise InvalidAction(f"A batch cannot contain {what}.", hint=self.batch_hint)
+        return sub
+
+    def _check_batch(self, members: list[dict[str, Any]], check: Callable[[Action], object]) -> None:
+        """Check every member of a batch with ``check``; an error names the member's place."""
+        for index, raw in enumerate(members, start=1):
+            try:
+                check(self._batch_member(raw))
+            except InvalidAction as exc:
+                raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+
+    def _batch_failed(self, exc: InvalidAction | ActionFailed, index: int) -> InvalidAction | ActionFailed:
+        """The error of a batch whose ``index``-th member failed after everything was undone."""
+        return type(exc)(f"Batch action {index}: {exc.message} Nothing in the {self.state_name} was changed.",
+                         hint=exc.hint, code=exc.code)
+
+
+class CheckpointedAdapter(WarmProgramAdapter[SessionT]):
+    """A warm program whose last good state is a private file (``self.work``) the program reopens."""
+
+    work: Path
+    crashed: ClassVar[type[ActionFailed]] = ActionFailed  # the error of a lost program: nothing to reopen in
+    number_crashes: ClassVar[bool] = True  # a lost program in a batch: name the member it died on
+
+    @abstractmethod
+    def _checkpoint(self) -> None:
+        """Write the program's state to ``self.work``."""
+
+    @abstractmethod
+    def _roll_back(self) -> None:
+        """Reopen ``self.work`` in the running program, if it still runs."""
+
+    def _work_files(self) -> tuple[Path, ...]:
+        return (self.work,)
+
+    def _edit(self, steps: Sequence[StepT], run: Callable[[int, StepT], list[str]], *, is_batch: bool,
+              changes: bool = True) -> list[str]:
+        """Run checked steps in order, all or nothing; a failure reopens the state from before them.
+
+        ``run(index, step)`` returns the ids it changed; ``changes`` False (e.g. only renders) keeps
+        the document clean and the checkpoint as it is.
+        """
+        if not self.work.is_file():
+            self._checkpoint()
+        changed: list[str] = []
+        try:
+            for index, step in enumerate(steps, start=1):
+                try:
+                    done = run(index, step)
+                except (InvalidAction, ActionFailed) as exc:
+                    if not is_batch or (isinstance(exc, self.crashed) and not self.number_crashes):
+                        raise
+                    raise self._batch_failed(exc, index) from None
+                changed += [c for c in done if c not in changed]
+        except self.crashed:  # the program is gone; the next call restarts it from the checkpoint
+            raise
+        except (InvalidAction, ActionFailed):
+            self._roll_back()
+            raise
+        if changes:
+            self.dirty = True
+            self._checkpoint()
+        return changed
+
+
+__all__ = ["CheckpointedAdapter", "WarmProgramAdapter", "WarmSession"]
