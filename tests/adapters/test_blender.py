@@ -145,6 +145,27 @@ def test_run_python_runs_allowed_code_and_stops_a_hang(warm: BlenderAdapter) -> 
     assert warm.restarts == 1
 
 
+def test_a_blender_lost_inside_a_batch_restarts_from_before_the_batch(warm: BlenderAdapter) -> None:
+    before, restarts = warm.scene_data(), warm.restarts
+    lost = warm.execute(Action(action_type="batch", params={"actions": [
+        fn("set_transform", object="Box", location=[4.0, 4.0, 4.0]).model_dump(),
+        fn("run_python", code="import os\nos._exit(3)").model_dump()]}), observe=False)
+    assert lost.status == "error" and lost.error is not None
+    assert lost.error.message.startswith("Batch action 2:") and "Nothing in the scene was changed." in lost.error.message
+    assert warm.scene_data() == before and warm.restarts == restarts + 1
+
+
+@pytest.mark.parametrize(("member", "what"), [(fn("save"), "save"), (Action(action_type="done"), "done")])
+def test_a_batch_refuses_members_it_cannot_undo_before_running_any(warm: BlenderAdapter, member: Action,
+                                                                   what: str) -> None:
+    before = warm.scene_data()
+    refused = warm.execute(Action(action_type="batch", params={"actions": [
+        fn("set_transform", object="Box", location=[5.0, 5.0, 5.0]).model_dump(), member.model_dump()]}))
+    assert refused.status == "invalid" and refused.error is not None
+    assert refused.error.message == f"Batch action 2: A batch cannot contain {what}."
+    assert warm.scene_data() == before
+
+
 def test_run_python_is_refused_without_permission(scene_file: Path, tmp_path: Path) -> None:
     ws = Workspace(tmp_path)
     shutil.copyfile(scene_file, tmp_path / "scene.blend")

@@ -128,7 +128,6 @@ class CheckpointedAdapter(WarmProgramAdapter[SessionT]):
 
     work: Path
     crashed: ClassVar[type[ActionFailed]] = ActionFailed  # the error of a lost program: nothing to reopen in
-    number_crashes: ClassVar[bool] = True  # a lost program in a batch: name the member it died on
 
     @abstractmethod
     def _checkpoint(self) -> None:
@@ -156,7 +155,7 @@ class CheckpointedAdapter(WarmProgramAdapter[SessionT]):
                 try:
                     done = run(index, step)
                 except (InvalidAction, ActionFailed) as exc:
-                    if not is_batch or (isinstance(exc, self.crashed) and not self.number_crashes):
+                    if not is_batch:
                         raise
                     raise self._batch_failed(exc, index) from None
                 changed += [c for c in done if c not in changed]

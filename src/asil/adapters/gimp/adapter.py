@@ -61,7 +61,6 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
     batch_excluded = ("save", "export_image")
     batch_hint = "Put only image and layer edits in a batch; export or save after it."
     crashed = GimpCrashed
-    number_crashes = False  # a lost GIMP is reported as it is, not as the failure of a batch member
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  **options: Any):
