@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from asil.adapters.base import Adapter, Readiness
+from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.odf.safety import check_package
 from asil.adapters.params import Params, parse_params
 from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
-from asil.protocol import Action, ActionFailed, AppUnavailable, DocumentError, InvalidAction, parse_action
+from asil.protocol import Action, ActionFailed, AppUnavailable, DocumentError, InvalidAction
 from asil.workspace import Workspace, commit_file
 
 Step = dict[str, Any]
 Plan = tuple[list[Step], list[str]]
-BATCH_FORBIDDEN = ("batch", "navigate", "done", "infeasible")
 
 
 class OfficeAdapter(Adapter):
@@ -187,13 +187,11 @@ class OfficeDocumentAdapter(OfficeAdapter):
         changed: list[str] = []
         for index, raw in enumerate(actions, start=1):
             try:
-                sub = parse_action(raw)
-                if sub.action_type in BATCH_FORBIDDEN or sub.target in ("save", "export_pdf"):
-                    raise InvalidAction(f"A batch cannot contain {sub.target or sub.action_type}.",
-                                        hint="Put only set_value and invoke_function editing actions in a batch.")
+                sub = batch_member(raw, hint="Put only set_value and invoke_function editing actions in a batch.",
+                                   excluded=("save", "export_pdf"))
                 sub_steps, sub_changed = self._plan(sub)
             except InvalidAction as exc:
-                raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+                raise in_batch(exc, index) from None
             steps += sub_steps
             changed += [c for c in sub_changed if c not in changed]
         return steps, changed

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from asil.adapters.base import Adapter
-from asil.protocol import Action, ActionFailed, InvalidAction, parse_action
+from asil.adapters.batch import batch_member, in_batch
+from asil.protocol import Action, ActionFailed, InvalidAction
 from asil.workspace import Workspace
-
-NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 
 
 class WarmSession(Protocol):
@@ -103,11 +102,7 @@ class WarmProgramAdapter(Adapter, Generic[SessionT]):
 
     # ------------------------------------------------------------ batches
     def _batch_member(self, raw: dict[str, Any]) -> Action:
-        sub = parse_action(raw)
-        if sub.action_type in NOT_IN_BATCH or sub.target in self.batch_excluded:
-            what = sub.target if sub.target in self.batch_excluded else sub.action_type
-            raise InvalidAction(f"A batch cannot contain {what}.", hint=self.batch_hint)
-        return sub
+        return batch_member(raw, hint=self.batch_hint, excluded=self.batch_excluded)
 
     def _check_batch(self, members: list[dict[str, Any]], check: Callable[[Action], object]) -> None:
         """Check every member of a batch with ``check``; an error names the member's place."""
@@ -115,12 +110,11 @@ class WarmProgramAdapter(Adapter, Generic[SessionT]):
             try:
                 check(self._batch_member(raw))
             except InvalidAction as exc:
-                raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+                raise in_batch(exc, index) from None
 
     def _batch_failed(self, exc: InvalidAction | ActionFailed, index: int) -> InvalidAction | ActionFailed:
         """The error of a batch whose ``index``-th member failed after everything was undone."""
-        return type(exc)(f"Batch action {index}: {exc.message} Nothing in the {self.state_name} was changed.",
-                         hint=exc.hint, code=exc.code)
+        return in_batch(exc, index, f"Nothing in the {self.state_name} was changed.")
 
 
 class CheckpointedAdapter(WarmProgramAdapter[SessionT]):

@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.calc import actions as act
 from asil.adapters.calc.refs import (
     MAX_COLS,
@@ -37,7 +38,6 @@ from asil.protocol import (
     Navigation,
     Observation,
     Paging,
-    parse_action,
 )
 from asil.workspace import Workspace, commit_file
 
@@ -208,13 +208,11 @@ class CalcAdapter(OfficeAdapter):
         changed: list[str] = []
         for index, raw in enumerate(params.actions, start=1):
             try:
-                sub = parse_action(raw)
-                if sub.action_type in ("batch", "navigate", "done", "infeasible") or sub.target == "save":
-                    raise InvalidAction(f"A batch cannot contain {sub.target if sub.target == 'save' else sub.action_type}.",
-                                        hint="Put only set_value and invoke_function actions in a batch.")
+                sub = batch_member(raw, hint="Put only set_value and invoke_function actions in a batch.",
+                                   excluded=("save",))
                 sub_steps, sub_changed = self._plan(sub, sheets)
             except InvalidAction as exc:
-                raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+                raise in_batch(exc, index) from None
             steps += sub_steps
             changed += [c for c in sub_changed if c not in changed]
         return steps, changed

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
+from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.drawio import actions as act
 from asil.adapters.drawio import structure  # noqa: F401  (registers the page and layer planners)
 from asil.adapters.drawio.codec import UnsafeDocument
@@ -27,7 +28,6 @@ from asil.protocol import (
     Navigation,
     Observation,
     Paging,
-    parse_action,
 )
 from asil.workspace import Workspace, atomic_write
 
@@ -160,14 +160,11 @@ class DrawioAdapter(Adapter):
         changed: list[str] = []
         for index, raw in enumerate(params.actions, start=1):
             try:
-                sub = parse_action(raw)
-                if sub.action_type not in ("set_value", "invoke_function") or sub.target == "save":
-                    what = "save" if sub.target == "save" else sub.action_type
-                    raise InvalidAction(f"A batch cannot contain {what}.",
-                                        hint="Put only set_value and invoke_function actions in a batch.")
+                sub = batch_member(raw, hint="Put only set_value and invoke_function actions in a batch.",
+                                   excluded=("save",))
                 plan = self._plan(sub, doc)
             except InvalidAction as exc:
-                raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+                raise in_batch(exc, index) from None
             plan.apply()
             changed += [c for c in plan.changed if c not in changed]
         return changed

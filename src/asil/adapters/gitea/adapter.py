@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
+from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.gitea import actions as act
 from asil.adapters.gitea.plans import PLANNERS, RepoIndex, build_index, plan_function, referenced_numbers
 from asil.adapters.gitea.routes import check_api_call, plan_api_call
@@ -43,14 +44,12 @@ from asil.protocol import (
     Metadata,
     Navigation,
     Observation,
-    parse_action,
 )
 from asil.workspace import Workspace, atomic_write
 
 EPISODE_FILE = "gitea-episode.json"
 RESPONSE_CHARS = 4000  # an api_call answer is shown in the next observation, cut to this length
 MERGE_RETRIES = 5
-NOT_IN_BATCH = ("batch", "navigate", "api_call", "done", "infeasible", "set_value", "modify_file")
 
 
 def episode_record(workspace: Workspace) -> dict[str, Any] | None:
@@ -227,7 +226,7 @@ class GiteaAdapter(Adapter):
                 try:
                     name, params = self._function(self._batch_member(raw))
                 except InvalidAction as exc:
-                    raise InvalidAction(f"Batch action {number}: {exc.message}", hint=exc.hint, code=exc.code) from None
+                    raise in_batch(exc, number) from None
                 if PLANNERS[name].undo is None:
                     raise InvalidAction(f"Batch action {number}: {name} cannot be undone, so it cannot be in a batch.",
                                         hint="Run it as its own action.", code="not_undoable")
@@ -246,11 +245,8 @@ class GiteaAdapter(Adapter):
         return name, parse_function("Gitea", act.FUNCTIONS, name, action.params)
 
     def _batch_member(self, raw: dict[str, Any]) -> Action:
-        sub = parse_action(raw)
-        if sub.action_type in NOT_IN_BATCH:
-            raise InvalidAction(f"A batch cannot contain {sub.action_type}.",
-                                hint="Put only invoke_function actions that can be undone in a batch.")
-        return sub
+        return batch_member(raw, hint="Put only invoke_function actions that can be undone in a batch.",
+                            allowed=("invoke_function",))
 
     def _current_repo(self) -> str | None:
         """The current repository's full name (what api_call fills in for '{owner}/{repo}')."""

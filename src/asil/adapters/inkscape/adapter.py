@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from asil.adapters.base import Adapter, Readiness
+from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.inkscape import actions as act
 from asil.adapters.inkscape.observe import describe, element_of
 from asil.adapters.inkscape.ops import Editor
@@ -29,7 +30,6 @@ from asil.protocol import (
     Navigation,
     Observation,
     Paging,
-    parse_action,
 )
 from asil.workspace import Workspace, atomic_write
 
@@ -170,18 +170,15 @@ class InkscapeAdapter(Adapter):
         subs = []
         for index, raw in enumerate(params.actions, start=1):
             try:
-                sub = parse_action(raw)
-                if sub.action_type not in ("set_value", "invoke_function") or sub.target in NOT_IN_BATCH:
-                    what = sub.target if sub.target in NOT_IN_BATCH else sub.action_type
-                    raise InvalidAction(f"A batch cannot contain {what}.",
-                                        hint="Put only set_value and invoke_function edits in a batch.")
+                sub = batch_member(raw, hint="Put only set_value and invoke_function edits in a batch.",
+                                   excluded=NOT_IN_BATCH)
                 if sub.action_type == "invoke_function" and sub.target not in act.FUNCTIONS:
                     raise InvalidAction(f"Unknown inkscape function {sub.target!r}.",
                                         hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
                 if sub.action_type == "invoke_function":
                     act.parse_params(act.FUNCTIONS[str(sub.target)][0], sub.params, str(sub.target))
             except InvalidAction as exc:
-                raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+                raise in_batch(exc, index) from None
             subs.append(sub)
         return subs
 
@@ -194,8 +191,7 @@ class InkscapeAdapter(Adapter):
                 changed += [c for c in self._plan(sub)() if c not in changed]
             except (InvalidAction, ActionFailed) as exc:
                 self._restore(snapshot, assigned)
-                raise type(exc)(f"Batch action {index}: {exc.message} Nothing in the batch was applied.",
-                                hint=exc.hint, code=exc.code) from None
+                raise in_batch(exc, index, "Nothing in the batch was applied.") from None
         self._write()
         return changed
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
+from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.jupyter import actions as act
 from asil.adapters.jupyter.fresh import FreshRun
 from asil.adapters.jupyter.kernel import CellRun, SandboxKernel, kernel_readiness
@@ -39,11 +40,8 @@ from asil.protocol import (
     DocumentError,
     InvalidAction,
     Observation,
-    parse_action,
 )
 from asil.workspace import Workspace, atomic_write
-
-NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 
 
 class CellFailed(ActionFailed):
@@ -153,16 +151,11 @@ class JupyterAdapter(Adapter):
         changed: list[str] = []
         for index, raw in enumerate(params.actions, start=1):
             try:
-                sub = parse_action(raw)
-                if sub.action_type in NOT_IN_BATCH or sub.target == "save":
-                    what = "save" if sub.target == "save" else sub.action_type
-                    raise InvalidAction(f"A batch cannot contain {what}.",
-                                        hint="Put only set_value and invoke_function actions in a batch.")
+                sub = batch_member(raw, hint="Put only set_value and invoke_function actions in a batch.",
+                                   excluded=("save",))
                 sub_changed = self._dispatch(sub, nb, run)
             except (InvalidAction, ActionFailed) as exc:
-                failed = type(exc)(f"Batch action {index}: {exc.message} Nothing in the notebook was changed.",
-                                   hint=exc.hint, code=exc.code)
-                raise failed from None
+                raise in_batch(exc, index, "Nothing in the notebook was changed.") from None
             changed += [c for c in sub_changed if c not in changed]
         return changed
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
+from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.nautilus import actions as act
 from asil.adapters.nautilus import state as st
 from asil.adapters.nautilus.layout import ensure_layout
@@ -33,11 +34,9 @@ from asil.protocol import (
     DocumentError,
     InvalidAction,
     Observation,
-    parse_action,
 )
 from asil.workspace import Workspace
 
-NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 UNDO_DIR = "nautilus-undo"
 RENDER_SETTLE_S = 0.5
 OBSERVE_TIMEOUT_S = 2.0  # an observation waits at most this long for Nautilus's window list
@@ -132,7 +131,7 @@ class NautilusAdapter(Adapter):
                 try:
                     self._parse(self._batch_member(raw))  # state is checked step by step when it runs
                 except InvalidAction as exc:
-                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+                    raise in_batch(exc, index) from None
             return
         name, params = self._parse(action)
         OPERATIONS[name].check(self, params)
@@ -174,11 +173,7 @@ class NautilusAdapter(Adapter):
         return changed
 
     def _batch_member(self, raw: dict[str, Any]) -> Action:
-        sub = parse_action(raw)
-        if sub.action_type in NOT_IN_BATCH:
-            raise InvalidAction(f"A batch cannot contain {sub.action_type}.",
-                                hint="Put only invoke_function actions in a batch.")
-        return sub
+        return batch_member(raw, hint="Put only invoke_function actions in a batch.", allowed=("invoke_function",))
 
     def _parse(self, action: Action) -> tuple[str, Any]:
         if action.action_type != "invoke_function":

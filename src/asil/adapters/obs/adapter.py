@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
+from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.obs import actions as act
 from asil.adapters.obs.collection import collection_state, export_collection, install_collection, load_collection
 from asil.adapters.obs.live import read_details, read_skeleton, read_state
@@ -35,11 +36,11 @@ from asil.apps.obs import (
     private_root,
     websocket_client_available,
 )
-from asil.protocol import Action, ActionFailed, ActionSchema, InvalidAction, Observation, parse_action
+from asil.protocol import Action, ActionFailed, ActionSchema, InvalidAction, Observation
 from asil.workspace import Workspace, atomic_write
 
 DEFAULT_DOCUMENT = "scenes.json"
-NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
+BATCH_HINT = "Put only invoke_function actions in a batch."
 
 
 @register_adapter("obs", pattern="service")
@@ -156,9 +157,10 @@ class ObsAdapter(Adapter):
             steps = []
             for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
                 try:
-                    steps.append(self._step(self._batch_member(raw)))
+                    steps.append(self._step(batch_member(raw, hint=BATCH_HINT, excluded=("save",),
+                                                         allowed=("invoke_function",))))
                 except InvalidAction as exc:
-                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+                    raise in_batch(exc, index) from None
             return steps
         return [self._step(action)]
 
@@ -172,13 +174,6 @@ class ObsAdapter(Adapter):
             raise InvalidAction(f"Unknown OBS function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
                                 code="unknown_function")
         return name, act.parse_params(act.FUNCTIONS[name][0], action.params, name)
-
-    def _batch_member(self, raw: dict[str, Any]) -> Action:
-        sub = parse_action(raw)
-        if sub.action_type in NOT_IN_BATCH or sub.target == "save":
-            what = "save" if sub.target == "save" else sub.action_type
-            raise InvalidAction(f"A batch cannot contain {what}.", hint="Put only invoke_function actions in a batch.")
-        return sub
 
     def _check(self, action: Action) -> None:
         if action.action_type == "navigate":
@@ -196,7 +191,7 @@ class ObsAdapter(Adapter):
             except InvalidAction as exc:
                 if len(steps) == 1:
                     raise
-                raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+                raise in_batch(exc, index) from None
 
     def _element_index(self, element_id: str) -> int:
         ids = element_ids(self._read(read_skeleton))

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
+from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.params import parse_function
 from asil.adapters.registry import register_adapter
 from asil.adapters.thunderbird import actions as act
@@ -32,13 +33,11 @@ from asil.protocol import (
     DocumentError,
     InvalidAction,
     Observation,
-    parse_action,
 )
 from asil.workspace import Workspace
 
 DEFAULT_DOCUMENT = "mail"
 CONTACTS_FILE = "contacts.json"
-NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 SAVED_STATE = {"ImapMail/127.0.0.1/msgFilterRules.dat": "msgFilterRules.dat", "prefs.js": "prefs.js"}
 PROFILE_STATE = ("abook.sqlite", "abook.sqlite-wal", "ImapMail/127.0.0.1/msgFilterRules.dat", "prefs.js")
 
@@ -214,7 +213,7 @@ class ThunderbirdAdapter(Adapter):
                 try:
                     self._translate(self._batch_member(raw))
                 except InvalidAction as exc:
-                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+                    raise in_batch(exc, index) from None
             return
         op, params, _ = self._translate(action)
         self._precheck(op, params)
@@ -251,18 +250,13 @@ class ThunderbirdAdapter(Adapter):
                     changed += [c for c in self._run(op, params) if c not in changed]
                 except (InvalidAction, ActionFailed) as exc:
                     self._restore(snapshot)
-                    raise type(exc)(f"Batch action {index}: {exc.message} Nothing was changed.",
-                                    hint=exc.hint, code=exc.code) from None
+                    raise in_batch(exc, index, "Nothing was changed.") from None
         finally:
             shutil.rmtree(snapshot, ignore_errors=True)
         return changed
 
     def _batch_member(self, raw: dict[str, Any]) -> Action:
-        sub = parse_action(raw)
-        if sub.action_type in NOT_IN_BATCH:
-            raise InvalidAction(f"A batch cannot contain {sub.action_type!r} actions.",
-                                hint="Batch invoke_function and set_value actions.")
-        return sub
+        return batch_member(raw, hint="Batch invoke_function and set_value actions.")
 
     # ------------------------------------------------------------ snapshots (batch atomicity)
     def _snapshot(self) -> Path:
