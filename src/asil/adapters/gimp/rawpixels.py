@@ -93,12 +93,14 @@ def statistic(image: Pixels, target: str) -> float | list[float]:
     if match is None:
         raise RawImageError(f"unreadable statistic {target!r}")
     stat, channel = match.group(1), match.group(2)
-    x, y, w, h = (int(v) for v in match.groups()[2:]) if match.group(3) else (0, 0, image.width, image.height)
+    x, y, w, h = [int(v) for v in match.groups()[2:]] if match.group(3) else [0, 0, image.width, image.height]
     if w < 1 or h < 1 or x + w > image.width or y + h > image.height:
         raise RawImageError("region outside the image")
     planes = [image.samples(k, x, y, w, h) for k in range(3)]
     if stat == "chroma":
-        return round(sum(max(r, g, b) - min(r, g, b) for r, g, b in zip(*planes, strict=True)) / (w * h), 3)
+        red, green, blue = planes
+        spread = sum(max(r, g, b) - min(r, g, b) for r, g, b in zip(red, green, blue, strict=True))
+        return round(spread / (w * h), 3)
     values = [_plane_statistic(stat, plane, w) for plane in planes]
     return values[CHANNEL[channel]] if channel else values
 
