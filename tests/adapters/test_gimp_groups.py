@@ -55,6 +55,7 @@ def test_children_follow_their_group_with_parent_path_and_position(warm: GimpAda
     shown = layers(warm)
     assert list(shown) == ["Badges", "Seal", "Inner", "Dot", "Star", "Box", "Background"]
     assert shown["Badges"].type == "group" and "parent" not in shown["Badges"].meta
+    assert shown["Badges"].meta["children"] == 3 and shown["Inner"].meta["children"] == 1
     assert shown["Dot"].meta | {"stats": None} == {"position": 0, "parent": "Inner", "path": "Badges/Inner/Dot",
                                                    "depth": 2, "stats": None}
     assert [shown[n].meta["position"] for n in ("Seal", "Inner", "Star", "Box")] == [0, 1, 2, 1]
@@ -82,12 +83,21 @@ def test_every_layer_action_edits_a_child_of_a_group(warm: GimpAdapter, tmp_path
     assert moved.ok and set(moved.changed) == {"Inner", "Note", "Dot"}
     assert layers(warm)["Dot"].value["offset_x"] == dot_x + 7
 
+    assert warm.execute(fn("add_group", name="Empty", group="Badges", position=1), observe=False).ok
+    assert layers(warm)["Empty"].meta | {"stats": None} == {"position": 1, "children": 0, "parent": "Badges",
+                                                            "path": "Badges/Empty", "depth": 1, "stats": None}
+    assert warm.execute(fn("delete_layer", layer="Empty"), observe=False).ok
+    into = warm.execute(fn("move_layer", layer="Box", group="Inner", position=1), observe=False)
+    out = warm.execute(fn("move_layer", layer="Tag", group="@image", position=0), observe=False)
+    assert into.ok and out.ok and layers(warm)["Box"].meta["path"] == "Badges/Inner/Box"
+
     saved = tmp_path / "saved.xcf"
     warm._call(f'(asil-save-xcf {warm.image} "{saved}")')  # the checkpoints' reader and the raw dump agree
     xcf = [(layer.name, layer.parent, layer.position, layer.visible) for layer in read_xcf(saved).layers]
     dumped = [(layer["name"], layer["parent"], layer["position"], layer["visible"]) for layer in dump_xcf(saved)["layers"]]
     assert xcf == dumped
     assert ("Gold Star", "Badges", 0, False) in xcf and ("Note", "Inner", 0, True) in xcf
+    assert ("Box", "Inner", 1, True) in xcf and ("Tag", None, 0, True) in xcf
 
 
 def test_group_mistakes_are_refused_with_one_sentence_and_change_nothing(warm: GimpAdapter) -> None:
@@ -96,6 +106,7 @@ def test_group_mistakes_are_refused_with_one_sentence_and_change_nothing(warm: G
         "invert": fn("invert", layer="Badges"),  # a group has no pixels of its own
         "move": fn("move_layer", layer="Dot", position=5),  # past the bottom of its group
         "not a group": fn("add_layer", name="X", group="Box"),
+        "into itself": fn("move_layer", layer="Badges", group="Inner", position=0),
         "taken": fn("rename_layer", layer="Box", name="Dot"),  # names are unique across groups
     }
     for what, action in refused.items():

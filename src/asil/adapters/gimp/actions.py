@@ -153,6 +153,12 @@ class AddTextLayer(_Params):
     group: GroupRef | None = Field(None, description="Put the layer inside this layer group (top level when omitted).")
 
 
+class AddGroup(_Params):
+    name: LayerName
+    position: Position = 0
+    group: GroupRef | None = Field(None, description="Nest it inside this layer group (top level when omitted).")
+
+
 class RenameLayer(_Params):
     layer: LayerRef
     name: LayerName
@@ -161,6 +167,9 @@ class RenameLayer(_Params):
 class MoveLayer(_Params):
     layer: LayerRef
     position: Position
+    group: Annotated[str, Field(min_length=1, max_length=120)] | None = Field(
+        None, description="Move it into this layer group, or '@image' for the top level; it stays in its own "
+        "group when omitted.")
 
 
 class SetLayer(_Params):
@@ -221,10 +230,11 @@ FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
     "sharpen": (Sharpen, "Sharpen a layer with an unsharp mask.", False),
     "add_layer": (AddLayer, "Add a new layer (transparent, white or a color) at a stack position.", False),
     "add_text_layer": (AddTextLayer, "Add a text layer at x, y.", False),
+    "add_group": (AddGroup, "Add an empty layer group; fill it with move_layer or add_layer's group.", False),
     "rename_layer": (RenameLayer, "Rename a layer; its element id becomes the new name.", False),
     "delete_layer": (LayerOnly, "Delete a layer, or a group with everything in it (not the last top-level layer).",
                      True),
-    "move_layer": (MoveLayer, "Move a layer to a stack position (0 = top) within its own group or the top level.",
+    "move_layer": (MoveLayer, "Move a layer to a stack position (0 = top) in its group, or into another group.",
                    False),
     "set_layer": (SetLayer, "Set a layer's opacity (0..100), visibility or offsets.", False),
     "select_rectangle": (SelectShape, "Select a rectangle (replace, add to, subtract from or intersect).", False),
@@ -249,6 +259,7 @@ EXAMPLES = [
     {"action_type": "invoke_function", "target": "add_text_layer",
      "params": {"text": "Hello", "x": 2, "y": 2, "size": 12, "name": "Title"}},
     {"action_type": "invoke_function", "target": "set_layer", "params": {"layer": "Title", "opacity": 80}},
+    {"action_type": "invoke_function", "target": "add_group", "params": {"name": "Decor", "position": 0}},
     {"action_type": "invoke_function", "target": "export_image", "params": {"path": "preview.png"}},
     {"action_type": "navigate", "params": {"offset": 0, "limit": 25}},
     {"action_type": "batch", "params": {"actions": [
@@ -263,7 +274,8 @@ TIPS = [
     "[x1, y1, x2, y2].",
     "A layer group (type 'group') is followed by the layers inside it; their meta.parent names the group, "
     "meta.path is 'Group/Layer' and meta.position counts within the group. Every layer action works on them; "
-    "color actions need a layer with pixels, not the group.",
+    "color actions need a layer with pixels, not the group. move_layer with group moves a layer into a group "
+    "('@image' for the top level); add_layer and add_text_layer take a group too.",
     "Each layer's meta.stats gives per-channel mean, std, median, min and max (0..255, channels in "
     "meta.channels); "
     "color channels are weighted by alpha; they always cover the whole layer, whatever is selected.",

@@ -236,6 +236,14 @@ def add_text_layer(p: act.AddTextLayer, c: Canvas) -> Operation:
                      f"{rgb(p.color)} {scheme_string(p.name or '')} {parent} {position})", [p.name or "@image"])
 
 
+@operation("add_group")
+def add_group(p: act.AddGroup, c: Canvas) -> Operation:
+    c.free_name(p.name)
+    parent = c.group(p.group)
+    position = c.position(p.position, adding=True, parent=parent)
+    return Operation(f"(asil-add-group {c.image} {scheme_string(p.name)} {parent} {position})", [p.name])
+
+
 @operation("rename_layer")
 def rename_layer(p: act.RenameLayer, c: Canvas) -> Operation:
     layer = c.layer(p.layer)
@@ -256,9 +264,13 @@ def delete_layer(p: act.LayerOnly, c: Canvas) -> Operation:
 @operation("move_layer")
 def move_layer(p: act.MoveLayer, c: Canvas) -> Operation:
     layer = c.layer(p.layer)
-    parent = c.parent(layer)
-    position = c.position(p.position, adding=False, parent=parent)
-    return Operation(f"(gimp-image-reorder-item {c.image} {layer} {parent} {position})", [p.layer])
+    parent = c.parent(layer) if p.group is None else 0 if p.group == "@image" else c.group(p.group)
+    inside = c.descendants(layer) if layer in c.groups else []
+    if parent == layer or (parent and c.names[c.ids.index(parent)] in inside):
+        raise InvalidAction(f"The group {p.layer!r} cannot be moved into itself.",
+                            hint="Name a group outside it, or '@image' for the top level.")
+    position = c.position(p.position, adding=parent != c.parent(layer), parent=parent)
+    return Operation(f"(gimp-image-reorder-item {c.image} {layer} {parent} {position})", [p.layer, *inside])
 
 
 @operation("set_layer")

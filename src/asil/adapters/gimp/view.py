@@ -17,7 +17,7 @@ STAT_KEYS = ("mean", "std", "median", "min", "max")
 LAYER_ACTIONS = ["set_layer", "rename_layer", "move_layer", "delete_layer", "rotate_layer", "brightness_contrast",
                  "hue_saturation", "levels", "desaturate", "invert", "blur", "sharpen", "fill"]
 IMAGE_ACTIONS = ["scale_image", "crop_image", "rotate_image", "flip_image", "resize_canvas", "add_layer",
-                 "add_text_layer", "export_image"]
+                 "add_text_layer", "add_group", "export_image"]
 SELECTION_ACTIONS = ["select_rectangle", "select_ellipse", "select_all", "select_none"]
 
 
@@ -44,9 +44,12 @@ def layer_path(layer_id: int, state: dict[str, Any]) -> list[str]:
     return path
 
 
-def layer_element(layer: dict[str, Any], stats: dict[str, Any] | None, path: list[str]) -> Element:
+def layer_element(layer: dict[str, Any], stats: dict[str, Any] | None, state: dict[str, Any]) -> Element:
     kind = "group" if layer["group"] else "text_layer" if layer["text"] is not None else "layer"
     meta: dict[str, Any] = {"position": layer["index"]}
+    if layer["group"]:
+        meta["children"] = state["parents"].count(layer["id"])
+    path = layer_path(layer["id"], state)
     if len(path) > 1:
         meta["parent"], meta["path"], meta["depth"] = path[-2], "/".join(path), len(path) - 1
     if layer["text"] is not None:
@@ -76,7 +79,7 @@ def build_observation(state: dict[str, Any], stats: dict[int, Any], *, step: int
                       dirty: bool, offset: int, limit: int, session: dict[str, Any]) -> Observation:
     layers = state["layers"]
     elements = [image_element(state), selection_element(state)]
-    elements += [layer_element(layer, stats.get(layer["id"]), layer_path(layer["id"], state)) for layer in layers]
+    elements += [layer_element(layer, stats.get(layer["id"]), state) for layer in layers]
     total = state["total"]
     shown = f"layers {offset + 1}-{offset + len(layers)} of {total}" if total > len(layers) else f"{total} layers"
     selection = "no selection" if state["selection"] is None else f"selection {state['selection']}"
