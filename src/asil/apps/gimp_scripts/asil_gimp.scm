@@ -30,14 +30,14 @@
 (define (asil-children group) (vector->list (cadr (gimp-item-get-children group))))
 (define (asil-group? layer) (= (car (gimp-item-is-group layer)) 1))
 
-; Every layer in stack order, each group followed by its children: (layer parent position) entries,
-; parent 0 at the top level, position counted among the layer's siblings (0 = top).
+; Every layer in stack order, each group followed by its children: (layer parent position group?)
+; entries, parent 0 at the top level, position counted among the layer's siblings (0 = top).
 (define (asil-tree img)
   (let walk ((items (asil-layers img)) (parent 0) (position 0))
     (if (null? items) '()
-        (let ((layer (car items)))
-          (cons (list layer parent position)
-                (append (if (asil-group? layer) (walk (asil-children layer) layer 0) '())
+        (let* ((layer (car items)) (group (asil-group? layer)))
+          (cons (list layer parent position group)
+                (append (if group (walk (asil-children layer) layer 0) '())
                         (walk (cdr items) parent (+ position 1))))))))
 
 (define (asil-count d channel lo hi)
@@ -92,7 +92,7 @@
   (let* ((layer (car entry))
          (offsets (gimp-drawable-offsets layer))
          (text (= (car (gimp-item-is-text-layer layer)) 1))
-         (group (asil-group? layer)))
+         (group (cadddr entry)))
     (asil-put "{")
     (asil-key "id" #t) (asil-put-num layer)
     (asil-key "parent" #f) (asil-put-num (cadr entry))
@@ -151,7 +151,7 @@
     (asil-key "names" #f) (asil-put-list layers (lambda (l) (asil-put-str (car (gimp-item-get-name l)))))
     (asil-key "ids" #f) (asil-put-list layers asil-put-num)
     (asil-key "parents" #f) (asil-put-list tree (lambda (e) (asil-put-num (cadr e))))
-    (asil-key "groups" #f) (asil-put-list (asil-keep asil-group? layers) asil-put-num)
+    (asil-key "groups" #f) (asil-put-list (map car (asil-keep cadddr tree)) asil-put-num)
     (asil-key "total" #f) (asil-put-num (length layers))
     (asil-key "layers" #f)
     (asil-without-selection img
@@ -223,7 +223,7 @@
 ; Groups take their size from their children, so only the painted layers are resized.
 (define (asil-layers-to-image img)
   (for-each (lambda (l) (gimp-layer-resize-to-image-size l))
-            (asil-keep (lambda (l) (not (asil-group? l))) (map car (asil-tree img))))
+            (map car (asil-keep (lambda (e) (not (cadddr e))) (asil-tree img))))
   #t)
 
 (define (asil-add-group img name parent position)
