@@ -9,7 +9,9 @@ measures, with ``time.perf_counter``:
   and saves (what an adapter without a warm session would pay for every action);
 * warm edits (``brightness_contrast`` on a random layer), alone and with the observation an agent
   gets back; each edit also saves the private .xcf work file that failures roll back to;
-* ``observe()`` with cached statistics, and its size (``estimate_tokens`` on the agent JSON).
+* ``observe()`` with cached statistics, and its size (``estimate_tokens`` on the agent JSON);
+* the same layers ten to a layer group (their children are shown and edited like other layers);
+* one JPEG pixel checkpoint read by the evaluator and by the raw validator.
 
 It asserts that actions succeed, never on timings.
 
@@ -49,6 +51,37 @@ def large(count: int) -> dict[str, Any]:
     return {"width": 256, "height": 256, "background": [255, 255, 255], "gradient": [0, 0, 0], "layers": layers}
 
 
+def grouped(count: int) -> dict[str, Any]:
+    """The large image's layers, ten to a layer group (children are shown and paged like other layers)."""
+    layers = large(count)["layers"]
+    groups = [{"name": f"Group {i // 10}", "group": layers[i:i + 10]} for i in range(0, len(layers), 10)]
+    return large(count) | {"layers": groups}
+
+
+def painted(layers: list[dict[str, Any]]) -> list[str]:
+    """The names of the layers with pixels, inside groups too."""
+    return [name for layer in layers
+            for name in (painted(layer["group"]) if "group" in layer else [layer["name"]])]
+
+
+def raw_check(repeats: int) -> tuple[str, str]:
+    """p50 ms of one JPEG pixel checkpoint: the evaluator (Pillow) and the raw validator (ffmpeg)."""
+    from asil.adapters.gimp.validator import raw_judge
+    from asil.evaluate.checkpoints import Checkpoint
+    from asil.evaluate.evaluator import evaluate_paths
+
+    ws = Workspace.temporary(prefix="asil-bench-gimp-")
+    try:
+        build_image(ws.root / "photo.jpg", SMALL)
+        cp = Checkpoint(type="gimp_pixel_stats", app="gimp", document="photo.jpg", target="mean", expected=[0, 0, 0],
+                        tolerance=255)
+        evaluator = [timed(lambda: evaluate_paths([[cp]], ws))[0] for _ in range(repeats)]
+        raw = [timed(lambda: raw_judge(cp, ws))[0] for _ in range(repeats)]
+        return f"{percentile(evaluator, 50):.0f}", f"{percentile(raw, 50):.0f}"
+    finally:
+        ws.cleanup()
+
+
 def cold_action(path: Path, layer: str) -> float:
     """One fresh gimp-console that loads ``path``, brightens one layer and saves the .xcf."""
     name, target = scheme_string(layer), scheme_string(str(path))
@@ -63,7 +96,7 @@ def cold_action(path: Path, layer: str) -> float:
 def measure(label: str, spec: dict[str, Any], repeats: int) -> dict[str, Any]:
     ws = Workspace.temporary(prefix="asil-bench-gimp-")
     build_image(ws.root / "image.xcf", spec)
-    names = ["Background"] + [layer["name"] for layer in spec["layers"]]
+    names = ["Background", *painted(spec["layers"])]
     cold_each = [cold_action(ws.root / "image.xcf", names[i % len(names)]) for i in range(3)]
     adapter = GimpAdapter(ws, "image.xcf")
     try:
@@ -85,7 +118,8 @@ def measure(label: str, spec: dict[str, Any], repeats: int) -> dict[str, Any]:
     finally:
         adapter.close()
         ws.cleanup()
-    return {"image": label, "layers": len(names), "first_observe": first_ms, "cold_action": percentile(cold_each, 50),
+    total = obs.navigation.paging.total if obs.navigation.paging else len(names)  # groups count too
+    return {"image": label, "layers": total, "first_observe": first_ms, "cold_action": percentile(cold_each, 50),
             "observe": pair(observe), "edit": pair(edit), "edit_observe": pair(edit_observe), "save": f"{save_ms:.0f}",
             "tokens": tokens, "speedup": percentile(cold_each, 50) / percentile(edit, 50)}
 
@@ -111,7 +145,9 @@ def main() -> None:
     version = subprocess.run(["gimp-console", "--version"], capture_output=True, text=True).stdout.strip()
     print(f"# {version}, Python {platform.python_version()}, {args.repeats} repeats")
     rows = []
-    for label, spec in (("small 96x64", SMALL), ("large 256x256", large(args.layers))):
+    cases = (("small 96x64", SMALL), ("large 256x256", large(args.layers)),
+             ("grouped 256x256", grouped(args.layers)))
+    for label, spec in cases:
         row = measure(label, spec, args.repeats)
         row["cold_s"] = cold_start(spec)
         rows.append(row)
@@ -123,6 +159,9 @@ def main() -> None:
         print(f"| {r['image']} | {r['layers']} | {r['cold_s']:.2f} | {r['cold_action']:.0f} | {r['edit']} | "
               f"{r['speedup']:.0f}x | {r['edit_observe']} | {r['first_observe']:.0f} | {r['observe']} | {r['save']} "
               f"| {r['tokens']:,} |")
+    evaluator_ms, raw_ms = raw_check(args.repeats)
+    print(f"\nOne JPEG pixel checkpoint (96x64), p50: evaluator {evaluator_ms} ms (Pillow), "
+          f"raw validator {raw_ms} ms (ffmpeg decode + own arithmetic)")
 
 
 if __name__ == "__main__":

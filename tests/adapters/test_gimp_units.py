@@ -1,16 +1,16 @@
-"""GIMP adapter pieces that need no GIMP: escaping, the XCF reader, image statistics, the raw PNG decoder."""
+"""GIMP adapter pieces that need no GIMP: escaping, the XCF reader, image statistics, the raw validator's pixel path."""
 
 from __future__ import annotations
 
 import json
-import zlib
+import shutil
 from pathlib import Path
 
 import pytest
 
 from asil.adapters.gimp.adapter import scheme_to_json
 from asil.adapters.gimp.imagemath import image_stat, ssim
-from asil.adapters.gimp.validator import RawImageError, decode_png, jpeg_size
+from asil.adapters.gimp.rawpixels import RawImageError, decode, statistic, structural_similarity
 from asil.adapters.gimp.xcf import XcfError, read_xcf
 from asil.apps.gimp import scheme_string
 
@@ -52,17 +52,31 @@ def test_statistics_regions_edges_and_chroma() -> None:
     assert ssim(planes, planes, width, height) == 1.0
 
 
-def test_the_raw_png_decoder_agrees_with_pillow_on_every_filter(tmp_path: Path) -> None:
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="needs ffmpeg (scripts/install-system.sh)")
+def test_the_raw_validators_ffmpeg_pixels_and_own_arithmetic_agree_with_the_checkpoints(tmp_path: Path) -> None:
     from PIL import Image
 
     image = Image.new("RGBA", (37, 23))
     image.putdata([((x * 7) % 256, (y * 11) % 256, (x * y) % 256, 255) for y in range(23) for x in range(37)])
     image.save(tmp_path / "p.png", optimize=True)  # Pillow picks filters per row
-    width, height, planes = decode_png(tmp_path / "p.png")
-    assert (width, height) == (37, 23)
-    assert planes == [list(band.tobytes()) for band in image.convert("RGB").split()]
-    image.convert("RGB").save(tmp_path / "p.jpg")
-    assert jpeg_size(tmp_path / "p.jpg") == [37, 23]
+    decoded = decode(tmp_path / "p.png")
+    rgb = image.convert("RGB")
+    assert (decoded.width, decoded.height) == (37, 23) and decoded.rgb == rgb.tobytes()  # PNG: exact
+    planes = [list(band.tobytes()) for band in rgb.split()]
+    for target in ("mean", "std", "min:green", "max@3,4,10,7", "edge", "edge:blue@1,1,30,20", "chroma@0,0,9,9"):
+        assert statistic(decoded, target) == pytest.approx(image_stat(planes, 37, 23, target), abs=0.002), target
+    other = decode(tmp_path / "p.png")
+    assert structural_similarity(decoded, other) == ssim(planes, planes, 37, 23) == 1.0
+    rgb.save(tmp_path / "p.jpg", quality=90)
+    jpeg = decode(tmp_path / "p.jpg")  # another decoder than Pillow's: close, not equal
+    pillow = Image.open(tmp_path / "p.jpg").convert("RGB")
+    pillow_planes = [list(band.tobytes()) for band in pillow.split()]
+    assert (jpeg.width, jpeg.height) == (37, 23)
+    assert structural_similarity(jpeg, decoded) == pytest.approx(ssim(pillow_planes, planes, 37, 23), abs=0.03)
     (tmp_path / "cut.png").write_bytes((tmp_path / "p.png").read_bytes()[:60])
-    with pytest.raises((RawImageError, zlib.error)):
-        decode_png(tmp_path / "cut.png")
+    with pytest.raises(RawImageError):
+        decode(tmp_path / "cut.png")
+    with pytest.raises(RawImageError, match="unreadable statistic"):
+        statistic(decoded, "median")
+    with pytest.raises(RawImageError, match="outside"):
+        statistic(decoded, "mean@30,0,10,10")

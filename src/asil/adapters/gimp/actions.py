@@ -17,13 +17,16 @@ from asil.protocol import Action, ActionSchema
 MAX_BATCH = 50
 MAX_SIDE = 8192
 LayerName = Annotated[str, Field(min_length=1, max_length=120, pattern=r"^[^\x00-\x1f]+$")]
-LayerRef = Annotated[str, Field(min_length=1, max_length=120, description="A layer name (its element id).")]
+LayerRef = Annotated[str, Field(min_length=1, max_length=120,
+                                description="A layer name (its element id), also of a layer inside a group.")]
+GroupRef = Annotated[str, Field(min_length=1, max_length=120, description="The name of a layer group.")]
 Side = Annotated[int, Field(ge=1, le=MAX_SIDE)]
 Coord = Annotated[int, Field(ge=-MAX_SIDE, le=MAX_SIDE)]
 Level = Annotated[float, Field(ge=0, le=255)]
 Color = Annotated[list[Annotated[int, Field(ge=0, le=255)]], Field(min_length=3, max_length=3,
                                                                   description="RGB, 0..255 each")]
-Position = Annotated[int, Field(ge=0, le=10_000, description="Stack position: 0 is the top layer.")]
+Position = Annotated[int, Field(ge=0, le=10_000, description="Stack position: 0 is the top layer (of the "
+                                                           "layer's group, for a layer inside a group).")]
 Operation = Literal["replace", "add", "subtract", "intersect"]
 Font = Literal["Sans-serif", "Serif", "Monospace", "Sans-serif Bold", "Serif Bold", "Monospace Bold"]
 
@@ -129,6 +132,7 @@ class AddLayer(_Params):
     fill: Literal["transparent", "white", "color"] = "transparent"
     color: Color | None = Field(None, description="Fill color when fill is 'color'.")
     position: Position = 0
+    group: GroupRef | None = Field(None, description="Put the layer inside this layer group (top level when omitted).")
 
     @model_validator(mode="after")
     def _color_given(self) -> AddLayer:
@@ -146,6 +150,13 @@ class AddTextLayer(_Params):
     color: Color = Field(default_factory=lambda: [0, 0, 0])
     name: LayerName | None = Field(None, description="Layer name; GIMP names it after the text when omitted.")
     position: Position = 0
+    group: GroupRef | None = Field(None, description="Put the layer inside this layer group (top level when omitted).")
+
+
+class AddGroup(_Params):
+    name: LayerName
+    position: Position = 0
+    group: GroupRef | None = Field(None, description="Nest it inside this layer group (top level when omitted).")
 
 
 class RenameLayer(_Params):
@@ -156,6 +167,9 @@ class RenameLayer(_Params):
 class MoveLayer(_Params):
     layer: LayerRef
     position: Position
+    group: Annotated[str, Field(min_length=1, max_length=120)] | None = Field(
+        None, description="Move it into this layer group, or '@image' for the top level; it stays in its own "
+        "group when omitted.")
 
 
 class SetLayer(_Params):
@@ -216,9 +230,12 @@ FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
     "sharpen": (Sharpen, "Sharpen a layer with an unsharp mask.", False),
     "add_layer": (AddLayer, "Add a new layer (transparent, white or a color) at a stack position.", False),
     "add_text_layer": (AddTextLayer, "Add a text layer at x, y.", False),
+    "add_group": (AddGroup, "Add an empty layer group; fill it with move_layer or add_layer's group.", False),
     "rename_layer": (RenameLayer, "Rename a layer; its element id becomes the new name.", False),
-    "delete_layer": (LayerOnly, "Delete a layer (not the last one).", True),
-    "move_layer": (MoveLayer, "Move a layer to a stack position (0 = top).", False),
+    "delete_layer": (LayerOnly, "Delete a layer, or a group with everything in it (not the last top-level layer).",
+                     True),
+    "move_layer": (MoveLayer, "Move a layer to a stack position (0 = top) in its group, or into another group.",
+                   False),
     "set_layer": (SetLayer, "Set a layer's opacity (0..100), visibility or offsets.", False),
     "select_rectangle": (SelectShape, "Select a rectangle (replace, add to, subtract from or intersect).", False),
     "select_ellipse": (SelectShape, "Select the ellipse inside a rectangle.", False),
@@ -242,6 +259,7 @@ EXAMPLES = [
     {"action_type": "invoke_function", "target": "add_text_layer",
      "params": {"text": "Hello", "x": 2, "y": 2, "size": 12, "name": "Title"}},
     {"action_type": "invoke_function", "target": "set_layer", "params": {"layer": "Title", "opacity": 80}},
+    {"action_type": "invoke_function", "target": "add_group", "params": {"name": "Decor", "position": 0}},
     {"action_type": "invoke_function", "target": "export_image", "params": {"path": "preview.png"}},
     {"action_type": "navigate", "params": {"offset": 0, "limit": 25}},
     {"action_type": "batch", "params": {"actions": [
@@ -251,8 +269,13 @@ EXAMPLES = [
 ]
 
 TIPS = [
-    "Layers are elements; a layer's id is its name (GIMP keeps names unique). Position 0 is the top of the "
-    "stack. '@image' holds the canvas size and mode; '@selection' the selection bounds [x1, y1, x2, y2].",
+    "Layers are elements; a layer's id is its name (GIMP keeps names unique, across groups too). Position 0 is "
+    "the top of the stack. '@image' holds the canvas size and mode; '@selection' the selection bounds "
+    "[x1, y1, x2, y2].",
+    "A layer group (type 'group') is followed by the layers inside it; their meta.parent names the group, "
+    "meta.path is 'Group/Layer' and meta.position counts within the group. Every layer action works on them; "
+    "color actions need a layer with pixels, not the group. move_layer with group moves a layer into a group "
+    "('@image' for the top level); add_layer and add_text_layer take a group too.",
     "Each layer's meta.stats gives per-channel mean, std, median, min and max (0..255, channels in "
     "meta.channels); "
     "color channels are weighted by alpha; they always cover the whole layer, whatever is selected.",

@@ -110,7 +110,7 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
 
     def canvas(self) -> Canvas:
         state = self._read_state(0, 0)
-        return Canvas(self.image, state["width"], state["height"], state["names"], state["ids"])
+        return Canvas.from_state(self.image, state)
 
     def _checkpoint(self) -> None:
         """Save the image to the private work file: the state a failure or crash goes back to."""

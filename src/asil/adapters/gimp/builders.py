@@ -4,7 +4,8 @@ A spec: ``{"width", "height", "background": [r, g, b] or null (transparent), "gr
 (optional: the background fades left to right into this color), "layers": [...]}``. Layers are
 listed bottom to top above the "Background" layer, each ``{"name", "x", "y", "width", "height",
 "color": [r, g, b], "shape": "rect" | "ellipse", "opacity", "visible"}`` or a text layer
-``{"name", "text", "x", "y", "size", "color"}``. The file type follows the target's suffix
+``{"name", "text", "x", "y", "size", "color"}`` or a layer group ``{"name", "group": [child layers, bottom to
+top], "opacity", "visible"}``. The file type follows the target's suffix
 (.xcf keeps the layers; .png and .jpg are flattened).
 """
 
@@ -32,20 +33,24 @@ class ImageBuildError(AsilError):
     code = "bad_setup"
 
 
-def _layer_call(layer: dict[str, Any], spec: dict[str, Any]) -> str:
+def _layer_call(layer: dict[str, Any], spec: dict[str, Any], parent: str = "0") -> str:
+    """Scheme that adds ``layer`` on top of ``parent``'s children (``g``, the enclosing group, or 0)."""
     name = scheme_string(str(layer["name"]))
     x, y = int(layer.get("x", 0)), int(layer.get("y", 0))
     color = rgb(layer.get("color", [0, 0, 0]))
     opacity = num(float(layer.get("opacity", 100)))
-    if "text" in layer:
+    if "group" in layer:
+        children = " ".join(_layer_call(child, spec, "g") for child in layer["group"])
+        call = f"(let ((g (asil-add-group img {name} {parent} 0))) {children} g)"
+    elif "text" in layer:
         call = (f"(asil-text-layer img {scheme_string(str(layer['text']))} {x} {y} {num(float(layer.get('size', 24)))} "
-                f"\"Sans-serif\" {color} {name} 0)")
+                f"\"Sans-serif\" {color} {name} {parent} 0)")
     else:
         width, height = int(layer.get("width", spec["width"])), int(layer.get("height", spec["height"]))
         shape = "asil-ellipse-layer img" if layer.get("shape") == "ellipse" else "asil-add-layer img"
-        tail = f"{opacity} {color}" if layer.get("shape") == "ellipse" else f"{opacity} \"color\" {color} 0"
+        tail = f"{opacity} {color} {parent}" if layer.get("shape") == "ellipse" else f"{opacity} \"color\" {color} {parent} 0"
         call = f"({shape} {name} {width} {height} {x} {y} {tail})"
-    extra = f" (gimp-layer-set-opacity l {opacity})" if "text" in layer else ""
+    extra = f" (gimp-layer-set-opacity l {opacity})" if "text" in layer or "group" in layer else ""
     if layer.get("visible") is False:
         extra += " (gimp-item-set-visible l 0)"
     return f"(let ((l {call})){extra} l)"
@@ -56,7 +61,7 @@ def build_script(spec: dict[str, Any], out: Path) -> str:
     calls = [f"(set! img (car (gimp-image-new {width} {height} RGB)))", "(gimp-image-undo-disable img)"]
     background = spec.get("background")
     fill = f'"color" {rgb(background)}' if background else '"transparent" (list 0 0 0)'
-    calls.append(f'(set! bg (asil-add-layer img "Background" {width} {height} 0 0 100 {fill} 0))')
+    calls.append(f'(set! bg (asil-add-layer img "Background" {width} {height} 0 0 100 {fill} 0 0))')
     if spec.get("gradient") and background:
         calls.append(f"(asil-gradient bg {rgb(background)} {rgb(spec['gradient'])} {width})")
     calls += [_layer_call(layer, spec) for layer in spec.get("layers", [])]

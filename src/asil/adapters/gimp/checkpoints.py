@@ -1,6 +1,7 @@
 """Checkpoint types for images, read from the saved files (no GIMP needed at evaluation).
 
 PNG and JPEG files are decoded with Pillow; XCF structure is read by ``asil.adapters.gimp.xcf``.
+Pixel checkpoints read PNG and JPEG alike (give JPEG files tolerances for compression loss).
 Targets: an image path (``gimp_image_size``, ``gimp_file_format``), ``Layer.property`` on an
 XCF document (``gimp_layer_value``), a statistic with an optional channel and region (``mean``,
 ``max:red@0,0,10,10``, ``chroma``) on a PNG document (``gimp_pixel_stats``), or a reference image path
@@ -16,7 +17,7 @@ from asil.adapters.gimp.imagemath import image_stat, ssim
 from asil.adapters.gimp.xcf import XcfError, XcfImage, read_xcf
 from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
 
-LAYER_FIELDS = ("width", "height", "offset_x", "offset_y", "opacity", "visible", "text", "position")
+LAYER_FIELDS = ("width", "height", "offset_x", "offset_y", "opacity", "visible", "text", "position", "parent")
 
 
 def _path(ctx: EvalContext, relative: str | None, what: str) -> Path:
@@ -88,13 +89,14 @@ def file_format(ctx: EvalContext, cp: Checkpoint) -> str:
 
 @checkpoint_type("gimp_layer_names")
 def layer_names(ctx: EvalContext, cp: Checkpoint) -> list[str]:
-    """The layer names of the .xcf ``document``, top first."""
+    """The layer names of the .xcf ``document``, top first; a group's children follow the group."""
     return [layer.name for layer in _xcf(ctx, cp).layers]
 
 
 @checkpoint_type("gimp_layer_value", default_compare="approx")
 def layer_value(ctx: EvalContext, cp: Checkpoint) -> Any:
-    """``Layer.field`` of the .xcf document: width, height, offset_x, offset_y, opacity, visible, text, position."""
+    """``Layer.field`` of the .xcf document: width, height, offset_x, offset_y, opacity, visible, text, position
+    (among its siblings, 0 = top) or parent (the name of its layer group, None at the top level)."""
     name, _, prop = require(cp.target, "target").rpartition(".")
     if prop not in LAYER_FIELDS:
         raise CheckpointUnreadable(f"{prop!r} is not a layer field ({', '.join(LAYER_FIELDS)})")
@@ -102,12 +104,12 @@ def layer_value(ctx: EvalContext, cp: Checkpoint) -> Any:
     found = [index for index, layer in enumerate(layers) if layer.name == name]
     if not found:
         raise CheckpointUnreadable(f"there is no layer {name!r}")
-    return found[0] if prop == "position" else getattr(layers[found[0]], prop)
+    return getattr(layers[found[0]], prop)
 
 
 @checkpoint_type("gimp_pixel_stats", default_compare="approx")
 def pixel_stats(ctx: EvalContext, cp: Checkpoint) -> float | list[float]:
-    """A statistic of the PNG ``document``: ``stat[:channel][@x,y,w,h]`` (see ``imagemath.image_stat``)."""
+    """A statistic of the PNG or JPEG ``document``: ``stat[:channel][@x,y,w,h]`` (see ``imagemath.image_stat``)."""
     image = _pixels(_path(ctx, cp.document, "document (image path)"))
     try:
         return image_stat(_planes(image), image.width, image.height, require(cp.target, "statistic"))

@@ -1,7 +1,7 @@
-"""Image comparisons shared by the GIMP checkpoints and the raw validator (pure Python, no numpy).
+"""Image statistics and SSIM for the GIMP checkpoints (pure Python, no numpy).
 
-Both readers decode the files themselves (Pillow there, a small PNG decoder in the raw
-validator); only this arithmetic is shared, so the two verdicts can agree exactly.
+The raw validator does not use this module: it decodes with ffmpeg and computes the same
+definitions with its own code (``rawpixels``), so the two readers check each other.
 """
 
 from __future__ import annotations

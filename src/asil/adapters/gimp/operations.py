@@ -22,13 +22,24 @@ Pixels = Literal["none", "layer", "all"]  # whose cached pixel statistics an ope
 
 @dataclass
 class Canvas:
-    """What operations need to know about the open image."""
+    """What operations need to know about the open image.
+
+    Layers are listed in stack order with each group followed by its children; GIMP keeps layer
+    names unique across the whole image (groups included), so a name is an unambiguous id.
+    """
 
     image: int
     width: int
     height: int
-    names: list[str]  # top first
+    names: list[str]  # top first, a group's children right after it
     ids: list[int]
+    parents: list[int] = field(default_factory=list)  # each layer's group id, 0 at the top level
+    groups: set[int] = field(default_factory=set)  # ids of the layer groups
+
+    @classmethod
+    def from_state(cls, image: int, state: dict[str, Any]) -> Canvas:
+        return cls(image, state["width"], state["height"], state["names"], state["ids"], state["parents"],
+                   set(state["groups"]))
 
     def layer(self, name: str) -> int:
         if name not in self.names:
@@ -36,14 +47,47 @@ class Canvas:
             raise InvalidAction(f"There is no layer {name!r}.", hint=f"Layers: {shown}.", code="unknown_layer")
         return self.ids[self.names.index(name)]
 
+    def painted(self, name: str) -> int:
+        """A layer with its own pixels (not a group)."""
+        layer = self.layer(name)
+        if layer in self.groups:
+            raise InvalidAction(f"{name!r} is a layer group; its pixels come from the layers inside it.",
+                                hint="Name one of its child layers instead.", code="group_layer")
+        return layer
+
+    def group(self, name: str | None) -> int:
+        """The id of the group called ``name``, or 0 (the top level) when no name is given."""
+        if name is None:
+            return 0
+        layer = self.layer(name)
+        if layer not in self.groups:
+            groups = ", ".join(repr(self.names[self.ids.index(g)]) for g in sorted(self.groups)[:10]) or "none"
+            raise InvalidAction(f"{name!r} is not a layer group.", hint=f"Layer groups: {groups}.")
+        return layer
+
+    def parent(self, layer: int) -> int:
+        return self.parents[self.ids.index(layer)]
+
+    def descendants(self, group: int) -> list[str]:
+        """The names of every layer inside ``group``, however deep."""
+        inside = {group}
+        for layer, parent in zip(self.ids, self.parents, strict=True):
+            if parent in inside:
+                inside.add(layer)
+        return [self.names[self.ids.index(layer)] for layer in self.ids if layer in inside - {group}]
+
     def free_name(self, name: str) -> None:
         if name in self.names:
-            raise InvalidAction(f"A layer named {name!r} already exists.", hint="Choose a name no layer has.")
+            raise InvalidAction(f"A layer named {name!r} already exists (names are unique across all groups).",
+                                hint="Choose a name no layer has.")
 
-    def position(self, position: int, adding: bool) -> int:
-        last = len(self.names) if adding else len(self.names) - 1
+    def position(self, position: int, adding: bool, parent: int = 0) -> int:
+        """``position`` checked against the stack of ``parent`` (a group id, or 0 for the top level)."""
+        count = self.parents.count(parent)
+        last = count if adding else count - 1
+        where = "the stack" if parent == 0 else f"the group {self.names[self.ids.index(parent)]!r}"
         if position > last:
-            raise InvalidAction(f"Position {position} is past the bottom of the stack.",
+            raise InvalidAction(f"Position {position} is past the bottom of {where}.",
                                 hint=f"Positions run from 0 (top) to {last}.")
         return position
 
@@ -79,7 +123,7 @@ def rgb(color: list[int]) -> str:
 
 
 def _layer_op(params: Any, canvas: Canvas, call: str) -> Operation:
-    layer = canvas.layer(params.layer)
+    layer = canvas.painted(params.layer)
     return Operation(call.format(L=layer, img=canvas.image), [params.layer], "layer", layer)
 
 
@@ -105,8 +149,10 @@ def rotate_image(p: act.RotateImage, c: Canvas) -> Operation:
 @operation("rotate_layer")
 def rotate_layer(p: act.RotateLayer, c: Canvas) -> Operation:
     radians = num(p.angle * math.pi / 180)
-    return _layer_op(p, c, f"(begin (gimp-context-set-interpolation 2) "
-                           f"(gimp-item-transform-rotate {{L}} {radians} TRUE 0 0))")
+    layer = c.layer(p.layer)  # a group rotates with everything in it
+    changed = [p.layer, *c.descendants(layer)] if layer in c.groups else [p.layer]
+    return Operation(f"(begin (gimp-context-set-interpolation 2) (gimp-item-transform-rotate {layer} {radians} TRUE 0 0))",
+                     changed, "all" if layer in c.groups else "layer", layer)
 
 
 @operation("flip_image")
@@ -168,10 +214,11 @@ def fill(p: act.Fill, c: Canvas) -> Operation:
 @operation("add_layer")
 def add_layer(p: act.AddLayer, c: Canvas) -> Operation:
     c.free_name(p.name)
-    position = c.position(p.position, adding=True)
+    parent = c.group(p.group)
+    position = c.position(p.position, adding=True, parent=parent)
     return Operation(f"(asil-add-layer {c.image} {scheme_string(p.name)} {p.width or c.width} "
                      f"{p.height or c.height} {p.offset_x} {p.offset_y} {num(p.opacity)} {scheme_string(p.fill)} "
-                     f"{rgb(p.color or [0, 0, 0])} {position})", [p.name])
+                     f"{rgb(p.color or [0, 0, 0])} {parent} {position})", [p.name])
 
 
 @operation("add_text_layer")
@@ -183,9 +230,18 @@ def add_text_layer(p: act.AddTextLayer, c: Canvas) -> Operation:
     except ValueError:
         raise InvalidAction("The text contains control characters.",
                             hint="Use printable text; newlines and tabs are allowed.") from None
-    position = c.position(p.position, adding=True)
+    parent = c.group(p.group)
+    position = c.position(p.position, adding=True, parent=parent)
     return Operation(f"(asil-text-layer {c.image} {text} {p.x} {p.y} {num(p.size)} {scheme_string(p.font)} "
-                     f"{rgb(p.color)} {scheme_string(p.name or '')} {position})", [p.name or "@image"])
+                     f"{rgb(p.color)} {scheme_string(p.name or '')} {parent} {position})", [p.name or "@image"])
+
+
+@operation("add_group")
+def add_group(p: act.AddGroup, c: Canvas) -> Operation:
+    c.free_name(p.name)
+    parent = c.group(p.group)
+    position = c.position(p.position, adding=True, parent=parent)
+    return Operation(f"(asil-add-group {c.image} {scheme_string(p.name)} {parent} {position})", [p.name])
 
 
 @operation("rename_layer")
@@ -199,23 +255,28 @@ def rename_layer(p: act.RenameLayer, c: Canvas) -> Operation:
 @operation("delete_layer")
 def delete_layer(p: act.LayerOnly, c: Canvas) -> Operation:
     layer = c.layer(p.layer)
-    if len(c.names) == 1:
-        raise InvalidAction(f"{p.layer!r} is the only layer; an image needs at least one.",
+    if c.parent(layer) == 0 and c.parents.count(0) == 1:
+        raise InvalidAction(f"{p.layer!r} is the only top-level layer; an image needs at least one.",
                             hint="Add another layer first, or clear this one with fill.")
-    return Operation(f"(gimp-image-remove-layer {c.image} {layer})", [p.layer])
+    return Operation(f"(gimp-image-remove-layer {c.image} {layer})", [p.layer, *c.descendants(layer)])
 
 
 @operation("move_layer")
 def move_layer(p: act.MoveLayer, c: Canvas) -> Operation:
     layer = c.layer(p.layer)
-    position = c.position(p.position, adding=False)
-    return Operation(f"(gimp-image-reorder-item {c.image} {layer} 0 {position})", [p.layer])
+    parent = c.parent(layer) if p.group is None else 0 if p.group == "@image" else c.group(p.group)
+    inside = c.descendants(layer) if layer in c.groups else []
+    if parent == layer or (parent and c.names[c.ids.index(parent)] in inside):
+        raise InvalidAction(f"The group {p.layer!r} cannot be moved into itself.",
+                            hint="Name a group outside it, or '@image' for the top level.")
+    position = c.position(p.position, adding=parent != c.parent(layer), parent=parent)
+    return Operation(f"(gimp-image-reorder-item {c.image} {layer} {parent} {position})", [p.layer, *inside])
 
 
 @operation("set_layer")
 def set_layer(p: act.SetLayer, c: Canvas) -> Operation:
     layer = c.layer(p.layer)
-    calls = []
+    calls = []  # offsets of a group move the layers inside it
     if p.opacity is not None:
         calls.append(f"(gimp-layer-set-opacity {layer} {num(p.opacity)})")
     if p.visible is not None:
@@ -223,7 +284,9 @@ def set_layer(p: act.SetLayer, c: Canvas) -> Operation:
     if p.offset_x is not None or p.offset_y is not None:
         x, y = ("#f" if v is None else str(v) for v in (p.offset_x, p.offset_y))
         calls.append(f"(asil-set-offsets {layer} {x} {y})")
-    return Operation(f"(begin {' '.join(calls)})", [p.layer])
+    moved = p.offset_x is not None or p.offset_y is not None
+    inside = c.descendants(layer) if moved and layer in c.groups else []
+    return Operation(f"(begin {' '.join(calls)})", [p.layer, *inside])
 
 
 def _select(p: act.SelectShape, c: Canvas, procedure: str) -> Operation:

@@ -1,4 +1,9 @@
-"""The observation of a GIMP image: '@image', '@selection' and a page of layers."""
+"""The observation of a GIMP image: '@image', '@selection' and a page of layers.
+
+Layers come in stack order with each group followed by the layers inside it; a layer inside a
+group carries its group (``meta.parent``), its path from the top (``meta.path``, 'Group/Layer') and
+its position among its siblings.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ STAT_KEYS = ("mean", "std", "median", "min", "max")
 LAYER_ACTIONS = ["set_layer", "rename_layer", "move_layer", "delete_layer", "rotate_layer", "brightness_contrast",
                  "hue_saturation", "levels", "desaturate", "invert", "blur", "sharpen", "fill"]
 IMAGE_ACTIONS = ["scale_image", "crop_image", "rotate_image", "flip_image", "resize_canvas", "add_layer",
-                 "add_text_layer", "export_image"]
+                 "add_text_layer", "add_group", "export_image"]
 SELECTION_ACTIONS = ["select_rectangle", "select_ellipse", "select_all", "select_none"]
 
 
@@ -29,9 +34,24 @@ def compact_stats(stats: dict[str, Any] | None) -> dict[str, Any] | None:
     return out
 
 
-def layer_element(layer: dict[str, Any], stats: dict[str, Any] | None) -> Element:
+def layer_path(layer_id: int, state: dict[str, Any]) -> list[str]:
+    """The names from the top-level group down to the layer."""
+    index = {layer: i for i, layer in enumerate(state["ids"])}
+    path: list[str] = []
+    while layer_id in index:
+        path.insert(0, state["names"][index[layer_id]])
+        layer_id = state["parents"][index[layer_id]]
+    return path
+
+
+def layer_element(layer: dict[str, Any], stats: dict[str, Any] | None, state: dict[str, Any]) -> Element:
     kind = "group" if layer["group"] else "text_layer" if layer["text"] is not None else "layer"
     meta: dict[str, Any] = {"position": layer["index"]}
+    if layer["group"]:
+        meta["children"] = state["parents"].count(layer["id"])
+    path = layer_path(layer["id"], state)
+    if len(path) > 1:
+        meta["parent"], meta["path"], meta["depth"] = path[-2], "/".join(path), len(path) - 1
     if layer["text"] is not None:
         meta["text"] = layer["text"][:200]
     if layer["mode"] != 28:  # LAYER-MODE-NORMAL
@@ -59,7 +79,7 @@ def build_observation(state: dict[str, Any], stats: dict[int, Any], *, step: int
                       dirty: bool, offset: int, limit: int, session: dict[str, Any]) -> Observation:
     layers = state["layers"]
     elements = [image_element(state), selection_element(state)]
-    elements += [layer_element(layer, stats.get(layer["id"])) for layer in layers]
+    elements += [layer_element(layer, stats.get(layer["id"]), state) for layer in layers]
     total = state["total"]
     shown = f"layers {offset + 1}-{offset + len(layers)} of {total}" if total > len(layers) else f"{total} layers"
     selection = "no selection" if state["selection"] is None else f"selection {state['selection']}"

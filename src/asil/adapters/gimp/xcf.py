@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PROP_END, PROP_OPACITY, PROP_VISIBLE, PROP_OFFSETS = 0, 6, 8, 15
-PROP_PARASITES, PROP_FLOAT_OPACITY, PROP_GROUP_ITEM = 21, 33, 29
+PROP_PARASITES, PROP_FLOAT_OPACITY, PROP_GROUP_ITEM, PROP_ITEM_PATH = 21, 33, 29, 30
 MAX_LAYERS = 10_000
 
 
@@ -32,6 +32,9 @@ class XcfLayer:
     visible: bool = True
     group: bool = False
     text: str | None = None
+    parent: str | None = None  # the name of the layer group holding it; None at the top level
+    position: int = 0  # its index among its siblings, 0 = top
+    path: tuple[int, ...] = ()  # indices from the top level down (XCF's item path)
 
 
 @dataclass
@@ -39,7 +42,7 @@ class XcfImage:
     width: int
     height: int
     mode: str
-    layers: list[XcfLayer] = field(default_factory=list)  # top first
+    layers: list[XcfLayer] = field(default_factory=list)  # top first, each group followed by its children
 
 
 class _Reader:
@@ -96,7 +99,24 @@ def read_xcf(path: Path) -> XcfImage:
     for pointer in pointers:
         reader.pos = pointer
         image.layers.append(_layer(reader))
+    _place(image.layers)
     return image
+
+
+def _place(layers: list[XcfLayer]) -> None:
+    """Parent and position of each layer: children carry an item path, top-level layers count in file order."""
+    top = 0
+    for layer in layers:
+        if len(layer.path) <= 1:
+            layer.path, top = (top,), top + 1
+    by_path = {layer.path: layer for layer in layers}
+    for layer in layers:
+        if len(layer.path) > 1:
+            parent = by_path.get(layer.path[:-1])
+            if parent is None:
+                raise XcfError(f"layer {layer.name!r} names a missing group")
+            layer.parent = parent.name
+        layer.position = layer.path[-1]
 
 
 def _layer(reader: _Reader) -> XcfLayer:
@@ -114,6 +134,8 @@ def _layer(reader: _Reader) -> XcfLayer:
             layer.offset_x, layer.offset_y = struct.unpack(">ii", payload[:8])
         elif kind == PROP_GROUP_ITEM:
             layer.group = True
+        elif kind == PROP_ITEM_PATH:
+            layer.path = tuple(struct.unpack(f">{len(payload) // 4}I", payload[:len(payload) // 4 * 4]))
         elif kind == PROP_PARASITES:
             layer.text = _text_parasite(payload)
     return layer

@@ -27,6 +27,18 @@
 
 ; ------------------------------------------------------------------ reading the state
 (define (asil-layers img) (vector->list (cadr (gimp-image-get-layers img))))
+(define (asil-children group) (vector->list (cadr (gimp-item-get-children group))))
+(define (asil-group? layer) (= (car (gimp-item-is-group layer)) 1))
+
+; Every layer in stack order, each group followed by its children: (layer parent position group?)
+; entries, parent 0 at the top level, position counted among the layer's siblings (0 = top).
+(define (asil-tree img)
+  (let walk ((items (asil-layers img)) (parent 0) (position 0))
+    (if (null? items) '()
+        (let* ((layer (car items)) (group (asil-group? layer)))
+          (cons (list layer parent position group)
+                (append (if group (walk (asil-children layer) layer 0) '())
+                        (walk (cdr items) parent (+ position 1))))))))
 
 (define (asil-count d channel lo hi)
   (list-ref (gimp-drawable-histogram d channel (/ lo 255.0) (/ hi 255.0)) 4))
@@ -76,13 +88,15 @@
                  (loop (cdr rest) #f))))
     (asil-put "}")))
 
-(define (asil-put-layer layer index want-stats)
-  (let ((offsets (gimp-drawable-offsets layer))
-        (text (= (car (gimp-item-is-text-layer layer)) 1))
-        (group (= (car (gimp-item-is-group layer)) 1)))
+(define (asil-put-layer entry want-stats)
+  (let* ((layer (car entry))
+         (offsets (gimp-drawable-offsets layer))
+         (text (= (car (gimp-item-is-text-layer layer)) 1))
+         (group (cadddr entry)))
     (asil-put "{")
     (asil-key "id" #t) (asil-put-num layer)
-    (asil-key "index" #f) (asil-put-num index)
+    (asil-key "parent" #f) (asil-put-num (cadr entry))
+    (asil-key "index" #f) (asil-put-num (caddr entry))
     (asil-key "name" #f) (asil-put-str (car (gimp-item-get-name layer)))
     (asil-key "width" #f) (asil-put-num (car (gimp-drawable-width layer)))
     (asil-key "height" #f) (asil-put-num (car (gimp-drawable-height layer)))
@@ -96,6 +110,11 @@
     (if (and want-stats (not group))
         (begin (asil-key "stats" #f) (asil-put-stats layer)))
     (asil-put "}")))
+
+(define (asil-keep keep? items)
+  (cond ((null? items) '())
+        ((keep? (car items)) (cons (car items) (asil-keep keep? (cdr items))))
+        (else (asil-keep keep? (cdr items)))))
 
 (define (asil-page items offset limit)
   (let loop ((rest items) (i 0) (out '()))
@@ -113,10 +132,12 @@
         (gimp-image-remove-channel img saved)
         result)))
 
-; Write the image's state to PATH: size, mode, selection, all layer names, and one page of
-; layers in full; pixel statistics for all but the layer ids in STATS-SKIP (Python caches those).
+; Write the image's state to PATH: size, mode, selection, all layer names (groups followed by their
+; children), and one page of layers in full; pixel statistics for all but the layer ids in STATS-SKIP
+; (Python caches those).
 (define (asil-state img path offset limit stats-skip)
-  (let* ((layers (asil-layers img))
+  (let* ((tree (asil-tree img))
+         (layers (map car tree))
          (bounds (gimp-selection-bounds img))
          (active (car (gimp-image-get-active-layer img))))
     (set! asil-port (open-output-file path))
@@ -129,11 +150,13 @@
     (asil-key "selection" #f) (if (= (car bounds) 1) (asil-put-list (cdr bounds) asil-put-num) (asil-put "null"))
     (asil-key "names" #f) (asil-put-list layers (lambda (l) (asil-put-str (car (gimp-item-get-name l)))))
     (asil-key "ids" #f) (asil-put-list layers asil-put-num)
+    (asil-key "parents" #f) (asil-put-list tree (lambda (e) (asil-put-num (cadr e))))
+    (asil-key "groups" #f) (asil-put-list (map car (asil-keep cadddr tree)) asil-put-num)
     (asil-key "total" #f) (asil-put-num (length layers))
     (asil-key "layers" #f)
     (asil-without-selection img
-      (lambda () (asil-put-list (asil-page layers offset limit)
-                                (lambda (p) (asil-put-layer (cdr p) (car p) (not (memv (cdr p) stats-skip)))))))
+      (lambda () (asil-put-list (asil-page tree offset limit)
+                                (lambda (p) (asil-put-layer (cdr p) (not (memv (cadr p) stats-skip)))))))
     (asil-put "}")
     (close-output-port asil-port)
     #t))
@@ -163,19 +186,20 @@
 ; ------------------------------------------------------------------ edits
 (define (asil-color rgb) (gimp-context-set-foreground rgb))
 
-(define (asil-add-layer img name width height x y opacity fill rgb position)
+; PARENT is a layer group, or 0 for the top level; POSITION counts among its children.
+(define (asil-add-layer img name width height x y opacity fill rgb parent position)
   (let ((layer (car (gimp-layer-new img width height RGBA-IMAGE name opacity LAYER-MODE-NORMAL))))
-    (gimp-image-insert-layer img layer 0 position)
+    (gimp-image-insert-layer img layer parent position)
     (gimp-layer-set-offsets layer x y)
     (cond ((string=? fill "color") (gimp-context-set-foreground rgb) (gimp-drawable-fill layer FILL-FOREGROUND))
           ((string=? fill "white") (gimp-drawable-fill layer FILL-WHITE))
           ((string=? fill "transparent") (gimp-drawable-fill layer FILL-TRANSPARENT)))
     layer))
 
-(define (asil-text-layer img text x y size font rgb name position)
+(define (asil-text-layer img text x y size font rgb name parent position)
   (gimp-context-set-foreground rgb)
   (let ((layer (car (gimp-text-layer-new img text font size UNIT-PIXEL))))
-    (gimp-image-insert-layer img layer 0 position)
+    (gimp-image-insert-layer img layer parent position)
     (gimp-layer-set-offsets layer x y)
     (if (> (string-length name) 0) (gimp-item-set-name layer name))
     layer))
@@ -196,9 +220,17 @@
     (gimp-layer-set-offsets layer (if x x (car now)) (if y y (cadr now)))
     #t))
 
+; Groups take their size from their children, so only the painted layers are resized.
 (define (asil-layers-to-image img)
-  (for-each (lambda (l) (gimp-layer-resize-to-image-size l)) (asil-layers img))
+  (for-each (lambda (l) (gimp-layer-resize-to-image-size l))
+            (map car (asil-keep (lambda (e) (not (cadddr e))) (asil-tree img))))
   #t)
+
+(define (asil-add-group img name parent position)
+  (let ((group (car (gimp-layer-group-new img))))
+    (gimp-image-insert-layer img group parent position)
+    (gimp-item-set-name group name)
+    group))
 
 (define (asil-gradient layer from to width)
   (gimp-context-set-foreground from)
@@ -207,8 +239,8 @@
   (gimp-drawable-edit-gradient-fill layer GRADIENT-LINEAR 0 FALSE 1 0 FALSE 0 0 (- width 1) 0)
   #t)
 
-(define (asil-ellipse-layer img name width height x y opacity rgb)
-  (let ((layer (asil-add-layer img name width height x y opacity "transparent" rgb 0)))
+(define (asil-ellipse-layer img name width height x y opacity rgb parent)
+  (let ((layer (asil-add-layer img name width height x y opacity "transparent" rgb parent 0)))
     (gimp-image-select-ellipse img CHANNEL-OP-REPLACE x y width height)
     (asil-fill img layer rgb)
     (gimp-selection-none img)
