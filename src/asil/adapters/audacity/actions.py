@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
 from asil.protocol import Action, ActionSchema
 
@@ -234,8 +234,7 @@ TIPS = [
     "with only noise, at least 0.2 s (more below 22 kHz), inside every edited track), then lowers the noise in "
     "start/end/tracks by reduction_db. Audacity keeps ONE noise profile and one set of settings per document: later reduce_noise "
     "calls reuse them and must give the same noise region and settings (a different one is refused).",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done.",
+    finish_tip(),
 ]
 
 

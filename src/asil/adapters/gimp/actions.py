@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, function_specs
+from asil.adapters.params import Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
 from asil.protocol import Action, ActionSchema
 
@@ -284,8 +284,7 @@ TIPS = [
     "Coordinates are pixels from the top-left corner of the canvas. Colors are RGB lists of 0..255.",
     "A batch is atomic: if one action fails, the image is as before the batch.",
     "Large images are shown a page of layers at a time: navigate with params.offset/limit or a layer name.",
-    "Finish with {\"action_type\": \"done\"}, or {\"action_type\": \"infeasible\", \"params\": {\"reason\": ...}} "
-    "when the request cannot be done.",
+    finish_tip(),
 ]
 
 
