@@ -196,3 +196,17 @@ def test_a_size_only_profile_change_moves_nothing(tmp_path: Path, media: Path) -
     result = adapter.execute(fn("set_profile", width=320, height=180))
     assert result.ok and result.changed == ["profile"]
     assert [e.value for e in adapter.observe().elements if e.type == "clip"] == before
+
+
+def test_a_batch_of_track_and_rate_edits_is_all_or_nothing(tmp_path: Path, media: Path) -> None:
+    ws, adapter = open_project(tmp_path, media, "kdenlive", tracks=THREE)
+    before = state(adapter)
+    steps = [fn("set_profile", fps_num=50), fn("delete_track", track="V2"), fn("delete_track", track="V3"),
+             fn("delete_track", track="V1")]  # the last would leave no video track
+    result = adapter.execute(Action(action_type="batch", params={"actions": [s.model_dump() for s in steps]}))
+    assert result.status == "invalid" and result.error is not None
+    assert result.error.message.startswith("Batch action 4:") and result.error.code == "last_track"
+    assert state(adapter) == before
+    result = adapter.execute(Action(action_type="batch", params={"actions": [s.model_dump() for s in steps[:3]]}))
+    assert result.ok and list(tracks(adapter)) == ["V1"]
+    assert [e.value["end"] for e in adapter.observe().elements if e.type == "clip"] == [100]
