@@ -8,6 +8,7 @@ For projects of 10, 100 and 500 clips (two tracks, a filter on every tenth clip)
 * ``observe()`` latency and observation tokens (``asil.llm.base.estimate_tokens`` on the agent JSON);
 * warm edits through ``execute`` without the observation: ``move_clip`` of a random clip to a free
   span and ``add_filter`` on a random clip (validation on a copy, then the swap), p50/p95;
+* ``set_profile`` changing the frame rate (25 <-> 50 fps, every time in the project rescaled), p50;
 * ``save`` (atomic write of the XML);
 * melt: a one-second render of a 160x90 project to H.264 and a one-frame PNG, and a melt load
   check, compared with the warm edit (each render is a fresh melt process).
@@ -75,8 +76,14 @@ def bench_size(ws: Workspace, clips: int, repeats: int, rng: random.Random) -> d
                                                           observe=False))
         assert result.ok, result.error
         filters.append(ms)
+    rates = []
+    for i in range(max(2, repeats // 4)):
+        ms, result = timed(lambda i=i: adapter.execute(fn("set_profile", fps_num=50 if i % 2 == 0 else 25),
+                                                       observe=False))
+        assert result.ok, result.error
+        rates.append(ms)
     save_ms, _ = timed(adapter.save)
-    return {"clips": clips, "kb": ws.resolve(name).stat().st_size / 1024, "open": open_ms,
+    return {"fps50": percentile(rates, 50), "clips": clips, "kb": ws.resolve(name).stat().st_size / 1024, "open": open_ms,
             "observe": percentile(observe, 50), "tokens": tokens, "move50": percentile(edits, 50),
             "move95": percentile(edits, 95), "filter50": percentile(filters, 50), "save": save_ms}
 
@@ -111,11 +118,12 @@ def main() -> None:
         melt = bench_melt(ws, args.melt_repeats)
     print(f"Kdenlive adapter latency ({platform.python_version()}, {melt_version()}, {args.repeats} repeats)\n")
     print("| clips | file KB | open ms | observe p50 ms | obs tokens | move_clip p50 / p95 ms | add_filter p50 ms "
-          "| save ms |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| fps change p50 ms | save ms |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r['clips']} | {r['kb']:.0f} | {r['open']:.1f} | {r['observe']:.1f} | {r['tokens']} | "
-              f"{r['move50']:.1f} / {r['move95']:.1f} | {r['filter50']:.1f} | {r['save']:.1f} |")
+              f"{r['move50']:.1f} / {r['move95']:.1f} | {r['filter50']:.1f} | {r['fps50']:.1f} | "
+              f"{r['save']:.1f} |")
     warm = rows[0]["move50"]
     print(f"\nmelt (one-second 160x90 project, p50 of {args.melt_repeats}): render_video {melt['video']:.0f} ms, "
           f"render_frame {melt['frame']:.0f} ms, load check {melt['load']:.0f} ms; a warm edit of a 10-clip "

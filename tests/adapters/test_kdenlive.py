@@ -109,10 +109,10 @@ def test_filters_transitions_tracks_and_profile(editor: KdenliveAdapter) -> None
     assert editor.execute(fn("add_track", id="V3", name="Titles")).ok
     assert editor.execute(fn("add_transition", service="luma", a_track="V1", b_track="V3", start=5, end=9,
                              id="dx")).ok
-    assert editor.execute(fn("set_profile", width=320, height=180, fps_num=30)).ok
+    assert editor.execute(fn("set_profile", width=320, height=180, fps_num=30)).ok  # times x 1.2, same seconds
     obs = {e.id: e for e in editor.observe().elements}
-    assert obs["dim"].value == {"level": "0=0;10=1"} and obs["dim"].meta == {"on": "V2"}
-    assert obs["dx"].value == {"a_track": "V1", "b_track": "V3", "start": 5, "end": 9, "params": {}}
+    assert obs["dim"].value == {"level": "0=0;12=1"} and obs["dim"].meta == {"on": "V2"}
+    assert obs["dx"].value == {"a_track": "V1", "b_track": "V3", "start": 6, "end": 11, "params": {}}
     assert obs["V3"].label == "Titles"
     assert obs["profile"].value["width"] == 320 and obs["profile"].value["fps"] == 30.0
     assert editor.execute(fn("remove_effect", id="dx")).ok

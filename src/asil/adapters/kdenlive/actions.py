@@ -93,6 +93,18 @@ class AddTrack(_Params):
     name: str | None = Field(None, max_length=100)
 
 
+class DeleteTrack(_Params):
+    track: IdText = Field(description="Track id; its clips go with it.")
+
+
+class SetTrack(_Params):
+    track: IdText = Field(description="Track id.")
+    name: Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f<>&]*$")] | None = Field(
+        None, description="New display name.")
+    hidden: bool | None = Field(None, description="true hides the track's video (MLT hide), false shows it.")
+    muted: bool | None = Field(None, description="true mutes the track's audio, false unmutes it.")
+
+
 class AddFilter(_Params):
     target: IdText = Field(description="A clip id, a track id, or 'timeline' for the whole project.")
     service: str = Field(description="MLT filter service: " + ", ".join(FILTERS) + ".")
@@ -161,11 +173,15 @@ FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
     "split_clip": (SplitClip, "Cut a clip in two at a timeline frame (filters are copied).", False),
     "delete_clip": (DeleteClip, "Remove a clip, leaving a gap or rippling later clips left.", True),
     "add_track": (AddTrack, "Add an empty track on top of the others.", False),
+    "delete_track": (DeleteTrack, "Delete a track and its clips (not the last video track, not one a transition "
+                     "uses).", True),
+    "set_track": (SetTrack, "Rename a track, or hide/show its video and mute/unmute its audio.", False),
     "add_filter": (AddFilter, "Attach an MLT filter to a clip, a track or the whole timeline.", False),
     "set_filter": (SetFilter, "Change a filter's properties.", False),
     "add_transition": (AddTransition, "Add a transition between two tracks over a frame range.", False),
     "remove_effect": (RemoveEffect, "Remove a filter or a transition.", True),
-    "set_profile": (SetProfile, "Change the video profile: size, frame rate, display aspect.", False),
+    "set_profile": (SetProfile, "Change the video profile: size, frame rate (clips keep their times in seconds), "
+                    "display aspect.", False),
     "render_video": (RenderVideo, "Render the timeline (or a range) to a video file with melt.", False),
     "render_frame": (RenderFrame, "Render one timeline frame to a PNG with melt.", False),
     "save": (NoParams, "Write the project file now.", False),
@@ -173,8 +189,8 @@ FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
 NOT_IN_BATCH = ("render_video", "render_frame", "save")
 
 
-def _fn(name: str, **params: Any) -> dict[str, Any]:
-    return {"action_type": "invoke_function", "target": name, "params": params}
+def _fn(function: str, **params: Any) -> dict[str, Any]:
+    return {"action_type": "invoke_function", "target": function, "params": params}
 
 
 EXAMPLES = [
@@ -189,8 +205,11 @@ EXAMPLES = [
     _fn("add_transition", service="luma", a_track="V1", b_track="V2", start=65, end=74, id="fade"),
     _fn("remove_effect", id="fade"),
     _fn("delete_clip", clip="blue_b", ripple=True),
-    _fn("set_profile", width=320, height=180, fps_num=25, fps_den=1),
-    _fn("render_frame", path="preview.png", frame=62),
+    _fn("set_track", track="V2", name="Overlay", hidden=True, muted=True),
+    _fn("add_track", id="V3"),
+    _fn("delete_track", track="V3"),
+    _fn("set_profile", width=320, height=180, fps_num=50, fps_den=1),
+    _fn("render_frame", path="preview.png", frame=124),
     {"action_type": "navigate", "target": "timeline", "params": {"offset": 0, "limit": 60}},
     {"action_type": "batch", "params": {"actions": [
         _fn("add_filter", target="blue", service="greyscale"),
@@ -206,7 +225,10 @@ TIPS = [
     "add_clip and move_clip need a free span unless ripple is true; sources are workspace paths or 'color:#rrggbb'.",
     "Filter services and their properties: " + "; ".join(f"{k} ({', '.join(v[1]) or 'none'})"
                                                          for k, v in FILTERS.items()) + ".",
-    "Changing the frame rate does not rescale clip frames.",
+    "set_profile with a new frame rate rescales clips, gaps, transitions and keyframes to stay at the same "
+    "seconds (whole frames, rounded half up): at 25 -> 50 fps frame 25 becomes frame 50.",
+    "delete_track removes a track with its clips; remove transitions that use it first. set_track hidden/muted "
+    "are MLT's hide flags (hidden video still plays its audio unless muted).",
     "Edits change the project in memory; save (or the episode's end) writes the file. render_video and "
     "render_frame run melt on the current state; a batch is atomic (all or nothing).",
     finish_tip("with these actions"),

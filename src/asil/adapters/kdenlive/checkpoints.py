@@ -58,6 +58,25 @@ def clip_spans(ctx: EvalContext, cp: Checkpoint) -> list[list[int]]:
     return [list(project.entry_span(c.entry)) for c in _clips(project, require(cp.target, "track id"))]
 
 
+@checkpoint_type("kdenlive_tracks")
+def track_ids(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The ids of the editable tracks, bottom to top (background tracks are left out)."""
+    return [t.id for t in _project(ctx, cp).tracks() if t.playlist is not None]
+
+
+@checkpoint_type("kdenlive_track_state")
+def track_state(ctx: EvalContext, cp: Checkpoint) -> dict[str, Any]:
+    """``{"name": NAME or None, "hidden": bool, "muted": bool}`` of track ``target`` (MLT's hide flags)."""
+    from asil.adapters.kdenlive.project import HIDE_BITS
+
+    project = _project(ctx, cp)
+    track = project.track(require(cp.target, "track id"))
+    if track is None or track.playlist is None:
+        raise CheckpointUnreadable(f"there is no editable track {cp.target!r}")
+    hidden, muted = HIDE_BITS[track.hidden]
+    return {"name": track.name, "hidden": hidden, "muted": muted}
+
+
 @checkpoint_type("kdenlive_clip_count")
 def clip_count(ctx: EvalContext, cp: Checkpoint) -> int:
     """How many clips track ``target`` holds (all tracks when the target is omitted)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -16,8 +17,9 @@ from xml.etree import ElementTree as ET
 from asil.adapters.kdenlive import actions as act
 from asil.adapters.kdenlive.media import LONG, Source, parse_source, producer_service
 from asil.adapters.kdenlive.project import CLIP_ID, Placed, Project, Track, prop, set_prop
+from asil.adapters.kdenlive.rescale import rescale
+from asil.adapters.kdenlive.tracks import bad, delete_track, editable_track, set_track
 from asil.apps.melt import media_seconds
-from asil.protocol import InvalidAction
 from asil.workspace import Workspace
 
 
@@ -30,18 +32,8 @@ class EditContext:
     media_frames: Callable[[Path, float], int | None]
 
 
-def _bad(message: str, hint: str, code: str = "invalid_edit") -> InvalidAction:
-    return InvalidAction(message, hint=hint, code=code)
-
-
-def _track(project: Project, track_id: str) -> Track:
-    track = project.track(track_id)
-    ids = ", ".join(t.id for t in project.tracks() if t.playlist is not None) or "none"
-    if track is None:
-        raise _bad(f"There is no track {track_id!r}.", f"Tracks: {ids}.", "unknown_track")
-    if track.playlist is None:
-        raise _bad(f"Track {track_id!r} is a read-only background track.", f"Edit one of: {ids}.", "read_only_track")
-    return track
+_bad = bad
+_track = editable_track
 
 
 def _clip(project: Project, clip_id: str) -> tuple[Track, Placed]:
@@ -339,17 +331,25 @@ def set_profile(project: Project, ctx: EditContext, p: act.SetProfile) -> list[s
     if not given:
         raise _bad("set_profile needs at least one field to change.", f"Fields: {', '.join(PROFILE_FIELDS)}.",
                    "bad_params")
+    old = project.profile()
     node = project.profile_element()
+    new_num, new_den = given.get("fps_num", old.fps_num), given.get("fps_den", old.fps_den)
+    ratio = Fraction(new_num, new_den) / Fraction(old.fps_num, old.fps_den)
+    changed = ["profile"]
+    if ratio != 1:  # before the profile changes: clock times in the file are read at the old rate
+        rescale(project, ratio)
+        changed += [c.id for _, c in project.clips()]
     for name, value in given.items():
         node.set(PROFILE_FIELDS[name], str(value))
     project.profile()  # still a valid profile
-    return ["profile"]
+    return changed
 
 
 EDITS: dict[str, Callable[[Project, EditContext, Any], list[str]]] = {
     "add_clip": add_clip, "move_clip": move_clip, "trim_clip": trim_clip, "split_clip": split_clip,
     "delete_clip": delete_clip, "add_track": add_track, "add_filter": add_filter, "set_filter": set_filter,
     "add_transition": add_transition, "remove_effect": remove_effect, "set_profile": set_profile,
+    "delete_track": delete_track, "set_track": set_track,
 }
 
 

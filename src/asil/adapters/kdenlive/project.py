@@ -126,6 +126,40 @@ class Track:
     index: int
     playlist: ET.Element | None  # None: a read-only background track
     hidden: str  # MLT 'hide': "", "video", "audio" or "both"
+    node: ET.Element  # the <track> of the main tractor
+    holder: ET.Element | None = None  # Kdenlive's track tractor around the playlist (nested layout)
+
+    @property
+    def inner_nodes(self) -> list[ET.Element]:
+        """Where MLT reads this track's 'hide': the track tractor's own tracks, else the main <track>."""
+        return self.holder.findall("track") if self.holder is not None else [self.node]
+
+    @property
+    def name(self) -> str | None:
+        """Kdenlive keeps the name on the track tractor (nested layout) or the playlist."""
+        for owner in (self.holder, self.playlist):
+            if owner is not None and (name := prop(owner, "kdenlive:track_name")):
+                return name
+        return None
+
+    @property
+    def audio(self) -> bool:
+        return any(owner is not None and prop(owner, "kdenlive:audio_track") == "1"
+                   for owner in (self.holder, self.playlist))
+
+
+HIDE_BITS = {"": (False, False), "video": (True, False), "audio": (False, True), "both": (True, True)}
+
+
+def merge_hide(*values: str) -> str:
+    """One MLT 'hide' value hiding what any of ``values`` hides (unknown values hide nothing)."""
+    video = any(HIDE_BITS.get(v, (False, False))[0] for v in values)
+    audio = any(HIDE_BITS.get(v, (False, False))[1] for v in values)
+    return hide_value(video, audio)
+
+
+def hide_value(video: bool, audio: bool) -> str:
+    return next(name for name, bits in HIDE_BITS.items() if bits == (video, audio))
 
 
 @dataclass
@@ -237,14 +271,17 @@ class Project:
         for index, node in enumerate(self.main_tractor().findall("track")):
             ref = node.get("producer", "")
             service = self.by_id(ref)
-            playlist = None
+            playlist, holder = None, None
             if service is not None and service.tag == "playlist":
                 playlist = service
             elif service is not None and service.tag == "tractor":  # a Kdenlive track: its first playlist
+                holder = service
                 inner = [self.by_id(t.get("producer", "")) for t in service.findall("track")]
                 playlist = next((p for p in inner if p is not None and p.tag == "playlist"), None)
             track_id = playlist.get("id", ref) if playlist is not None else ref
-            tracks.append(Track(str(track_id), index, playlist, node.get("hide", "")))
+            track = Track(str(track_id), index, playlist, "", node, holder if playlist is not None else None)
+            track.hidden = merge_hide(node.get("hide", ""), *(n.get("hide", "") for n in track.inner_nodes))
+            tracks.append(track)
         return tracks
 
     def track(self, track_id: str) -> Track | None:

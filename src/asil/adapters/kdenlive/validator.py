@@ -89,6 +89,24 @@ class RawProject:
                 found.append((str(node.get("producer")), None))
         return found
 
+    def track_state(self, track: str) -> dict[str, Any]:
+        """Name and hide flags read from the main tractor's <track>, or a Kdenlive track tractor's."""
+        for node in self.main().findall("track"):
+            ref = self.ids.get(node.get("producer"))
+            if ref is None:
+                continue
+            flags, playlist = [node.get("hide", "")], ref
+            if ref.tag == "tractor":
+                subs = [(t, self.ids.get(t.get("producer"))) for t in ref.findall("track")]
+                playlist = next((pl for _, pl in subs if pl is not None and pl.tag == "playlist"), ref)
+                flags += [t.get("hide", "") for t, _ in subs]
+            if playlist.tag != "playlist" or playlist.get("id") != track:
+                continue
+            names = [n for n in (_prop(ref, "kdenlive:track_name"), _prop(playlist, "kdenlive:track_name")) if n]
+            return {"name": names[0] if names else None, "hidden": any(f in ("video", "both") for f in flags),
+                    "muted": any(f in ("audio", "both") for f in flags)}
+        raise RawProjectError(f"no track {track}")
+
     def playlist(self, track: str) -> ET.Element:
         for name, playlist in self.track_playlists():
             if name == track and playlist is not None:
@@ -154,6 +172,10 @@ def _read(cp: Checkpoint, workspace: Workspace) -> Any:
         return {"width": p["width"], "height": p["height"], "fps": project.fps(), "fps_num": p["frame_rate_num"],
                 "fps_den": p["frame_rate_den"],
                 "display_aspect": f"{p['display_aspect_num']}:{p['display_aspect_den']}"}[target]
+    if cp.type == "kdenlive_tracks":
+        return [name for name, playlist in project.track_playlists() if playlist is not None]
+    if cp.type == "kdenlive_track_state":
+        return project.track_state(target)
     if cp.type == "kdenlive_clip_count":
         if cp.target is None:
             return sum(len(project.clips(name)) for name, pl in project.track_playlists() if pl is not None)

@@ -38,11 +38,10 @@ def track_element(project: Project, track: Track) -> Element:
     value: dict[str, Any] = {"index": track.index, "clips": len(clips), "end": max((c.end for c in clips), default=0)}
     if track.hidden:
         value["hide"] = track.hidden
-    if prop(track.playlist, "kdenlive:audio_track") == "1":
+    if track.audio:
         value["audio"] = True
-    name = prop(track.playlist, "kdenlive:track_name")
-    return Element(id=track.id, type="track", label=name or track.id, value=value,
-                   actions=["add_clip", "add_filter", "add_transition"],
+    return Element(id=track.id, type="track", label=track.name or track.id, value=value,
+                   actions=["add_clip", "add_filter", "add_transition", "set_track", "delete_track"],
                    children=[str(f.get("id")) for f in track.playlist.findall("filter")])
 
 
