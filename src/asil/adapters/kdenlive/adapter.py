@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
+from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.kdenlive import actions as act
 from asil.adapters.kdenlive.edits import EDITS, EditContext, probe_frames
 from asil.adapters.kdenlive.media import media_beside, outside_files, producer_file
@@ -34,7 +35,6 @@ from asil.protocol import (
     Navigation,
     Observation,
     Paging,
-    parse_action,
 )
 from asil.workspace import Workspace, atomic_write
 
@@ -181,12 +181,10 @@ class KdenliveAdapter(Adapter):
             steps = []
             for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
                 try:
-                    step = self._step(parse_action(raw))
-                    if step[0] in act.NOT_IN_BATCH:
-                        raise InvalidAction(f"A batch cannot contain {step[0]}.",
-                                            hint="Put only edits in a batch; render and save on their own.")
+                    step = self._step(batch_member(raw, hint="Put only edits in a batch; render and save on their own.",
+                                                   excluded=act.NOT_IN_BATCH, allowed=("invoke_function",)))
                 except InvalidAction as exc:
-                    raise InvalidAction(f"Batch action {index}: {exc.message}", hint=exc.hint, code=exc.code) from None
+                    raise in_batch(exc, index) from None
                 steps.append(step)
             return steps
         return [self._step(action)]
@@ -209,8 +207,7 @@ class KdenliveAdapter(Adapter):
             except (InvalidAction, ActionFailed) as exc:
                 if not batch:
                     raise
-                raise type(exc)(f"Batch action {index}: {exc.message} Nothing in the batch was applied.",
-                                hint=exc.hint, code=exc.code) from None
+                raise in_batch(exc, index, "Nothing in the batch was applied.") from None
         return draft, changed
 
     # ------------------------------------------------------------ renders
