@@ -202,8 +202,9 @@ class ThunderbirdAdapter(Adapter):
                                 hint="Attach existing files by their workspace-relative path, such as 'reports/q3.pdf'.")
         size = full.stat().st_size
         if size > act.MAX_ATTACHMENT_BYTES:
-            raise InvalidAction(f"The attachment {path!r} is {size / 2**20:.1f} MB; at most "
-                                f"{act.MAX_ATTACHMENT_BYTES // 2**20} MB can be attached.",
+            raise InvalidAction(f"The attachment {path!r} is {size:,} bytes; at most "
+                                f"{act.MAX_ATTACHMENT_BYTES // 2**20} MB ({act.MAX_ATTACHMENT_BYTES:,} bytes) can "
+                                "be attached.",
                                 hint="Attach a smaller file.")
         content_type = mimetypes.guess_type(full.name)[0] or "application/octet-stream"
         return {"path": str(full), "name": full.name, "content_type": content_type}
@@ -437,7 +438,11 @@ class ThunderbirdAdapter(Adapter):
 
 
 def _keep_old(target: Path, copy: Path) -> tuple[Path, Path | None]:
-    """Before a batch writes ``target``: a copy of what is there now (None if nothing)."""
+    """Before a batch writes ``target``: what to delete on failure (the file, or the first folder the save
+    will create) and a copy of the file there now (None if nothing)."""
+    missing = [parent for parent in target.parents if not parent.exists()]
+    if missing:
+        return missing[-1], None
     if not target.is_file():
         return target, None
     shutil.copy2(target, copy)
@@ -445,12 +450,14 @@ def _keep_old(target: Path, copy: Path) -> tuple[Path, Path | None]:
 
 
 def _put_back(files: list[tuple[Path, Path | None]]) -> None:
-    """Undo a failed batch's saved attachments: old files return, new ones go."""
+    """Undo a failed batch's saved attachments: old files return, new files and folders go."""
     for target, old in reversed(files):
-        if old is None:
-            target.unlink(missing_ok=True)
-        else:
+        if old is not None:
             shutil.copy2(old, target)
+        elif target.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            target.unlink(missing_ok=True)
 
 
 def _operation_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
