@@ -120,6 +120,7 @@ def test_bad_attachment_requests_are_refused_and_change_nothing(warm: Thunderbir
         "reserved": fn("save_attachment", message=invoice, name="invoice-1042.pdf", path=".asil/x.pdf"),
         "already exists": fn("save_attachment", message=invoice, name="invoice-1042.pdf", path="taken.pdf"),
         "is a folder": fn("save_attachment", message=invoice, name="invoice-1042.pdf", path="reports"),
+        "inside the mailbox": fn("save_attachment", message=invoice, name="chart.png", path="mail/cur/x.png"),
         "is a file": fn("save_attachment", message=invoice, name="invoice-1042.pdf", path="a-file/x.pdf"),
         "not a file in the workspace": fn("send_message", to=["d@example.com"], subject="s",
                                           attachments=["missing.csv"]),

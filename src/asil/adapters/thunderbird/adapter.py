@@ -212,6 +212,9 @@ class ThunderbirdAdapter(Adapter):
     def _attachment_target(self, path: str, overwrite: bool) -> Path:
         """Where save_attachment writes: a file path inside the workspace, not an existing file unless asked."""
         full = self.workspace.resolve(path)
+        if full == self.maildir or self.maildir in full.parents:  # save() rewrites the mailbox folder whole
+            raise InvalidAction(f"{path!r} is inside the mailbox folder {self.document!r}.",
+                                hint="Save attachments elsewhere in the workspace, such as 'attachments/<name>'.")
         if full.is_dir() or path.endswith(("/", os.sep)):
             raise InvalidAction(f"{path!r} is a folder; save_attachment needs a file path.",
                                 hint="Give the file's path, such as 'invoices/invoice-1042.pdf'.")
