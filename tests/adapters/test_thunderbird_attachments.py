@@ -13,7 +13,9 @@ import email.message
 import email.policy
 import hashlib
 import json
+import os
 import shutil
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -179,3 +181,18 @@ def test_a_failing_batch_takes_back_the_saved_attachments(warm: ThunderbirdAdapt
     assert workspace_files(warm.workspace) == files
     assert (root / "taken.pdf").read_text() == "an older file\n"
     assert not (root / "new").exists()  # the folder the first step made went too
+
+
+def test_attachments_still_save_after_dovecot_restarts_on_another_port(warm: ThunderbirdAdapter) -> None:
+    # The cached attachment list holds part URLs with the old port in them; Thunderbird routes them to
+    # the account's server, whose port the adapter has updated, so the cache stays usable.
+    invoice = message(warm, "Invoice 1042").id
+    assert warm.dovecot is not None and warm.dovecot.process is not None
+    old_port = warm.dovecot.port
+    os.killpg(warm.dovecot.process.pid, signal.SIGKILL)
+    warm.dovecot.process.process.wait(timeout=10)
+    result = warm.execute(fn("save_attachment", message=invoice, name="invoice-1042.pdf", path="after-restart.pdf"),
+                          observe=False)
+    assert result.ok, result.error
+    assert warm.dovecot.port != old_port
+    assert (warm.workspace.root / "after-restart.pdf").read_text() == PDF
