@@ -39,7 +39,9 @@ SPEC: dict[str, Any] = {"messages": [
      "attachments": [{"name": "invoice-1042.pdf", "content_type": "application/pdf", "text": PDF},
                      {"name": "chart.png", "content_type": "image/png",
                       "base64": __import__("base64").b64encode(PNG).decode()}]},
-    {"subject": "Plain note", "date": "2026-11-03T09:00:00Z", "body": "No files here.\n"}]}
+    {"subject": "Plain note", "date": "2026-11-03T09:00:00Z", "body": "No files here.\n"},
+    {"subject": "Rechnung", "date": "2026-11-01T09:00:00Z",  # RFC 2231 file names come through decoded
+     "attachments": [{"name": "Rechnung März €.pdf", "content_type": "application/pdf", "text": "%PDF ü"}]}]}
 
 
 def fn(function: str, **params: Any) -> Action:
@@ -103,6 +105,11 @@ def test_save_attachment_writes_the_exact_bytes_and_overwrites_only_when_asked(w
                                overwrite=True), observe=False)
     assert replaced.ok and (root / "taken.pdf").read_text() == PDF
     (root / "taken.pdf").write_text("an older file\n")
+    german = message(warm, "Rechnung")
+    assert [a["name"] for a in german.meta["attachments"]] == ["Rechnung März €.pdf"]
+    assert warm.execute(fn("save_attachment", message=german.id, name="Rechnung März €.pdf",
+                           path="Rechnungen/März.pdf"), observe=False).ok
+    assert (root / "Rechnungen" / "März.pdf").read_text() == "%PDF ü"
 
 
 def test_bad_attachment_requests_are_refused_and_change_nothing(warm: ThunderbirdAdapter, tmp_path: Path) -> None:
@@ -147,7 +154,7 @@ def test_bad_attachment_requests_are_refused_and_change_nothing(warm: Thunderbir
 def test_sent_mail_and_drafts_carry_the_attached_files(warm: ThunderbirdAdapter) -> None:
     root = warm.workspace.root
     sent = warm.execute(fn("send_message", to=["dave@example.com"], subject="Q3 figures", body="Attached.\n",
-                           attachments=["reports/q3.csv", "chart.png"]), observe=False)
+                           attachments=["reports/q3.csv", "chart.png", "Rechnungen/März.pdf"]), observe=False)
     assert sent.ok, sent.error
     drafted = warm.execute(fn("save_draft", to=["carol@example.com"], subject="Draft with file",
                               attachments=["invoices/invoice-1042.pdf"]), observe=False)
@@ -156,7 +163,8 @@ def test_sent_mail_and_drafts_carry_the_attached_files(warm: ThunderbirdAdapter)
     parsed = email.message_from_bytes(eml.read_bytes(), policy=email.policy.default)
     assert isinstance(parsed, email.message.EmailMessage)
     parts = {p.get_filename(): p.get_payload(decode=True) for p in parsed.iter_attachments()}
-    assert parts == {"q3.csv": (root / "reports" / "q3.csv").read_bytes(), "chart.png": PNG}
+    assert parts == {"q3.csv": (root / "reports" / "q3.csv").read_bytes(), "chart.png": PNG,
+                     "März.pdf": "%PDF ü".encode()}
     draft = message(warm, "Draft with file", "Drafts")
     assert [a["name"] for a in draft.meta["attachments"]] == ["invoice-1042.pdf"]
     warm.save()
