@@ -10,7 +10,11 @@ For a small mailbox (8 messages) and a large one (5,000 messages in the inbox) i
 * a warm action without the observation an agent gets back (``execute(..., observe=False)``):
   toggling the flag of a random message on the page (validation + IMAP STORE + a SELECT that
   confirms the server has it), and tagging one;
-* sending (excluded from the action target: SMTP plus the copy to Sent) and ``save()``.
+* sending (excluded from the action target: SMTP plus the copy to Sent) and ``save()``;
+* attachments: an inbox of 25 messages that each carry a 1 MB attachment (the whole first page):
+  the first observation after start (Thunderbird fetches and MIME-parses each of the 25 messages),
+  a warm observation (the lists are cached), its size, ``save_attachment`` of a 1 MB attachment and
+  ``send_message`` with a 1 MB workspace file attached.
 
 It asserts that actions succeed and land, never on timings.
 
@@ -20,6 +24,7 @@ It asserts that actions succeed and land, never on timings.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import platform
 import random
@@ -74,6 +79,37 @@ def measure(label: str, spec: dict[str, Any], repeats: int) -> dict[str, Any]:
             "observe": observe, "flag": flag, "tag": tag, "send": send, "save_ms": save_ms}
 
 
+def attachment_spec() -> dict[str, Any]:
+    blob = base64.b64encode(random.Random(3).randbytes(1024 * 1024)).decode()
+    return {"messages": [{"subject": f"Scan {i}", "date": f"2026-11-01T{i % 24:02d}:00:00Z",
+                          "attachments": [{"name": f"scan-{i}.bin", "content_type": "application/octet-stream",
+                                           "base64": blob}]} for i in range(25)]}
+
+
+def measure_attachments(repeats: int) -> dict[str, Any]:
+    ws = Workspace.temporary(prefix="asil-bench-thunderbird-")
+    build_maildir(ws.root / "mail", attachment_spec())
+    (ws.root / "upload.bin").write_bytes(random.Random(5).randbytes(1024 * 1024))
+    adapter = ThunderbirdAdapter(ws, "mail")
+    try:
+        adapter._mail()  # started, so the first observation below measures the attachment lists only
+        first_ms, obs = timed(adapter.observe)
+        listed = sum(1 for e in obs.elements if e.type == "message" and e.meta.get("attachments"))
+        assert listed == 25, listed
+        tokens = estimate_tokens(json.dumps(obs.to_agent_dict()))
+        observe = [timed(adapter.observe)[0] for _ in range(repeats)]
+        saves = [ok(adapter, Action(action_type="invoke_function", target="save_attachment",
+                                    params={"message": f"INBOX#{i % 25 + 1}", "name": f"scan-{i % 25}.bin",
+                                            "path": f"saved/{i}.bin"})) for i in range(repeats)]
+        sends = [ok(adapter, Action(action_type="invoke_function", target="send_message",
+                                    params={"to": ["x@example.com"], "subject": f"Upload {i}", "body": "hi\n",
+                                            "attachments": ["upload.bin"]})) for i in range(max(3, repeats // 5))]
+    finally:
+        adapter.close()
+        ws.cleanup()
+    return {"first_ms": first_ms, "observe": observe, "tokens": tokens, "save": saves, "send": sends}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=30)
@@ -86,6 +122,12 @@ def main() -> None:
         print(f"| {r['mailbox']} ({r['messages']} in INBOX) | {r['build_ms']:.0f} | {r['cold_ms']:.0f} | "
               f"{pair(r['observe'])} | {r['tokens']} | {pair(r['flag'])} | {pair(r['tag'])} | {pair(r['send'])} | "
               f"{r['save_ms']:.0f} |")
+    a = measure_attachments(args.repeats)
+    print("\n| attachments (25 messages x 1 MB) | first observe | observe | obs tokens | save_attachment 1 MB "
+          "| send with 1 MB |")
+    print("|---|---|---|---|---|---|")
+    print(f"| page of 25 with attachments | {a['first_ms']:.0f} | {pair(a['observe'])} | {a['tokens']} | "
+          f"{pair(a['save'])} | {pair(a['send'])} |")
 
 
 if __name__ == "__main__":

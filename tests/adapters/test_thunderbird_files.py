@@ -3,6 +3,10 @@ readers (checkpoints and the raw validator must agree) and parameter validation.
 
 from __future__ import annotations
 
+import email
+import email.message
+import email.policy
+import hashlib
 import json
 import mailbox
 import smtplib
@@ -165,3 +169,75 @@ def test_before_thunderbird_runs_the_address_book_is_the_seed_file(tmp_path: Pat
     ]:
         ours, raw = verdict(ws, **fields)
         assert ours == expected and raw == expected, fields
+
+
+PDF = "%PDF-1.4\n% invoice 1042\n%%EOF\n"
+ATTACHED = {"folders": [], "messages": [
+    {"subject": "Invoice", "body": "See the attachment.\n",
+     "attachments": [{"name": "invoice.pdf", "content_type": "application/pdf", "text": PDF},
+                     {"name": "logo.png", "content_type": "image/png", "base64": "iVBORw0KGgo="}]},
+    {"folder": "Drafts", "subject": "Draft with file",
+     "attachments": [{"name": "notes.txt", "content_type": "text/plain", "text": "draft notes\n"}]}]}
+
+
+def test_the_builder_seeds_attachments_the_same_way_every_time(tmp_path: Path) -> None:
+    build_maildir(tmp_path / "a", ATTACHED)
+    build_maildir(tmp_path / "b", ATTACHED)
+    (first,) = (tmp_path / "a" / "cur").iterdir()
+    assert first.read_bytes() == next((tmp_path / "b" / "cur").iterdir()).read_bytes()  # stable boundary
+    message = email.message_from_bytes(first.read_bytes(), policy=email.policy.default)
+    assert isinstance(message, email.message.EmailMessage)
+    parts = {p.get_filename(): p for p in message.iter_attachments()}
+    assert parts["invoice.pdf"].get_content_type() == "application/pdf"
+    assert parts["invoice.pdf"].get_payload(decode=True) == PDF.encode()
+    assert parts["logo.png"].get_payload(decode=True) == b"\x89PNG\r\n\x1a\n"
+    assert message.get_body(("plain",)) is not None
+
+
+@pytest.mark.parametrize("attachment, needle", [
+    ({"name": "a.txt"}, "one of 'text' or 'base64'"),
+    ({"name": "a.txt", "text": "x", "base64": "eA=="}, "one of 'text' or 'base64'"),
+    ({"text": "x"}, "give 'name'"),
+    ({"name": "a.bin", "base64": "not base64!"}, "is not base64"),
+    ({"name": "a.txt", "text": "x", "size": 3}, "known fields"),
+])
+def test_bad_attachment_specs_are_refused(tmp_path: Path, attachment: dict[str, str], needle: str) -> None:
+    with pytest.raises(MailboxSpecError, match=needle):
+        build_maildir(tmp_path / "mail", {"messages": [{"subject": "x", "attachments": [attachment]}]})
+    assert not (tmp_path / "mail").exists()
+
+
+def test_attachment_readers_agree_on_saved_files_drafts_and_sent_mail(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    build_maildir(ws.root / "mail", ATTACHED)
+    (ws.root / "invoices").mkdir()
+    (ws.root / "invoices" / "invoice.pdf").write_text(PDF)
+    sink = ws.private("thunderbird") / "smtp-sink"
+    sink.mkdir(parents=True)
+    sent = email.message.EmailMessage()
+    sent["Subject"], sent["To"] = "Figures", "dave@example.com"
+    sent.set_content("Attached.\n")
+    sent.add_attachment(b"q,1\n", maintype="text", subtype="csv", filename="q3.csv")
+    (sink / "0001.eml").write_bytes(sent.as_bytes())
+    (sink / "0001.json").write_text(json.dumps({"from": "u@example.com", "to": ["dave@example.com"]}))
+    digest = hashlib.sha256(PDF.encode()).hexdigest()
+    cases = [
+        ({"type": "mail_file_sha256", "target": "invoices/invoice.pdf", "expected": digest}, True),
+        ({"type": "mail_file_sha256", "target": "invoices/invoice.pdf", "expected": "0" * 64}, False),
+        ({"type": "mail_file_size", "target": "invoices/invoice.pdf", "expected": len(PDF)}, True),
+        ({"type": "mail_file_size", "target": "invoices/missing.pdf", "expected": 0}, None),
+        ({"type": "mail_file_size", "target": "../outside.pdf", "expected": 0}, None),
+        ({"type": "mail_draft_attachments", "target": "Draft with file", "expected": "notes.txt"}, True),
+        ({"type": "mail_draft_attachments", "target": "Draft with file", "expected": "invoice.pdf"}, False),
+        ({"type": "mail_draft_attachments", "target": "No such draft", "expected": "notes.txt"}, None),
+        ({"type": "mail_sent_attachments", "target": "Figures", "expected": "q3.csv"}, True),
+        ({"type": "mail_sent_attachments", "target": "Figures", "expected": "q2.csv"}, False),
+        ({"type": "mail_sent_attachment_sha256", "target": "Figures#q3.csv",
+          "expected": hashlib.sha256(b"q,1\n").hexdigest()}, True),
+        ({"type": "mail_sent_attachment_sha256", "target": "Figures#q3.csv", "expected": digest}, False),
+        ({"type": "mail_sent_attachment_sha256", "target": "Figures#other.csv", "expected": digest}, None),
+    ]
+    for fields, expected in cases:
+        ours, raw = verdict(ws, **fields)
+        assert ours == expected, fields
+        assert raw == bool(expected), fields

@@ -15,6 +15,8 @@ from asil.adapters.params import parse_params as parse_params  # re-exported for
 from asil.protocol import Action, ActionSchema
 
 MAX_BATCH = 50
+MAX_ATTACHMENTS = 10
+MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
 MessageId = Annotated[str, Field(min_length=3, max_length=300, pattern=r"^[^#\x00-\x1f]+#[1-9][0-9]{0,9}$",
                                  description="A message id such as 'INBOX#12'.")]
 MessageIds = Annotated[list[MessageId], Field(min_length=1, max_length=500)]
@@ -72,11 +74,26 @@ class CreateFolder(_Params):
     parent: FolderPath | None = Field(None, description="Parent folder; the account's top level when omitted.")
 
 
+WorkspacePath = Annotated[str, Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$",
+                                     description="A path relative to the workspace, such as 'reports/q3.pdf'.")]
+AttachmentName = Annotated[str, Field(min_length=1, max_length=255, pattern=r"^[^\x00-\x1f]+$",
+                                      description="An attachment's file name as the observation lists it.")]
+
+
 class Compose(_Params):
     to: Annotated[list[Address], Field(min_length=1, max_length=20)]
     cc: Annotated[list[Address], Field(max_length=20)] = Field(default_factory=list)
     subject: Text
     body: Annotated[str, Field(max_length=20_000)] = ""
+    attachments: Annotated[list[WorkspacePath], Field(max_length=MAX_ATTACHMENTS)] = Field(
+        default_factory=list, description="Workspace files to attach (each at most 10 MB).")
+
+
+class SaveAttachment(_Params):
+    message: MessageId
+    name: AttachmentName
+    path: WorkspacePath = Field(description="Where to write it in the workspace (a file path, not a folder).")
+    overwrite: bool = Field(False, description="Replace a file that is already there.")
 
 
 class ContactFields(_Params):
@@ -163,8 +180,11 @@ FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
     "tag_messages": (TagMessages, "Add and/or remove tags (Important, Work, Personal, To Do, Later, or new ones).",
                      False),
     "create_folder": (CreateFolder, "Create a folder on the IMAP server.", False),
-    "save_draft": (Compose, "Compose a plain-text message and save it in Drafts.", False),
-    "send_message": (Compose, "Compose a plain-text message and send it (a copy goes to Sent).", False),
+    "save_draft": (Compose, "Compose a plain-text message (optionally with workspace files attached) and save it "
+                   "in Drafts.", False),
+    "send_message": (Compose, "Compose a plain-text message (optionally with workspace files attached) and send it "
+                     "(a copy goes to Sent).", False),
+    "save_attachment": (SaveAttachment, "Save a message's attachment as a file in the workspace.", False),
     "add_contact": (AddContact, "Add a contact to the Personal Address Book.", False),
     "edit_contact": (EditContact, "Change fields of a contact.", False),
     "delete_contact": (ContactOnly, "Delete a contact from the address book.", True),
@@ -173,6 +193,7 @@ FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
 # The asil_mail.js operation behind each function.
 OPERATION = {"move_messages": "move", "copy_messages": "move", "delete_messages": "delete", "set_flags": "flags",
              "tag_messages": "tag", "create_folder": "create_folder", "save_draft": "draft", "send_message": "send",
+             "save_attachment": "save_attachment",
              "add_contact": "add_contact", "edit_contact": "edit_contact", "delete_contact": "delete_contact",
              "create_filter": "create_filter"}
 
@@ -188,7 +209,10 @@ EXAMPLES = [
     {"action_type": "invoke_function", "target": "save_draft",
      "params": {"to": ["carol@example.com"], "subject": "Agenda", "body": "Hi Carol,\nhere is the agenda.\n"}},
     {"action_type": "invoke_function", "target": "send_message",
-     "params": {"to": ["dave@example.com"], "subject": "Report", "body": "The report is attached in spirit.\n"}},
+     "params": {"to": ["dave@example.com"], "subject": "Report", "body": "The report is attached.\n",
+                "attachments": ["report.txt"]}},
+    {"action_type": "invoke_function", "target": "save_attachment",
+     "params": {"message": "INBOX#1", "name": "invoice-1042.pdf", "path": "invoices/invoice-1042.pdf"}},
     {"action_type": "invoke_function", "target": "add_contact",
      "params": {"first_name": "Carol", "last_name": "Smith", "email": "carol@example.com"}},
     {"action_type": "invoke_function", "target": "create_filter",
@@ -212,6 +236,9 @@ TIPS = [
     "delete_messages moves to Trash; permanent=true removes the messages for good (destructive).",
     "A batch is atomic: it is checked first, and if one step fails, the mailbox, address book and filters "
     "are restored to their state before the batch (Thunderbird and Dovecot restart from a snapshot).",
+    "A message's attachments (name, content type, size in bytes) are listed in its meta; save_attachment "
+    "writes one into the workspace (it refuses to replace a file unless overwrite=true). To send or draft "
+    "files, list their workspace paths in 'attachments'.",
     "Sending delivers to a local test SMTP server, never to the internet.",
     finish_tip("with these actions"),
 ]

@@ -10,7 +10,10 @@ restored to their state before the batch, and both start again.
 
 from __future__ import annotations
 
+import base64
 import json
+import mimetypes
+import os
 import shutil
 import sqlite3
 import uuid
@@ -184,7 +187,45 @@ class ThunderbirdAdapter(Adapter):
                                 hint="Use invoke_function, set_value, navigate, batch, done or infeasible.")
         name = action.target or ""
         params = parse_function("thunderbird", act.FUNCTIONS, action.target, action.params).model_dump()
-        return act.OPERATION[name], _operation_params(name, params), name
+        params = _operation_params(name, params)
+        if name in ("save_draft", "send_message"):
+            params["attachments"] = [self._attachment_file(path) for path in params["attachments"]]
+        if name == "save_attachment":
+            params["target"] = str(self._attachment_target(params["path"], params["overwrite"]))
+        return act.OPERATION[name], params, name
+
+    def _attachment_file(self, path: str) -> dict[str, Any]:
+        """A workspace file to attach: its absolute path, name and content type; InvalidAction if unusable."""
+        full = self.workspace.resolve(path)
+        if not full.is_file():
+            raise InvalidAction(f"The attachment {path!r} is not a file in the workspace.",
+                                hint="Attach existing files by their workspace-relative path, such as 'reports/q3.pdf'.")
+        size = full.stat().st_size
+        if size > act.MAX_ATTACHMENT_BYTES:
+            raise InvalidAction(f"The attachment {path!r} is {size:,} bytes; at most "
+                                f"{act.MAX_ATTACHMENT_BYTES // 2**20} MB ({act.MAX_ATTACHMENT_BYTES:,} bytes) can "
+                                "be attached.",
+                                hint="Attach a smaller file.")
+        content_type = mimetypes.guess_type(full.name)[0] or "application/octet-stream"
+        return {"path": str(full), "name": full.name, "content_type": content_type}
+
+    def _attachment_target(self, path: str, overwrite: bool) -> Path:
+        """Where save_attachment writes: a file path inside the workspace, not an existing file unless asked."""
+        full = self.workspace.resolve(path)
+        if full == self.maildir or self.maildir in full.parents:  # save() rewrites the mailbox folder whole
+            raise InvalidAction(f"{path!r} is inside the mailbox folder {self.document!r}.",
+                                hint="Save attachments elsewhere in the workspace, such as 'attachments/<name>'.")
+        if full.is_dir() or path.endswith(("/", os.sep)):
+            raise InvalidAction(f"{path!r} is a folder; save_attachment needs a file path.",
+                                hint="Give the file's path, such as 'invoices/invoice-1042.pdf'.")
+        if full.exists() and not overwrite:
+            raise InvalidAction(f"The file {path!r} already exists.",
+                                hint="Choose another path, or pass overwrite=true to replace it.")
+        blocking = next((p for p in full.parents if p.is_file()), None)
+        if blocking is not None:
+            raise InvalidAction(f"{path!r} cannot be created: {self.workspace.relative(blocking)!r} is a file.",
+                                hint="Save into a folder, or a path where no file stands in the way.")
+        return full
 
     def _precheck(self, op: str, params: dict[str, Any]) -> None:
         """Check what an operation refers to (messages, folders, contacts, tags) without changing anything."""
@@ -200,6 +241,8 @@ class ThunderbirdAdapter(Adapter):
             self._call("check_contact", {"id": params["id"]}, read_only=True)
         if op == "create_filter":
             self._call("check_filter", params, read_only=True)
+        if op == "save_attachment":
+            self._call("check_attachment", {"id": params["id"], "name": params["name"]}, read_only=True)
 
     def _check(self, action: Action) -> None:
         kind = action.action_type
@@ -234,22 +277,38 @@ class ThunderbirdAdapter(Adapter):
         return self._run_batch([self._batch_member(raw) for raw in action.params["actions"]])
 
     def _run(self, op: str, params: dict[str, Any]) -> list[str]:
+        if op == "save_attachment":  # Thunderbird fetches and decodes the part; ASIL writes the file
+            return self._save_attachment(params)
         result = self._call(op, params)
         if op in ("add_contact", "edit_contact", "delete_contact"):
             return [f"contact:{uid}" for uid in result]
         return list(result)
 
+    def _save_attachment(self, params: dict[str, Any]) -> list[str]:
+        reply = self._call("fetch_attachment", {"id": params["id"], "name": params["name"]}, read_only=True)
+        data = base64.b64decode(reply["data"])
+        target = Path(params["target"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staged = target.with_name(f".{target.name}.asil-tmp")
+        staged.write_bytes(data)
+        staged.replace(target)  # whole or not at all
+        return [params["id"]]
+
     def _run_batch(self, members: list[Action]) -> list[str]:
         snapshot = self._snapshot()
         changed: list[str] = []
+        files: list[tuple[Path, Path | None]] = []  # workspace files save_attachment wrote, and their old copies
         try:
             for index, member in enumerate(members, start=1):
-                op, params, _ = self._translate(member)
                 try:
+                    op, params, _ = self._translate(member)  # again: an earlier step may have made a file
                     self._precheck(op, params)
+                    if op == "save_attachment":
+                        files.append(_keep_old(Path(params["target"]), snapshot / f"file-{index}"))
                     changed += [c for c in self._run(op, params) if c not in changed]
                 except (InvalidAction, ActionFailed) as exc:
                     self._restore(snapshot)
+                    _put_back(files)
                     raise in_batch(exc, index, "Nothing was changed.") from None
         finally:
             shutil.rmtree(snapshot, ignore_errors=True)
@@ -372,10 +431,36 @@ class ThunderbirdAdapter(Adapter):
 
     @classmethod
     def create_sample(cls, workspace: Workspace) -> str:
+        (workspace.root / "report.txt").write_text("Quarterly numbers: revenue up 4%.\n", encoding="utf-8")
         build_maildir(workspace.resolve(DEFAULT_DOCUMENT), {"folders": ["Archive"], "messages": [
-            {"subject": "Invoice 1042", "from": "Billing <billing@example.com>", "read": False},
+            {"subject": "Invoice 1042", "from": "Billing <billing@example.com>", "read": False,
+             "attachments": [{"name": "invoice-1042.pdf", "content_type": "application/pdf",
+                              "text": "%PDF-1.4\n% invoice 1042: 120.00 EUR\n%%EOF\n"}]},
             {"subject": "Lunch on Friday?", "from": "Bob <bob@example.com>", "read": True}]})
         return DEFAULT_DOCUMENT
+
+
+def _keep_old(target: Path, copy: Path) -> tuple[Path, Path | None]:
+    """Before a batch writes ``target``: what to delete on failure (the file, or the first folder the save
+    will create) and a copy of the file there now (None if nothing)."""
+    missing = [parent for parent in target.parents if not parent.exists()]
+    if missing:
+        return missing[-1], None
+    if not target.is_file():
+        return target, None
+    shutil.copy2(target, copy)
+    return target, copy
+
+
+def _put_back(files: list[tuple[Path, Path | None]]) -> None:
+    """Undo a failed batch's saved attachments: old files return, new files and folders go."""
+    for target, old in reversed(files):
+        if old is not None:
+            shutil.copy2(old, target)
+        elif target.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            target.unlink(missing_ok=True)
 
 
 def _operation_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -391,6 +476,8 @@ def _operation_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
             params["id"] = contact.removeprefix("contact:")
     if name == "delete_contact":
         params = {"id": params["contact"].removeprefix("contact:")}
+    if name == "save_attachment":
+        params["id"] = params.pop("message")
     return params
 
 

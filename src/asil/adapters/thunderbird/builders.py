@@ -2,15 +2,21 @@
 
 Spec: ``{"folders": ["Archive", "Projects/2026"], "messages": [{"folder": "INBOX", "subject": ...,
 "from": ..., "to": ..., "cc": ..., "date": "2026-11-02T10:00:00Z", "body": ..., "read": false,
-"flagged": false, "tags": ["Important"]}], "generate": {"folder": "INBOX", "count": 5000}}``.
+"flagged": false, "tags": ["Important"], "attachments": [{"name": "invoice.pdf",
+"content_type": "application/pdf", "text": "%PDF-1.4 ..."}]}], "generate": {"folder": "INBOX", "count": 5000}}``.
 Drafts, Sent and Trash always exist. Sub-folders are ``.A.B`` directories (Dovecot's "."
 separator); tags become IMAP keywords listed in ``dovecot-keywords`` (Thunderbird's own keys for
-its five standard tags).
+its five standard tags). A message with ``attachments`` (each ``text`` or ``base64`` content) is a
+multipart/mixed message built with :mod:`email`.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import email.header
+import email.message
+import email.policy
 import email.utils
 import os
 import re
@@ -28,7 +34,8 @@ TAG_KEYS = {"important": "$label1", "work": "$label2", "personal": "$label3", "t
 FOLDER_NAME = re.compile(r"^[^./\\#%*\x00-\x1f]{1,60}$")
 UID_VALIDITY = 1700000000
 MESSAGE_FIELDS = {"folder", "subject", "from", "to", "cc", "date", "body", "read", "flagged", "tags", "message_id",
-                  "replied"}
+                  "replied", "attachments"}
+ATTACHMENT_FIELDS = {"name", "content_type", "text", "base64"}
 
 
 class MailboxSpecError(AsilError):
@@ -75,7 +82,31 @@ def _email(item: dict[str, Any], index: int) -> bytes:
                ("Message-ID", item.get("message_id", f"<asil-{index}@example.com>")), ("MIME-Version", "1.0"),
                ("Content-Type", "text/plain; charset=utf-8"), ("Content-Transfer-Encoding", "8bit")]
     body = str(item.get("body", f"This is message {index}.\n")).replace("\r\n", "\n").replace("\n", "\r\n")
+    if item.get("attachments"):
+        return _multipart(headers[:6], body, item["attachments"], index)
     return ("".join(_header(k, v) for k, v in headers if v) + "\r\n").encode("ascii") + body.encode("utf-8")
+
+
+def _multipart(headers: list[tuple[str, str]], body: str, attachments: list[dict[str, Any]], index: int) -> bytes:
+    """A multipart/mixed message: the text, then each attachment (base64, with its file name)."""
+    message = email.message.EmailMessage(policy=email.policy.SMTP)
+    for name, value in headers:
+        if value:
+            message[name] = value
+    message.set_content(body.replace("\r\n", "\n"))
+    for number, spec in enumerate(attachments, start=1):
+        unknown = set(spec) - ATTACHMENT_FIELDS
+        if unknown or not spec.get("name") or ("text" in spec) == ("base64" in spec):
+            raise MailboxSpecError(f"Message {index}, attachment {number}: give 'name' and one of 'text' or 'base64' "
+                                   f"(known fields: {sorted(ATTACHMENT_FIELDS)}).")
+        try:
+            data = spec["text"].encode("utf-8") if "text" in spec else base64.b64decode(spec["base64"], validate=True)
+        except (binascii.Error, AttributeError):
+            raise MailboxSpecError(f"Message {index}, attachment {number}: 'base64' is not base64 text.") from None
+        maintype, _, subtype = str(spec.get("content_type", "application/octet-stream")).partition("/")
+        message.add_attachment(data, maintype=maintype, subtype=subtype or "octet-stream", filename=spec["name"])
+    message.set_boundary(f"asil-part-boundary-{index}")  # the same bytes on every build
+    return message.as_bytes()
 
 
 def build_maildir(target: Path, spec: dict[str, Any]) -> None:

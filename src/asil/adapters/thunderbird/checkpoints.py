@@ -9,12 +9,16 @@ in its ``msgFilterRules.dat``, and sent mail in the SMTP sink's folder. Targets:
 * a draft or sent message: its exact subject;
 * a contact field: ``"<email>.<field>"`` (first_name, last_name, display_name, email, nickname,
   phone, company, notes);
-* a filter: its name.
+* a filter: its name;
+* a saved attachment: its workspace-relative path (``mail_file_sha256``, ``mail_file_size``);
+* the attachments of a draft or sent message: its subject (``mail_draft_attachments``,
+  ``mail_sent_attachments``: the file names; ``mail_sent_attachment_sha256``: ``"<subject>#<name>"``).
 """
 
 from __future__ import annotations
 
 import email.header
+import hashlib
 import mailbox
 import re
 import sqlite3
@@ -171,6 +175,69 @@ def sent_text(ctx: EvalContext, cp: Checkpoint) -> str:
         if _subject(message) == subject:
             return _compose_text(message, recipients)
     raise CheckpointUnreadable(f"no message with subject {subject!r} was sent")
+
+
+def _attachments(message: Message) -> list[Message]:
+    return [part for part in message.walk() if not part.is_multipart() and part.get_filename()]
+
+
+def _sent_message(ctx: EvalContext, subject: str) -> Message:
+    for message, _ in _sent(ctx):
+        if _subject(message) == subject:
+            return message
+    raise CheckpointUnreadable(f"no message with subject {subject!r} was sent")
+
+
+@checkpoint_type("mail_draft_attachments", default_compare="contains")
+def draft_attachments(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The attachment file names of the draft whose subject is ``target``."""
+    subject = require(cp.target, "draft subject")
+    for message in _live(_folder(ctx, cp, "Drafts")):
+        if _subject(message) == subject:
+            return sorted(str(part.get_filename()) for part in _attachments(message))
+    raise CheckpointUnreadable(f"there is no draft with subject {subject!r}")
+
+
+@checkpoint_type("mail_sent_attachments", default_compare="contains")
+def sent_attachments(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The attachment file names of the message the SMTP sink got with subject ``target``."""
+    message = _sent_message(ctx, require(cp.target, "subject"))
+    return sorted(str(part.get_filename()) for part in _attachments(message))
+
+
+@checkpoint_type("mail_sent_attachment_sha256")
+def sent_attachment_sha256(ctx: EvalContext, cp: Checkpoint) -> str:
+    """SHA-256 (hex) of the decoded attachment ``<name>`` of the sent message ``<subject>`` (target
+    ``"<subject>#<name>"``)."""
+    subject, _, name = require(cp.target, "'<subject>#<attachment name>' target").rpartition("#")
+    for part in _attachments(_sent_message(ctx, subject)):
+        if part.get_filename() == name:
+            data = part.get_payload(decode=True)
+            return hashlib.sha256(data if isinstance(data, bytes) else b"").hexdigest()
+    raise CheckpointUnreadable(f"the sent message {subject!r} has no attachment {name!r}")
+
+
+def _saved_file(ctx: EvalContext, cp: Checkpoint) -> Path:
+    path = require(cp.target, "workspace path")
+    try:
+        full = ctx.workspace.resolve(path)
+    except Exception:
+        raise CheckpointUnreadable(f"{path!r} is not a workspace path") from None
+    if not full.is_file():
+        raise CheckpointUnreadable(f"there is no file {path!r}")
+    return full
+
+
+@checkpoint_type("mail_file_sha256")
+def file_sha256(ctx: EvalContext, cp: Checkpoint) -> str:
+    """SHA-256 (hex) of the workspace file ``target`` (a saved attachment)."""
+    return hashlib.sha256(_saved_file(ctx, cp).read_bytes()).hexdigest()
+
+
+@checkpoint_type("mail_file_size")
+def file_size(ctx: EvalContext, cp: Checkpoint) -> int:
+    """The size in bytes of the workspace file ``target`` (a saved attachment)."""
+    return _saved_file(ctx, cp).stat().st_size
 
 
 @checkpoint_type("mail_sent_count")

@@ -9,6 +9,7 @@ failed checkpoint (fail closed).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
@@ -126,6 +127,48 @@ def _sent_text(cp: Checkpoint, workspace: Workspace) -> str:
     raise RawMailError("not sent")
 
 
+def _named_parts(message: EmailMessage) -> dict[str, bytes]:
+    """File name -> decoded bytes of every attachment (iter_attachments, recursing into nested multiparts)."""
+    found: dict[str, bytes] = {}
+    for part in message.iter_attachments():
+        if part.is_multipart():
+            assert isinstance(part, EmailMessage)
+            found.update(_named_parts(part))
+        elif part.get_filename():
+            data = part.get_payload(decode=True)
+            found[str(part.get_filename())] = data if isinstance(data, bytes) else b""
+    return found
+
+
+def _draft_files(cp: Checkpoint, workspace: Workspace) -> list[str]:
+    for message, _ in _messages(_folder_path(workspace, cp, "Drafts")):
+        if str(message["Subject"] or "") == cp.target:
+            return sorted(_named_parts(message))
+    raise RawMailError("no such draft")
+
+
+def _sent_files(subject: str, workspace: Workspace) -> dict[str, bytes]:
+    for message, _ in _sent(workspace):
+        if str(message["Subject"] or "") == subject:
+            return _named_parts(message)
+    raise RawMailError("not sent")
+
+
+def _sent_file_hash(cp: Checkpoint, workspace: Workspace) -> str:
+    subject, name = str(cp.target).rsplit("#", 1)
+    return hashlib.sha256(_sent_files(subject, workspace)[name]).hexdigest()
+
+
+def _workspace_file(cp: Checkpoint, workspace: Workspace) -> Path:
+    text = str(cp.target)
+    full = Path(workspace.root, text).resolve()
+    if Path(text).is_absolute() or ".." in Path(text).parts or Path(workspace.root).resolve() not in full.parents:
+        raise RawMailError("outside the workspace")
+    if not full.is_file():
+        raise RawMailError("no such file")
+    return full
+
+
 # ---------------------------------------------------------------- profile files
 def _cards(workspace: Workspace) -> list[dict[str, str]]:
     path = Path(workspace.root, ".asil", "thunderbird", "saved", "abook.sqlite")
@@ -202,6 +245,11 @@ READERS: dict[str, Any] = {
     "mail_draft_text": _draft,
     "mail_sent_text": _sent_text,
     "mail_sent_count": lambda cp, ws: len(_sent(ws)),
+    "mail_draft_attachments": _draft_files,
+    "mail_sent_attachments": lambda cp, ws: sorted(_sent_files(str(cp.target), ws)),
+    "mail_sent_attachment_sha256": _sent_file_hash,
+    "mail_file_sha256": lambda cp, ws: hashlib.sha256(_workspace_file(cp, ws).read_bytes()).hexdigest(),
+    "mail_file_size": lambda cp, ws: len(_workspace_file(cp, ws).read_bytes()),
     "mail_contact_value": _contact,
     "mail_contact_exists": lambda cp, ws: any(c.get("PrimaryEmail", "").lower() == str(cp.target).lower()
                                               for c in _cards(ws)),

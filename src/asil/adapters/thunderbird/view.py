@@ -9,13 +9,15 @@ from asil.protocol import AppState, Element, Metadata, Navigation, Observation, 
 
 DEFAULT_LIMIT = 25
 CONTACT_LIMIT = 30
-MESSAGE_ACTIONS = ["set_flags", "tag_messages", "move_messages", "copy_messages", "delete_messages"]
+MESSAGE_ACTIONS = ["set_flags", "tag_messages", "move_messages", "copy_messages", "delete_messages",
+                   "save_attachment"]
 FOLDER_ACTIONS = ["navigate", "create_folder"]
 
 
 def message_element(item: dict[str, Any]) -> Element:
     value = {key: item[key] for key in ("read", "flagged", "tags") if item.get(key) or key != "tags"}
-    meta = {key: item[key] for key in ("from", "to", "cc", "date", "snippet", "replied") if item.get(key)}
+    meta = {key: item[key] for key in ("from", "to", "cc", "date", "snippet", "replied", "attachments")
+            if item.get(key)}
     return Element(id=item["id"], type="message", label=item["subject"], value=value, data_type="message",
                    meta=meta)
 

@@ -4,6 +4,8 @@
 // the IMAP account ("INBOX", "Projects/2026"); messages by "<folder path>#<IMAP UID>".
 (function () {
   const { MailServices } = ChromeUtils.importESModule("resource:///modules/MailServices.sys.mjs");
+  const { MsgHdrToMimeMessage } = ChromeUtils.importESModule("resource:///modules/gloda/MimeMessage.sys.mjs");
+  const { NetUtil } = ChromeUtils.importESModule("resource://gre/modules/NetUtil.sys.mjs");
   const ACCOUNT = "account1";
   const WAIT_MS = 20000;
 
@@ -117,7 +119,52 @@
         await within(new Promise((r) => { if (!f.fetchMsgPreviewText(missing, urlListener(r))) r(0); }), "Fetching previews");
       } catch (e) { /* snippets are a courtesy; the page is still right without them */ }
     }
-    return { total: headers.length, messages: shown.map((h) => describe(f, h, true)) };
+    const described = [];
+    for (const h of shown) {
+      const item = describe(f, h, true);
+      const found = await attachments(f, h);
+      if (found.length) item.attachments = found.map(({ name, content_type, size }) => ({ name, content_type, size }));
+      described.push(item);
+    }
+    return { total: headers.length, messages: described };
+  }
+
+  // ---------------------------------------------------------------- attachments
+  // Thunderbird's own MIME parser (the one Gloda and the attachment pane use) lists a message's
+  // attachments; it fetches the message over IMAP. Only messages Thunderbird flagged as having
+  // attachments are parsed, and a message's parts never change, so the lists are cached.
+  const attachmentCache = new Map();
+  async function attachments(f, hdr) {
+    if (!(hdr.flags & Ci.nsMsgMessageFlags.Attachment)) return [];
+    const key = `${f.URI}#${hdr.messageKey}#${hdr.messageId}`;
+    if (!attachmentCache.has(key)) {
+      const parts = await within(new Promise((resolve) => {
+        MsgHdrToMimeMessage(hdr, null, (h, mime) => resolve(mime ? mime.allUserAttachments : null), true, { saneBodySize: true });
+      }), "Reading the attachments");
+      if (!parts) throw failed("Thunderbird could not read the message's MIME parts.", "Is the IMAP server running?");
+      attachmentCache.set(key, parts.map((a) => ({ name: a.name, content_type: a.contentType, size: a.size, url: a.url })));
+    }
+    return attachmentCache.get(key);
+  }
+  async function attachment(id, name) {
+    const [{ folder: f, headers: [hdr] }] = await messages([id]);
+    const found = await attachments(f, hdr);
+    const match = found.find((a) => a.name === name);
+    if (!match) {
+      throw invalid(`Message ${id} has no attachment named ${JSON.stringify(name)}.`,
+                    found.length ? `Its attachments: ${found.map((a) => JSON.stringify(a.name)).join(", ")}.` : "It has no attachments.");
+    }
+    return match;
+  }
+  // The decoded bytes of one part, through its attachment URL (Thunderbird's IMAP part fetch and MIME decoder).
+  async function partBytes(url) {
+    return within(new Promise((resolve, reject) => {
+      const channel = NetUtil.newChannel({ uri: url, loadUsingSystemPrincipal: true });
+      NetUtil.asyncFetch(channel, (stream, status) => {
+        if (status) { reject(failed(`Fetching the attachment failed (status 0x${(status >>> 0).toString(16)}).`, "Is the IMAP server running?")); return; }
+        try { resolve(NetUtil.readInputStreamToString(stream, stream.available())); } finally { stream.close(); }
+      });
+    }), "Fetching the attachment");
   }
 
   // ---------------------------------------------------------------- address book and filters
@@ -189,6 +236,15 @@
     fields.body = params.body || "";
     fields.forcePlainText = true;
     fields.useMultipartAlternative = false;
+    for (const file of params.attachments || []) {  // checked by the adapter: files inside the workspace
+      const local = Cc["@mozilla.org/file/local;1"].createInstance(Ci.nsIFile);
+      local.initWithPath(file.path);
+      const part = Cc["@mozilla.org/messengercompose/attachment;1"].createInstance(Ci.nsIMsgAttachment);
+      part.url = Services.io.newFileURI(local).spec;
+      part.name = file.name;
+      part.contentType = file.content_type;
+      fields.addAttachment(part);
+    }
     const send = Cc["@mozilla.org/messengercompose/send;1"].createInstance(Ci.nsIMsgSend);
     let stopped, copied;
     const sent = new Promise((r) => { stopped = r; });
@@ -248,6 +304,11 @@
     },
     async check_messages(p) { await messages(p.ids); return null; },
     async check_folder(p) { folder(p.folder); return null; },
+    async check_attachment(p) { const a = await attachment(p.id, p.name); return { size: a.size }; },
+    async fetch_attachment(p) {
+      const a = await attachment(p.id, p.name);
+      return { content_type: a.content_type, data: btoa(await partBytes(a.url)) };
+    },
     async check_contact(p) { cardById(p.id); return null; },
     async check_tags(p) { for (const t of p.tags) tagKey(t, false); return null; },
     async move(p) {
