@@ -16,7 +16,6 @@ from pathlib import Path
 from asil.apps.process import ManagedProcess, ProgramFailed
 from asil.protocol import AppUnavailable
 
-X_SOCKETS = Path("/tmp/.X11-unix")
 INSTALL_HINT = "Install it with: sudo apt-get install -y --no-install-recommends xvfb"
 
 
@@ -39,9 +38,10 @@ class Display:
         return {"DISPLAY": self.name}
 
     def stop(self) -> None:
+        # Nothing to clean up by hand: a stopped Xvfb removes its socket itself, and a socket file left by
+        # a killed one is replaced by the next server to take the number (the abstract socket, which dies
+        # with its process, is what reserves a number). Deleting the file here raced with that next server.
         self.process.stop()
-        Path(f"/tmp/.X{self.number}-lock").unlink(missing_ok=True)
-        (X_SOCKETS / f"X{self.number}").unlink(missing_ok=True)
         shutil.rmtree(self.process.log_path.parent, ignore_errors=True)
 
 
