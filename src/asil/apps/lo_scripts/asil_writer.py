@@ -33,13 +33,15 @@ def dispatch(payload):
 
 
 def _drop_cache(op):
-    """Before an op (``None`` after a failed one): keep the cache only for ops that keep it valid."""
-    if op not in CACHE_SAFE and op not in KEEPS_BLOCKS:
-        _CACHE.clear()  # also keeps a reused id() of a closed document from hitting a stale entry
+    """Before an op (``None`` after a failed one): the cache still matches the documents unless
+    the op opens, closes or replaces one (a reused id() of a closed document must not hit it)."""
+    if op not in CACHE_SAFE and op not in KEEPS_BLOCKS and op not in CHANGES_BLOCKS:
+        _CACHE.clear()
 
 
 def _after_op(op, request):
-    _drop_cache(op)
+    if op not in CACHE_SAFE and op not in KEEPS_BLOCKS:
+        _CACHE.clear()
     if op in KEEPS_BLOCKS:
         state = _CACHE.get(id(ENGINE.docs.get(request.get("doc"))))
         if state is not None:
@@ -610,5 +612,7 @@ CACHE_SAFE = {"observe", "ids", "read", "dirty", "save", "export"}
 # drop the whole entry when the new text may split it; table cells and page styles are not blocks.
 KEEPS_BLOCKS = {"set_text", "set_style", "set_list", "format_text", "find_replace", "set_cells", "add_table_rows",
                 "delete_table_rows", "set_page", "set_margin_text"}
+# Edits that add or remove blocks: they find their target in the cache, then drop it.
+CHANGES_BLOCKS = {"insert_paragraph", "delete_block", "insert_table", "batch"}
 READ_ONLY = {"open", "close", "dirty", "save", "export", "restore", "create", "observe", "ids", "read"}
 OPS = ENGINE.use_ops(globals())
