@@ -6,7 +6,8 @@ through this checkout's engine (B) and one through the engine of git revision ``
 installed beside it as ``asil_writer_base.py``, driven with the adapter's old rule of re-reading
 block ids after every edit), and alternates the two step by step. Each step is what
 ``adapter_latency_lo_docs.py`` times: an edit without observation, the observation right after
-it (no cached reading) and an edit with observation. Asserts that both variants observe the same
+it (no cached reading) and an edit with observation; then a structural edit (insert a paragraph,
+then delete it again, each with its observation as an agent's step). Asserts that both variants observe the same
 document after each step; never asserts on timings.
 
     .venv/bin/python benchmarks/adapter_latency_writer_ab.py [--baseline main] [--repeats 30]
@@ -53,6 +54,9 @@ def install_baseline(office: Office, revision: str) -> None:
     (office.profile / "user" / "Scripts" / "python" / f"{BASE_ENGINE}.py").write_text(source, encoding="utf-8")
 
 
+INSERT = Action(action_type="invoke_function", target="insert_paragraph", params={"after": "p2", "text": "Inserted."})
+
+
 def _edit(i: int) -> Action:
     return Action(action_type="set_value", target="p2", params={"text": f"Edited {i}"})
 
@@ -66,8 +70,15 @@ def step(adapter: WriterAdapter, i: int) -> tuple[Observation, dict[str, float]]
     t2 = time.perf_counter()
     both = adapter.execute(_edit(i + 10_000), observe=True)
     t3 = time.perf_counter()
-    assert result.ok and both.ok, (result.error, both.error)
-    return obs, {"edit": (t1 - t0) * 1000, "observe": (t2 - t1) * 1000, "step": (t3 - t2) * 1000}
+    inserted = adapter.execute(INSERT, observe=True)
+    t4 = time.perf_counter()
+    assert result.ok and both.ok and inserted.ok, (result.error, both.error, inserted.error)
+    deleted = adapter.execute(Action(action_type="invoke_function", target="delete",
+                                     params={"id": inserted.changed[0]}), observe=True)
+    t5 = time.perf_counter()
+    assert deleted.ok, deleted.error
+    return obs, {"edit": (t1 - t0) * 1000, "observe": (t2 - t1) * 1000, "step": (t3 - t2) * 1000,
+                 "insert": (t4 - t3) * 1000, "delete": (t5 - t4) * 1000}
 
 
 def _same(a: Observation, b: Observation) -> bool:
@@ -82,7 +93,8 @@ def measure(ws: Workspace, size: str, paragraphs: int, long_text: bool, repeats:
     for name in ("a", "b"):
         create_document(ws.resolve(f"{size}-{name}.odt"), spec)
     variants = {"A": BaselineWriter(ws, f"{size}-a.odt"), "B": WriterAdapter(ws, f"{size}-b.odt")}
-    samples: dict[str, dict[str, list[float]]] = {k: {"edit": [], "observe": [], "step": []} for k in variants}
+    parts = ("edit", "observe", "step", "insert", "delete")
+    samples: dict[str, dict[str, list[float]]] = {k: {part: [] for part in parts} for k in variants}
     pages = None
     try:
         for i in range(WARMUP + repeats):
@@ -116,14 +128,14 @@ def main() -> None:
     print(f"Python {platform.python_version()}, {platform.machine()}, repeats {args.repeats}, "
           f"A = {args.baseline}, B = this checkout, alternating step by step\n")
     print("| document | engine | observe p50 / p95 ms | edit p50 / p95 ms | edit + observe p50 / p95 ms "
-          "| observe + edit p50 ms |")
-    print("|---|---|---|---|---|---|")
+          "| observe + edit p50 ms | insert paragraph + observe p50 / p95 ms | delete + observe p50 / p95 ms |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         for key, label in (("A", f"A ({args.baseline})"), ("B", "B (this checkout)")):
             s = r["samples"][key]
             both = percentile(s["observe"], 50) + percentile(s["edit"], 50)
             print(f"| {r['size']}: {r['describe']} | {label} | {pair(s['observe'])} | {pair(s['edit'])} "
-                  f"| {pair(s['step'])} | {both:.1f} |")
+                  f"| {pair(s['step'])} | {both:.1f} | {pair(s['insert'])} | {pair(s['delete'])} |")
     typical = next(r for r in rows if r["size"] == "typical")["samples"]["B"]
     met = percentile(typical["observe"], 50) + percentile(typical["edit"], 50) <= TARGET_P50_MS
     print(f"\nB: observe + edit p50 <= {TARGET_P50_MS:.0f} ms on the typical document: {'MET' if met else 'NOT MET'}")
