@@ -10,7 +10,7 @@ it (no cached reading) and an edit with observation; then a structural edit (ins
 then delete it again, each with its observation as an agent's step). Asserts that both variants observe the same
 document after each step; never asserts on timings.
 
-    .venv/bin/python benchmarks/adapter_latency_writer_ab.py [--baseline main] [--repeats 30]
+    .venv/bin/python benchmarks/adapter_latency_writer_ab.py [--baseline REVISION] [--repeats 30]
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from asil.workspace import Workspace
 
 ENGINE_PATH = "src/asil/apps/lo_scripts/asil_writer.py"
 BASE_ENGINE = "asil_writer_base"
+BEFORE_CACHE = "0a4007f"
 SIZES = (("small", 8, False), ("typical", 120, False), ("large", 2400, True))
 
 
@@ -110,12 +111,13 @@ def measure(ws: Workspace, size: str, paragraphs: int, long_text: bool, repeats:
     finally:
         for adapter in variants.values():
             adapter.close()
-    return {"size": size, "describe": f"{paragraphs} paragraphs, {pages} pages", "samples": samples}
+    return {"size": size, "describe": f"{paragraphs} paragraphs, {pages} page{'' if pages == 1 else 's'}", "samples": samples}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--baseline", default="main", help="git revision of the A engine (default: main)")
+    parser.add_argument("--baseline", default=BEFORE_CACHE, help=f"git revision of the A engine (default: {BEFORE_CACHE}, "
+                        "the last one before the engine kept its reading across edits)")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     install_baseline(shared_office(), args.baseline)
