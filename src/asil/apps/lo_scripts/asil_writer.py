@@ -15,7 +15,7 @@ from com.sun.star.beans import StringPair
 ENGINE = Engine("com.sun.star.text.TextDocument", "text document", "writer8")
 # Per-document reading cache: blocks in body order with their outline levels and paragraph styles,
 # and the page count. Every change goes through this engine, so the cache follows each op (see
-# KEEPS_BLOCKS below): edits inside known blocks refresh what they touched, all others drop it.
+# KEEPS_BLOCKS below): most edits update what they touched, the others drop it.
 _CACHE = {}
 PARAGRAPH_BREAK = 0
 MAX_TEXT = 400  # characters of a paragraph shown in an observation
@@ -406,6 +406,7 @@ def _replace_text(block, text):
 def op_insert_paragraph(doc, anchor, position, text, style=None, list_kind=None):
     document = _doc(doc)
     index, block = _find(document, anchor)
+    before = _cached(document)  # still the state before the insert
     body = document.getText()
     if _is_para(block):
         cursor = body.createTextCursorByRange(block.getStart() if position == "before" else block.getEnd())
@@ -414,12 +415,30 @@ def op_insert_paragraph(doc, anchor, position, text, style=None, list_kind=None)
         body.insertTextContentBefore(document.createInstance("com.sun.star.text.Paragraph"), block)
     else:
         body.insertTextContentAfter(document.createInstance("com.sun.star.text.Paragraph"), block)
-    _, ident, new = _blocks(document)[index if position == "before" else index + 1]
-    _replace_text(new, text)
+    found = _blocks(document)
+    at = index if position == "before" else index + 1
+    _, ident, new = found[at]
+    new = _replace_text(new, text)
     new.CharWeight, new.CharPosture = 100.0, uno.Enum("com.sun.star.awt.FontSlant", "NONE")
     new.ParaStyleName = _para_style(document, style) if style else (block.ParaStyleName if _is_para(block) else "Standard")
     new.NumberingStyleName = LISTS[list_kind] if list_kind else ""
+    _cache_insert(document, before, found, at, new, text)
     return ident
+
+
+def _cache_insert(document, before, found, at, paragraph, text):
+    """Keep the reading cache after an insert: the old blocks with one new paragraph at ``at``, checked
+    against the block list the insert re-read (anything else, or a break in the text, drops it)."""
+    ids = [ident for _, ident, _ in found]
+    expected = [ident for _, ident, _ in before["blocks"]]
+    expected.insert(at, ids[at])
+    if ids != expected or any(mark in text for mark in BREAKS):
+        _forget_blocks(document)
+        return
+    level, style = paragraph.getPropertyValues(("OutlineLevel", "ParaStyleName"))
+    found[at] = (found[at][0], ids[at], paragraph)
+    _CACHE[id(document)] = {"blocks": found, "levels": before["levels"][:at] + [int(level)] + before["levels"][at:],
+                            "styles": before["styles"][:at] + [style] + before["styles"][at:]}
 
 
 def _is_para(block):
@@ -608,11 +627,12 @@ def op_batch(doc, steps, snapshot_url):
 
 
 CACHE_SAFE = {"observe", "ids", "read", "dirty", "save", "export"}
-# Edits that keep the list of body blocks: the ones inside a paragraph refresh its cache entry and
-# drop the whole entry when the new text may split it; table cells and page styles are not blocks.
+# Edits that keep the cache in step with the document themselves: the ones inside a paragraph refresh
+# its entry and drop the whole cache when the new text may split it; table cells and page styles are
+# not blocks; insert_paragraph adds its paragraph to the block list it re-read.
 KEEPS_BLOCKS = {"set_text", "set_style", "set_list", "format_text", "find_replace", "set_cells", "add_table_rows",
-                "delete_table_rows", "set_page", "set_margin_text"}
-# Edits that add or remove blocks: they find their target in the cache, then drop it.
-CHANGES_BLOCKS = {"insert_paragraph", "delete_block", "insert_table", "batch"}
+                "delete_table_rows", "set_page", "set_margin_text", "insert_paragraph"}
+# Other edits that add or remove blocks: they find their target in the cache, then drop it.
+CHANGES_BLOCKS = {"delete_block", "insert_table", "batch"}
 READ_ONLY = {"open", "close", "dirty", "save", "export", "restore", "create", "observe", "ids", "read"}
 OPS = ENGINE.use_ops(globals())
