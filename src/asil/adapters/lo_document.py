@@ -134,7 +134,8 @@ class OfficeDocumentAdapter(OfficeAdapter):
         if steps and steps[0]["op"] == "export_pdf":
             self.export_pdf(steps[0]["path"])
             return [steps[0]["path"]]
-        self._forget()
+        if not self._keeps_ids(steps):
+            self._forget()
         result = self._run(steps, atomic=action.action_type == "batch")
         if action.action_type == "invoke_function" and action.target in self.CREATING:
             changed = [str(result)]
@@ -155,6 +156,10 @@ class OfficeDocumentAdapter(OfficeAdapter):
         raise InvalidAction(f"The {self.name} adapter does not support {kind} actions.",
                             hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
                             code="unsupported_action")
+
+    def _keeps_ids(self, steps: list[Step]) -> bool:
+        """Whether these engine steps leave every block/slide id where it was (then cached ids stay valid)."""
+        return False
 
     def _plan_set_value(self, action: Action) -> Plan:
         raise NotImplementedError

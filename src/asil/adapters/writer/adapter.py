@@ -31,6 +31,11 @@ from asil.workspace import Workspace
 ENGINE = "asil_writer"
 CELL = re.compile(r"^(?P<table>[A-Za-z][A-Za-z0-9_]*)\.(?P<col>[A-Za-z]{1,2})(?P<row>[1-9][0-9]{0,4})$")
 DEFAULT_LIMIT = 40
+# Engine ops that never add, remove or reorder blocks (set_text only when its text has no line or
+# paragraph break, which LibreOffice may turn into a new paragraph).
+KEEPS_IDS = frozenset({"set_text", "set_style", "set_list", "format_text", "set_cells", "add_table_rows",
+                       "delete_table_rows", "set_page", "set_margin_text"})
+BREAKS = ("\r", "\n", "\u2028", "\u2029")
 
 
 @register_adapter("writer", pattern="file", extensions=(".odt",))
@@ -115,6 +120,10 @@ class WriterAdapter(OfficeDocumentAdapter):
 
     def _forget(self) -> None:
         self._blocks = None
+
+    def _keeps_ids(self, steps: list[dict[str, Any]]) -> bool:
+        return all(step["op"] in KEEPS_IDS and not (step["op"] == "set_text" and any(b in step["text"] for b in BREAKS))
+                   for step in steps)
 
     def _find(self, ident: str) -> None:
         self._require(ident)

@@ -13,11 +13,15 @@ from asil_engine import Engine, EngineError, props
 from com.sun.star.beans import StringPair
 
 ENGINE = Engine("com.sun.star.text.TextDocument", "text document", "writer8")
-# Per-document reading cache (blocks with outline levels, page count, styles in use). Every
-# change goes through this engine, so it is dropped after each mutating op and batch step.
+# Per-document reading cache: blocks in body order with their outline levels and paragraph styles,
+# and the page count. Every change goes through this engine, so the cache follows each op (see
+# KEEPS_BLOCKS below): most edits update what they touched, the others drop it.
 _CACHE = {}
 PARAGRAPH_BREAK = 0
 MAX_TEXT = 400  # characters of a paragraph shown in an observation
+# Characters that may make LibreOffice split a paragraph when they are written into it ("\r" does).
+BREAKS = ("\r", "\n", "\u2028", "\u2029")
+MARKS = ("CharWeight", "CharPosture", "CharUnderline")
 HEADING_LIMIT = 60
 LISTS = {"bullet": "List 1", "number": "Numbering 123"}
 LIST_KINDS = {"List 1": "bullet", "Numbering 123": "number"}
@@ -29,12 +33,19 @@ def dispatch(payload):
 
 
 def _drop_cache(op):
-    if op not in CACHE_SAFE:
-        _CACHE.clear()  # also keeps a reused id() of a closed document from hitting a stale entry
+    """Before an op (``None`` after a failed one): the cache still matches the documents unless
+    the op opens, closes or replaces one (a reused id() of a closed document must not hit it)."""
+    if op not in CACHE_SAFE and op not in KEEPS_BLOCKS and op not in CHANGES_BLOCKS:
+        _CACHE.clear()
 
 
 def _after_op(op, request):
-    _drop_cache(op)
+    if op not in CACHE_SAFE and op not in KEEPS_BLOCKS:
+        _CACHE.clear()
+    if op in KEEPS_BLOCKS:
+        state = _CACHE.get(id(ENGINE.docs.get(request.get("doc"))))
+        if state is not None:
+            state.pop("pages", None)  # the text moved: the layout may have more or fewer pages
     if op not in READ_ONLY and request.get("doc") in ENGINE.docs:
         ENGINE.docs[request["doc"]].setModified(True)  # some edits leave the flag alone
 
@@ -165,7 +176,8 @@ def _blocks(doc):
 
 
 def _cached(document):
-    """Blocks and outline levels, computed once per state of the document."""
+    """Blocks with their outline levels and paragraph styles (None for tables), read once per
+    state of the document and kept up to date by the edits that leave the block list alone."""
     key = id(document)
     if key not in _CACHE:
         blocks = _blocks(document)
@@ -173,10 +185,33 @@ def _cached(document):
         for kind, _, block in blocks:
             level, style = block.getPropertyValues(("OutlineLevel", "ParaStyleName")) if kind == "paragraph" else (0, None)
             levels.append(int(level))
-            if style and style not in styles:
-                styles.append(style)
+            styles.append(style)
         _CACHE[key] = {"blocks": blocks, "levels": levels, "styles": styles}
     return _CACHE[key]
+
+
+def _refresh(document, index, block):
+    """After an edit inside paragraph ``index``: store its (possibly new) object, re-read level and style."""
+    state = _CACHE.get(id(document))
+    if state is None:
+        return
+    kind, ident, _ = state["blocks"][index]
+    level, style = block.getPropertyValues(("OutlineLevel", "ParaStyleName"))
+    state["blocks"][index] = (kind, ident, block)
+    state["levels"][index], state["styles"][index] = int(level), style
+
+
+def _forget_blocks(document):
+    """The edit may have split a paragraph: read the block list afresh next time."""
+    _CACHE.pop(id(document), None)
+
+
+def _styles_in_use(styles):
+    seen = []
+    for style in styles:
+        if style and style not in seen:
+            seen.append(style)
+    return seen
 
 
 def _find(doc, ident, kind=None):
@@ -188,12 +223,14 @@ def _find(doc, ident, kind=None):
 
 
 def _paragraph(block, full=False):
+    # Properties are read several at a time: each UNO call costs about as much as reading one value.
     text = block.getString()
-    out = {"text": text if full else text[:MAX_TEXT], "length": len(text), "style": block.ParaStyleName,
-           "level": int(block.OutlineLevel)}
-    kind = LIST_KINDS.get(block.NumberingStyleName, "other") if block.NumberingStyleName not in ("", "Outline") else None
+    style, level, numbering = block.getPropertyValues(("ParaStyleName", "OutlineLevel", "NumberingStyleName"))
+    out = {"text": text if full else text[:MAX_TEXT], "length": len(text), "style": style, "level": int(level)}
+    kind = LIST_KINDS.get(numbering, "other") if numbering not in ("", "Outline") else None
     if kind:
-        out["list"] = {"kind": kind, "label": block.ListLabelString, "level": int(block.NumberingLevel) + 1}
+        label, list_level = block.getPropertyValues(("ListLabelString", "NumberingLevel"))
+        out["list"] = {"kind": kind, "label": label, "level": int(list_level) + 1}
     spans = _spans(block)
     if spans:
         out["spans"] = spans
@@ -203,6 +240,9 @@ def _paragraph(block, full=False):
 def _spans(block):
     """Formatted runs (bold, italic, underline, character style) of a paragraph, if any."""
     spans = []
+    # Only direct formatting counts (a Heading's bold comes from its style); formatting a whole
+    # paragraph is stored on the paragraph, not on its text portions.
+    on_paragraph = [state.value == "DIRECT_VALUE" for state in block.getPropertyStates(MARKS)]
     portions = block.createEnumeration()
     while portions.hasMoreElements():
         portion = portions.nextElement()
@@ -210,18 +250,17 @@ def _spans(block):
             continue
         text = portion.getString()
         marks = {}
-        # Only direct formatting counts (a Heading's bold comes from its style); formatting a whole
-        # paragraph is stored on the paragraph, not on its text portions.
-        direct = {name for name in ("CharWeight", "CharPosture", "CharUnderline")
-                  if "DIRECT_VALUE" in (portion.getPropertyState(name).value, block.getPropertyState(name).value)}
-        if "CharWeight" in direct and portion.CharWeight >= 150:
+        states = portion.getPropertyStates(MARKS)
+        direct = [here or state.value == "DIRECT_VALUE" for here, state in zip(on_paragraph, states, strict=True)]
+        weight, posture, underline, char_style = portion.getPropertyValues(MARKS + ("CharStyleName",))
+        if direct[0] and weight >= 150:
             marks["bold"] = True
-        if "CharPosture" in direct and portion.CharPosture.value in ("ITALIC", "OBLIQUE"):
+        if direct[1] and posture.value in ("ITALIC", "OBLIQUE"):
             marks["italic"] = True
-        if "CharUnderline" in direct and portion.CharUnderline:
+        if direct[2] and underline:
             marks["underline"] = True
-        if portion.CharStyleName:
-            marks["char_style"] = portion.CharStyleName
+        if char_style:
+            marks["char_style"] = char_style
         if marks and text:
             spans.append({"text": text[:MAX_TEXT], **marks})
     return spans
@@ -290,7 +329,7 @@ def op_observe(doc, offset, limit, table_rows=20):
         state["pages"] = int(document.getCurrentController().PageCount)
     return {"total": len(blocks), "blocks": window, "outline": outline, "headings": len(headings),
             "page": _page_info(document), "dirty": bool(document.isModified()),
-            "pages": state["pages"], "paragraph_styles": state["styles"]}
+            "pages": state["pages"], "paragraph_styles": _styles_in_use(state["styles"])}
 
 
 def op_dirty(doc):
@@ -338,24 +377,36 @@ def _char_style(document, name):
 
 
 def op_set_text(doc, paragraph, text):
-    _, block = _find(_doc(doc), paragraph, "paragraph")
-    _replace_text(block, text)
+    document = _doc(doc)
+    index, block = _find(document, paragraph, "paragraph")
+    _set_paragraph_text(document, index, block, text)
     return True
 
 
+def _set_paragraph_text(document, index, block, text):
+    """Replace paragraph ``index``'s text and keep the reading cache in step."""
+    paragraph = _replace_text(block, text)
+    if any(mark in text for mark in BREAKS):
+        _forget_blocks(document)
+    else:
+        _refresh(document, index, paragraph)
+
+
 def _replace_text(block, text):
-    """Replace a paragraph's text in place (SwXParagraph.setString would drop its xml:id)."""
+    """Replace a paragraph's text in place (SwXParagraph.setString would drop its xml:id); returns it."""
     ident = block.MetadataReference
     cursor = block.getText().createTextCursorByRange(block)
     cursor.setString(text)
     paragraph = _current_paragraph(cursor)
     if ident.Second and not paragraph.MetadataReference.Second:
         paragraph.MetadataReference = ident
+    return paragraph
 
 
 def op_insert_paragraph(doc, anchor, position, text, style=None, list_kind=None):
     document = _doc(doc)
     index, block = _find(document, anchor)
+    before = _cached(document)  # still the state before the insert
     body = document.getText()
     if _is_para(block):
         cursor = body.createTextCursorByRange(block.getStart() if position == "before" else block.getEnd())
@@ -364,12 +415,30 @@ def op_insert_paragraph(doc, anchor, position, text, style=None, list_kind=None)
         body.insertTextContentBefore(document.createInstance("com.sun.star.text.Paragraph"), block)
     else:
         body.insertTextContentAfter(document.createInstance("com.sun.star.text.Paragraph"), block)
-    _, ident, new = _blocks(document)[index if position == "before" else index + 1]
-    _replace_text(new, text)
+    found = _blocks(document)
+    at = index if position == "before" else index + 1
+    _, ident, new = found[at]
+    new = _replace_text(new, text)
     new.CharWeight, new.CharPosture = 100.0, uno.Enum("com.sun.star.awt.FontSlant", "NONE")
     new.ParaStyleName = _para_style(document, style) if style else (block.ParaStyleName if _is_para(block) else "Standard")
     new.NumberingStyleName = LISTS[list_kind] if list_kind else ""
+    _cache_insert(document, before, found, at, new, text)
     return ident
+
+
+def _cache_insert(document, before, found, at, paragraph, text):
+    """Keep the reading cache after an insert: the old blocks with one new paragraph at ``at``, checked
+    against the block list the insert re-read (anything else, or a break in the text, drops it)."""
+    ids = [ident for _, ident, _ in found]
+    expected = [ident for _, ident, _ in before["blocks"]]
+    expected.insert(at, ids[at])
+    if ids != expected or any(mark in text for mark in BREAKS):
+        _forget_blocks(document)
+        return
+    level, style = paragraph.getPropertyValues(("OutlineLevel", "ParaStyleName"))
+    found[at] = (found[at][0], ids[at], paragraph)
+    _CACHE[id(document)] = {"blocks": found, "levels": before["levels"][:at] + [int(level)] + before["levels"][at:],
+                            "styles": before["styles"][:at] + [style] + before["styles"][at:]}
 
 
 def _is_para(block):
@@ -390,21 +459,26 @@ def op_set_style(doc, paragraphs, style):
     document = _doc(doc)
     name = _para_style(document, style)
     for ident in paragraphs:
-        _find(document, ident, "paragraph")[1].ParaStyleName = name
+        index, block = _find(document, ident, "paragraph")
+        block.ParaStyleName = name
+        _refresh(document, index, block)
     return True
 
 
 def op_set_list(doc, paragraphs, kind):
     document = _doc(doc)
     for ident in paragraphs:
-        _find(document, ident, "paragraph")[1].NumberingStyleName = LISTS.get(kind, "")
+        index, block = _find(document, ident, "paragraph")
+        block.NumberingStyleName = LISTS.get(kind, "")
+        _refresh(document, index, block)
     return True
 
 
 def op_format_text(doc, paragraph, text, marks):
     document = _doc(doc)
-    _, block = _find(document, paragraph, "paragraph")
+    index, block = _find(document, paragraph, "paragraph")
     _apply_marks(document, _span(block, text, paragraph), marks)
+    _refresh(document, index, block)
     return True
 
 
@@ -435,7 +509,7 @@ def _apply_marks(document, target, marks):
 def op_find_replace(doc, find, replace, regex=False, match_case=False, paragraph=None):
     document = _doc(doc)
     if paragraph is not None:
-        _, block = _find(document, paragraph, "paragraph")
+        index, block = _find(document, paragraph, "paragraph")
         content = block.getString()
         flags = 0 if match_case else re.IGNORECASE
         pattern = find if regex else re.escape(find)
@@ -445,8 +519,9 @@ def op_find_replace(doc, find, replace, regex=False, match_case=False, paragraph
             raise EngineError("bad_regex", f"The regular expression {find!r} is not valid ({exc}).",
                               "Use Python regular expression syntax, or set regex to false.") from None
         if count:
-            _replace_text(block, new)
+            _set_paragraph_text(document, index, block, new)
         return count
+    _forget_blocks(document)  # a replacement may hold a paragraph break
     descriptor = document.createReplaceDescriptor()
     descriptor.SearchString, descriptor.ReplaceString = find, replace
     descriptor.SearchRegularExpression, descriptor.SearchCaseSensitive = bool(regex), bool(match_case)
@@ -552,5 +627,12 @@ def op_batch(doc, steps, snapshot_url):
 
 
 CACHE_SAFE = {"observe", "ids", "read", "dirty", "save", "export"}
+# Edits that keep the cache in step with the document themselves: the ones inside a paragraph refresh
+# its entry and drop the whole cache when the new text may split it; table cells and page styles are
+# not blocks; insert_paragraph adds its paragraph to the block list it re-read.
+KEEPS_BLOCKS = {"set_text", "set_style", "set_list", "format_text", "find_replace", "set_cells", "add_table_rows",
+                "delete_table_rows", "set_page", "set_margin_text", "insert_paragraph"}
+# Other edits that add or remove blocks: they find their target in the cache, then drop it.
+CHANGES_BLOCKS = {"delete_block", "insert_table", "batch"}
 READ_ONLY = {"open", "close", "dirty", "save", "export", "restore", "create", "observe", "ids", "read"}
 OPS = ENGINE.use_ops(globals())
