@@ -88,8 +88,8 @@ def main() -> None:
             adapters[name] = open_variant(name, ws, tracks)
         for i in range(args.repeats):
             order = (args.a, args.b) if i % 2 == 0 else (args.b, args.a)
-            for samples, action, observe in ((edit, amplify(i, args.moving), False),
-                                             (edit_observe, amplify(i + 1, args.moving), True)):
+            for samples, action, observe in ((edit, amplify(2 * i, args.moving), False),
+                                             (edit_observe, amplify(2 * i + 1, args.moving), True)):
                 for name in order:
                     ms, result = timed(lambda n=name, a=action, o=observe: adapters[n].execute(a, observe=o))
                     assert result.ok, result.error
