@@ -110,6 +110,52 @@ def test_selection_is_used_by_later_edits(fresh: AudacityAdapter) -> None:
     assert abs(peak_db(faded[30000:40000]) - peak_db(samples[30000:40000])) < 0.1
 
 
+
+class CountingAdapter(AudacityAdapter):
+    """Counts the Select commands sent to Audacity."""
+
+    def __init__(self, workspace: Workspace, document: str) -> None:
+        super().__init__(workspace, document)
+        self.selects = 0
+
+    def _command(self, line: str) -> str:
+        self.selects += line.startswith("Select:")
+        return super()._command(line)
+
+
+class ReselectingAdapter(CountingAdapter):
+    """Sends every edit's Select, as if Audacity held no selection."""
+
+    def _run(self, name: str, params: Any) -> list[str]:
+        self._selected = None
+        return super()._run(name, params)
+
+
+def test_edits_of_a_held_selection_match_edits_that_select_again(tmp_path: Path) -> None:
+    """Level edits keep Audacity's selection, so the adapter does not send the same Select again."""
+    edits = [call("generate_tone", frequency=220, amplitude=0.3, duration=3.0, name="Tone"),
+             call("select", start=0.5, end=1.5, tracks=["Tone"]), call("fade_in"), call("normalize", peak_db=-3.0),
+             call("fade_out"), call("amplify", gain_db=-4.0), call("amplify", start=0.5, end=1.5, tracks=["Tone"],
+                                                                  gain_db=2.0)]
+    saved, selects = [], []
+    for cls in (CountingAdapter, ReselectingAdapter):
+        ws = Workspace(tmp_path / cls.__name__)
+        adapter = cls(ws, new_document(ws))
+        try:
+            for edit in edits:
+                result = adapter.execute(edit, observe=False)
+                assert result.ok, result.error
+            adapter.save()
+            saved.append(read_wav(ws.resolve("clip.wav")).samples)
+            selects.append(adapter.selects)
+        finally:
+            adapter.close()
+    assert selects[0] < selects[1]  # Select commands were really skipped
+    assert saved[0] == saved[1]  # and the audio is the same as when every edit selects again
+    untouched = read_wav_samples(synthesize(SPEC), tmp_path)
+    assert saved[0] != untouched
+
+
 def test_invalid_actions_change_nothing(session: AudacityAdapter) -> None:
     before = session.observe().model_dump(exclude={"metadata"})
     bad = [
@@ -236,3 +282,9 @@ def test_a_bad_label_file_is_refused_at_open(tmp_path: Path) -> None:
 def test_readiness_names_what_is_missing() -> None:
     assert AudacityAdapter.readiness().ready
     assert shutil.which("bwrap") is not None
+
+
+def read_wav_samples(data: bytes, folder: Path) -> list[float]:
+    path = folder / "untouched.wav"
+    path.write_bytes(data)
+    return read_wav(path).samples

@@ -11,6 +11,7 @@ is written only by :meth:`save` (export to a temp file in the same folder, then 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -32,6 +33,8 @@ from asil.workspace import Workspace, atomic_write, commit_file
 READ_ONLY = ("select", "export", "save")  # functions that leave the project's audio and labels as they are
 # Edits that change samples but no track, clip, length or label: the project read before them stays true.
 KEEP_LAYOUT = ("select", "amplify", "normalize", "fade_in", "fade_out")
+# They also leave Audacity's selection as they found it, so a next edit of the same range needs no Select.
+KEEP_SELECTION = KEEP_LAYOUT
 
 
 def check_wav(path: Path, document: str) -> int:
@@ -67,6 +70,7 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
         self._project: Project | None = None
         self._has_clips = False
         self._noise: tuple[AudacitySession, NoiseProfile] | None = None  # which Audacity learnt which profile
+        self._selected: tuple[AudacitySession, list[str]] | None = None  # the Select lines that Audacity holds
         self.journal: list[Action] = []  # every change since the document was opened
         self.base = workspace.private() / f"audacity-{os.getpid()}-{id(self)}.wav"
         self.base_labels = self.base.with_suffix(".labels.txt")
@@ -132,6 +136,8 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
                 session.command(f"SetLabel: Label={index} Text={quote(clean)} Start={number(start)} End={number(end)}")
 
     def _command(self, line: str) -> str:
+        if not line.startswith("GetInfo:"):
+            self._selected = None  # :meth:`_run` notes a selection an edit kept
         try:
             return self._program().command(line)
         except CommandFailed as exc:
@@ -271,8 +277,12 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
         step = self._plan(name, params)
         assert step is not None
         before = self._read().labels if "label_text" in step.after else []
-        for line in step.lines:
-            self._command(line)
+        selects = list(itertools.takewhile(lambda line: line.startswith("Select:"), step.lines))
+        held = self._selected is not None and self._selected == (self.session, selects)
+        for line in step.lines[len(selects):] if held else step.lines:
+            self._command(line)  # each command costs Audacity a window refresh: a held selection is not sent again
+        if name in KEEP_SELECTION and selects and self.session is not None:
+            self._selected = (self.session, selects)
         if "noise_profile" in step.after and self.session is not None:
             self._noise = (self.session, step.after["noise_profile"])
         if name not in KEEP_LAYOUT:
