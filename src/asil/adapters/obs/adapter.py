@@ -184,7 +184,9 @@ class ObsAdapter(Adapter):
         steps = self._steps(action)
         if steps == [("save", steps[0][1])]:
             return
-        names: Names = self._read(Names)
+        self._read(lambda obs: self._check_steps(steps, Names(obs)))  # Names reads lazily: all of it is a read
+
+    def _check_steps(self, steps: list[tuple[str, Any]], names: Names) -> None:
         for index, (name, params) in enumerate(steps, start=1):
             try:
                 OPERATIONS[name][0](names, params, self.workspace)
