@@ -33,6 +33,8 @@ START_ATTEMPTS = 2
 REQUEST_TIMEOUT_S = 10.0
 SIZE_WAIT_S = 5.0
 SIZED_KINDS = ("image_source", "ffmpeg_source", "text_ft2_source_v2", "color_source_v3")
+FILE_SETTING = {"ffmpeg_source": "local_file", "image_source": "file"}
+AUDIO_SUFFIXES = (".mp3", ".wav", ".ogg", ".oga", ".opus", ".flac", ".m4a", ".aac", ".wma")
 FLUSH_TIMEOUT_S = 10.0
 FLUSH_MARK = "asil-flush"  # private-settings key (and scene-name prefix) that marks a forced save
 COLLECTION = "asil"  # the file name (basic/scenes/asil.json) and profile name inside the private config
@@ -224,10 +226,21 @@ class ObsSession:
             time.sleep(0.05)
 
     def _unsized_items(self) -> int:
-        scenes = [s["sceneName"] for s in self.request("GetSceneList")["scenes"]]
+        """Visual scene items still without a size, leaving out those that never get one (an audio-only
+        clip, a missing file, an empty text): waiting for those would only cost the whole bound."""
+        listed = self.request("GetSceneList")
+        scenes = [s["sceneName"] for s in listed["scenes"]]
         found = self.request_batch([("GetSceneItemList", {"sceneName": name}) for name in scenes])
-        return sum(1 for items in found if not isinstance(items, ObsRefused) for item in items["sceneItems"]
-                   if item.get("inputKind") in SIZED_KINDS and not item["sceneItemTransform"]["sourceWidth"])
+        # A clip is decoded (and so learns its size) only while it shows: on the program scene, enabled.
+        program = listed["currentProgramSceneName"]
+        waiting = [item for scene, items in zip(scenes, found, strict=True) if not isinstance(items, ObsRefused)
+                   for item in items["sceneItems"]
+                   if item.get("inputKind") in SIZED_KINDS and not item["sceneItemTransform"]["sourceWidth"]
+                   and (item["inputKind"] != "ffmpeg_source" or (scene == program and item["sceneItemEnabled"]))]
+        names = sorted({item["sourceName"] for item in waiting})
+        settings = dict(zip(names, self.request_batch([("GetInputSettings", {"inputName": n}) for n in names]),
+                            strict=True))
+        return sum(1 for item in waiting if _will_have_size(item["inputKind"], settings[item["sourceName"]]))
 
     def _connect(self) -> None:
         import websocket
@@ -362,6 +375,18 @@ class ObsSession:
                     pass
             time.sleep(0.003)
         raise ObsCrashed(f"OBS did not write its scene collection within {FLUSH_TIMEOUT_S:g} s.")
+
+
+def _will_have_size(kind: str, found: Any) -> bool:
+    if isinstance(found, ObsRefused):
+        return False  # the input is gone
+    settings = found["inputSettings"]
+    if kind == "text_ft2_source_v2":
+        return bool(str(settings.get("text", "")).strip())
+    file = settings.get(FILE_SETTING.get(kind, ""), "")
+    if kind in FILE_SETTING:
+        return bool(file) and Path(file).is_file() and Path(file).suffix.lower() not in AUDIO_SUFFIXES
+    return True
 
 
 def _result(kind: str, reply: dict[str, Any]) -> Any:
