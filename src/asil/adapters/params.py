@@ -14,6 +14,10 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
+class NoParams(Params):
+    """A function that takes no parameters."""
+
+
 def finish_tip(extra: str = "") -> str:
     """The schema tip every app gives on ending an episode; ``extra`` narrows "cannot be done" (e.g. "in OBS")."""
     where = f" {extra}" if extra else ""

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, finish_tip, function_specs
+from asil.adapters.params import NoParams, Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
 from asil.protocol import Action, ActionSchema
 
@@ -161,9 +161,6 @@ class Export(Params):
     start: Seconds | None = Field(None, description="Export only from here (s).")
     end: Seconds | None = Field(None, description="Export only up to here (s).")
 
-
-class NoParams(Params):
-    pass
 
 
 class Navigate(Params):

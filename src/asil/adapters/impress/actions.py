@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from asil.adapters.params import Params, finish_tip, function_specs
+from asil.adapters.params import NoParams, Params, finish_tip, function_specs
 from asil.protocol import Action, ActionSchema
 
 MAX_BATCH = 200
@@ -88,9 +88,6 @@ class SetLayout(Params):
     slide: str
     layout: Layout
 
-
-class NoParams(Params):
-    pass
 
 
 class ExportPdf(Params):

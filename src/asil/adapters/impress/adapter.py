@@ -11,7 +11,7 @@ from typing import Any
 
 from asil.adapters.impress import actions as act
 from asil.adapters.lo_document import OfficeDocumentAdapter, Plan, create_with_engine
-from asil.adapters.params import parse_params
+from asil.adapters.params import NoParams, parse_params
 from asil.adapters.registry import register_adapter
 from asil.apps.libreoffice import Office
 from asil.protocol import (
@@ -254,7 +254,7 @@ class ImpressAdapter(OfficeDocumentAdapter):
         self.workspace.resolve(p.path)
         return [{"op": "export_pdf", "path": p.path}], []
 
-    def _fn_save(self, p: act.NoParams) -> Plan:
+    def _fn_save(self, p: NoParams) -> Plan:
         return [{"op": "save"}], []
 
     @classmethod

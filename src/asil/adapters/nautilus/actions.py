@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, finish_tip, function_specs
+from asil.adapters.params import NoParams, Params, finish_tip, function_specs
 from asil.protocol import Action, ActionSchema
 
 MAX_BATCH = 50
@@ -56,9 +56,6 @@ class Restore(Params):
             raise ValueError("give exactly one of path (the original path) or item (the trash item)")
         return self
 
-
-class NoParams(Params):
-    pass
 
 
 class Compress(Params):

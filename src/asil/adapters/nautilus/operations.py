@@ -23,6 +23,7 @@ from asil.adapters.nautilus import state as st
 from asil.adapters.nautilus.layout import bookmarks_file, trash_folder
 from asil.adapters.nautilus.paths import PathGuard
 from asil.adapters.nautilus.snapshot import remove
+from asil.adapters.params import NoParams
 from asil.apps.nautilus import FILE_MANAGER, FILE_OPS, NautilusLost, NautilusSession
 from asil.protocol import ActionFailed, InvalidAction
 from asil.registry import Registry
@@ -259,12 +260,12 @@ def delete_permanently(ctx: Context, p: act.PathList) -> list[str]:
     return [ctx.guard.relative(x) for x in paths]
 
 
-def _check_empty(ctx: Context, p: act.NoParams) -> list[Path]:
+def _check_empty(ctx: Context, p: NoParams) -> list[Path]:
     return [trash_folder(ctx.guard.root)]
 
 
 @operation("empty_trash", _check_empty)
-def empty_trash(ctx: Context, p: act.NoParams) -> list[str]:
+def empty_trash(ctx: Context, p: NoParams) -> list[str]:
     items = st.trash_items(ctx.guard.root)
     if not items:
         return []

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, finish_tip, function_specs
+from asil.adapters.params import NoParams, Params, finish_tip, function_specs
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
 from asil.protocol import Action, ActionSchema
 
@@ -200,9 +200,6 @@ class Screenshot(Params):
     source: Ref | None = Field(None, description="A scene or input; the program scene when omitted.")
     width: Annotated[int, Field(ge=8, le=1920)] | None = None
 
-
-class NoParams(Params):
-    pass
 
 
 class Navigate(Params):

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, finish_tip, function_specs
+from asil.adapters.params import NoParams, Params, finish_tip, function_specs
 from asil.protocol import Action, ActionSchema
 
 MAX_BATCH = 200
@@ -116,9 +116,6 @@ class MarginText(Params):
 class ExportPdf(Params):
     path: Annotated[str, Field(pattern=r"(?i)^[^\x00]+\.pdf$")] = Field(description="Workspace-relative .pdf path.")
 
-
-class NoParams(Params):
-    pass
 
 
 class Navigate(Params):
