@@ -343,7 +343,10 @@ class ObsSession:
             before = _stamp(self.collection_file)
             self.request("SetSceneName", {"sceneName": scene, "newSceneName": token})
             self.request("SetSceneName", {"sceneName": token, "newSceneName": scene})
-            return self._await_write(lambda text: token not in text, before)
+            # No token stays in this write, so it is known fresh only by holding every scene there is now:
+            # a save still pending from before the last change (without a scene it made) must not pass.
+            scenes = sorted(s["sceneName"] for s in self.request("GetSceneList")["scenes"])
+            return self._await_write(lambda text: token not in text and _scene_order(text) == scenes, before)
         scene, item_id, index = target
         for result in self.request_batch([
                 ("SetSceneItemPrivateSettings", {"sceneName": scene, "sceneItemId": item_id,
@@ -395,6 +398,16 @@ def _result(kind: str, reply: dict[str, Any]) -> Any:
         comment = str(status.get("comment") or f"code {status['code']}").rstrip(".")
         raise ObsRefused(f"OBS refused {kind}: {comment}.", status=int(status["code"]))
     return reply.get("responseData", {})
+
+
+def _scene_order(text: str) -> list[str]:
+    """The scene names a collection file lists (empty if it is not a collection yet)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return []
+    order = data.get("scene_order", []) if isinstance(data, dict) else []
+    return sorted(str(entry.get("name")) for entry in order if isinstance(entry, dict))
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
