@@ -24,6 +24,7 @@ from asil.adapters.audacity.audio import AudioUnreadable, format_labels, read_la
 from asil.adapters.audacity.project import NoiseProfile, Project, Step, number, plan, quote, read_project, select_lines
 from asil.adapters.audacity.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.base import Readiness
+from asil.adapters.params import parse_function
 from asil.adapters.registry import register_adapter
 from asil.adapters.warm import WarmProgramAdapter
 from asil.apps.audacity import AudacityCrashed, AudacitySession, CommandFailed, missing_parts
@@ -205,10 +206,7 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
                                 hint="Use invoke_function, navigate, batch, done or infeasible.",
                                 code="unsupported_action")
         name = action.target or ""
-        if name not in act.FUNCTIONS:
-            raise InvalidAction(f"Unknown Audacity function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
-                                code="unknown_function")
-        return name, act.parse_params(act.FUNCTIONS[name][0], action.params, name)
+        return name, parse_function("Audacity", act.FUNCTIONS, name, action.params)
 
     def _plan(self, name: str, params: Any) -> Step | None:
         """The command lines of one function, checked against the project (None: handled here)."""

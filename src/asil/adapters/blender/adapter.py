@@ -15,6 +15,7 @@ from typing import Any
 from asil.adapters.base import Readiness
 from asil.adapters.blender import actions as act
 from asil.adapters.blender.view import DEFAULT_LIMIT, build_observation
+from asil.adapters.params import parse_function
 from asil.adapters.registry import register_adapter
 from asil.adapters.warm import CheckpointedAdapter
 from asil.apps.blender import BlenderCrashed, BlenderSession, blender_path
@@ -161,10 +162,7 @@ class BlenderAdapter(CheckpointedAdapter[BlenderSession]):
                                 hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
                                 code="unsupported_action")
         name = action.target or ""
-        if name not in act.FUNCTIONS:
-            raise InvalidAction(f"Unknown Blender function {name!r}.",
-                                hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
-        params = act.parse_params(act.FUNCTIONS[name][0], action.params, name).model_dump(exclude_none=True)
+        params = parse_function("Blender", act.FUNCTIONS, name, action.params).model_dump(exclude_none=True)
         if name == "run_python" and not self.allow_code:
             raise InvalidAction("run_python is not allowed here: this Blender adapter was opened without "
                                 "allow_code, so no agent code runs.",

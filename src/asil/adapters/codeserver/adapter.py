@@ -22,6 +22,7 @@ from asil.adapters.codeserver import state, taskrun
 from asil.adapters.codeserver.handlers import HANDLERS, Context
 from asil.adapters.codeserver.plan import Plan
 from asil.adapters.codeserver.view import DEFAULT_FILE_LIMIT, DEFAULT_LINE_LIMIT, Window, build_observation
+from asil.adapters.params import parse_function
 from asil.adapters.registry import register_adapter
 from asil.apps.codeserver import VERSION, CodeServerSession, code_server_path
 from asil.apps.process import ProgramFailed
@@ -189,10 +190,7 @@ class CodeServerAdapter(Adapter):
                                 hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
                                 code="unsupported_action")
         name = action.target or ""
-        if name not in act.FUNCTIONS:
-            raise InvalidAction(f"Unknown code-server function {name!r}.",
-                                hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
-        return name, act.parse_params(act.FUNCTIONS[name][0], action.params, name)
+        return name, parse_function("code-server", act.FUNCTIONS, name, action.params)
 
     def _setting_target(self, action: Action) -> act.SetSetting:
         scope, _, key = (action.target or "").partition(":")

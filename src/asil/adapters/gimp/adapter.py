@@ -19,6 +19,7 @@ from asil.adapters.base import Readiness
 from asil.adapters.gimp import actions as act
 from asil.adapters.gimp.operations import OPERATIONS, Canvas, Operation
 from asil.adapters.gimp.view import DEFAULT_LIMIT, build_observation
+from asil.adapters.params import parse_function
 from asil.adapters.registry import register_adapter
 from asil.adapters.warm import CheckpointedAdapter
 from asil.apps.gimp import GimpCrashed, GimpSession, ScriptError, gimp_path, scheme_string
@@ -163,10 +164,7 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
                                 hint="Use invoke_function, navigate, batch, done or infeasible.",
                                 code="unsupported_action")
         name = action.target or ""
-        if name not in act.FUNCTIONS:
-            raise InvalidAction(f"Unknown GIMP function {name!r}.",
-                                hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
-        params = act.parse_params(act.FUNCTIONS[name][0], action.params, name)
+        params = parse_function("GIMP", act.FUNCTIONS, name, action.params)
         if name == "export_image":
             self.workspace.resolve(params.path)
         return name, params

@@ -25,6 +25,7 @@ from asil.adapters.obs.operations import OPERATIONS, Context, Names
 from asil.adapters.obs.output_ops import screenshot
 from asil.adapters.obs.video import load_video, obs_video, video_bytes, video_document, video_state
 from asil.adapters.obs.view import DEFAULT_LIMIT, build_observation, element_ids, element_keys
+from asil.adapters.params import parse_function
 from asil.adapters.registry import register_adapter
 from asil.apps.display import xvfb_path
 from asil.apps.obs import (
@@ -170,10 +171,7 @@ class ObsAdapter(Adapter):
                                 hint="Use invoke_function, navigate, batch, done or infeasible.",
                                 code="unsupported_action")
         name = action.target or ""
-        if name not in act.FUNCTIONS:
-            raise InvalidAction(f"Unknown OBS function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
-                                code="unknown_function")
-        return name, act.parse_params(act.FUNCTIONS[name][0], action.params, name)
+        return name, parse_function("OBS", act.FUNCTIONS, name, action.params)
 
     def _check(self, action: Action) -> None:
         if action.action_type == "navigate":
