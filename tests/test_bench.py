@@ -10,8 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from asil.adapters.registry import get_adapter_class
 from asil.agents.prompting import schema_text
+from asil.plugins import adapter_class
 from asil.runner.bench import AgentSpec, run_bench
 from asil.runner.results import RunRecord, RunSettings, open_run
 from asil.tasks import load_tasks
@@ -104,7 +104,7 @@ def test_an_unknown_suite_is_refused() -> None:
 
 
 def test_prompts_name_the_app_field_only_when_a_task_has_several_apps() -> None:
-    calc = get_adapter_class("calc").action_schema()
+    calc = adapter_class("calc").action_schema()
     assert '"app" field' not in schema_text({"calc": calc})
     several = schema_text({"calc": calc, "writer": calc.model_copy(update={"app": "writer"})})
     assert 'several apps (calc, writer): give every action an "app" field' in several

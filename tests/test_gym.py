@@ -9,7 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import asil.gym
-from asil.adapters.registry import adapter_names
+from asil.plugins import app_names
 from asil.tasks import get_task, load_tasks
 
 pytestmark = pytest.mark.slow
@@ -19,11 +19,11 @@ def first_task_of(app: str) -> str:
     return next(task.id for task in load_tasks(app=app) if task.feasible)
 
 
-APPS_WITH_TASKS = [app for app in adapter_names() if load_tasks(app=app)]  # gitea's tasks need a live server
+APPS_WITH_TASKS = [app for app in app_names() if load_tasks(app=app)]  # gitea's tasks need a live server
 
 
 def test_every_app_but_gitea_has_built_in_tasks() -> None:
-    assert set(adapter_names()) - set(APPS_WITH_TASKS) == {"gitea"}
+    assert set(app_names()) - set(APPS_WITH_TASKS) == {"gitea"}
 
 
 @pytest.mark.parametrize("app", APPS_WITH_TASKS)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from asil.adapters.registry import get_adapter_class
 from asil.agents import make_agent
 from asil.env import Env
 from asil.evaluate.checkpoints import CHECKPOINT_TYPES
 from asil.evaluate.raw import GENERIC
+from asil.plugins import adapter_class
 from asil.protocol import Action
 from asil.runner.episode import run_episode
 from asil.tasks import get_task, load_tasks
@@ -58,7 +58,7 @@ def test_every_task_spans_apps_and_its_reference_acts_on_two(task: Task) -> None
 
 def test_every_checkpoint_type_used_is_registered() -> None:
     for app in {app for task in MULTI for app in task.apps}:
-        get_adapter_class(app)  # importing an adapter registers its checkpoint types
+        adapter_class(app)  # importing an adapter registers its checkpoint types
     used = {cp.type for task in MULTI for path in task.evaluator.paths for cp in path}
     assert used <= set(CHECKPOINT_TYPES)
 

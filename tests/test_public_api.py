@@ -11,7 +11,7 @@ import pytest
 
 import asil
 import asil.api
-from asil.adapters.registry import UnknownApp
+from asil.plugins import UnknownApp
 from asil.protocol import DocumentError
 
 DOCUMENTED = [

@@ -3,7 +3,7 @@ import sys
 
 import pytest
 
-from asil.adapters import UnknownApp, adapter_names, app_for_path, get_adapter_class
+from asil.adapters import UnknownApp, adapter_class, app_for_path, app_names
 from asil.adapters.base import Adapter
 
 
@@ -18,8 +18,8 @@ def test_importing_asil_imports_no_application() -> None:
 
 
 def test_calc_is_registered_lazily_with_its_metadata() -> None:
-    assert "calc" in adapter_names()
-    cls = get_adapter_class("calc")
+    assert "calc" in app_names()
+    cls = adapter_class("calc")
     assert issubclass(cls, Adapter)
     assert (cls.name, cls.pattern, cls.extensions) == ("calc", "file", (".ods",))
     assert app_for_path("budget.ODS") == "calc"
@@ -27,7 +27,7 @@ def test_calc_is_registered_lazily_with_its_metadata() -> None:
 
 def test_unknown_apps_and_file_types_name_what_is_valid() -> None:
     with pytest.raises(UnknownApp) as caught:
-        get_adapter_class("photoshop")
+        adapter_class("photoshop")
     assert "calc" in (caught.value.hint or "")
     with pytest.raises(UnknownApp) as caught:
         app_for_path("notes.xyz")

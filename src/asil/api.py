@@ -53,14 +53,14 @@ def open(path: PathLike, app: str | None = None, **options: Any) -> Adapter:
         ...     [(e.id, e.value) for e in calc.observe().elements if e.id == "Sheet1!B4"]
         [('Sheet1!B4', 7)]
     """
-    from asil.adapters.registry import app_for_path, get_adapter_class
+    from asil.plugins import adapter_class, app_for_path
     from asil.protocol import DocumentError
     from asil.workspace import Workspace
 
     file = Path(path)
     if not file.is_file():
         raise DocumentError(f"The document {str(path)!r} does not exist.", hint="Give the path of an existing file.")
-    adapter: Adapter = get_adapter_class(app or app_for_path(file))(Workspace(file.resolve().parent), file.name,
+    adapter: Adapter = adapter_class(app or app_for_path(file))(Workspace(file.resolve().parent), file.name,
                                                                     **options)
     return adapter
 

@@ -25,11 +25,11 @@ def _print_json(data: Any) -> None:
 
 
 def cmd_apps(args: argparse.Namespace) -> int:
-    from asil.adapters.registry import adapter_names, get_adapter_class
+    from asil.plugins import adapter_class, app_names
 
     print(f"{'app':<12} {'pattern':<8} {'files':<13} ready  detail")
-    for name in adapter_names():
-        cls = get_adapter_class(name)
+    for name in app_names():
+        cls = adapter_class(name)
         ready = cls.readiness()
         print(f"{name:<12} {cls.pattern:<8} {','.join(cls.extensions) or '-':<13} {'yes' if ready.ready else 'no ':<6} "
               f"{ready.detail}")
@@ -37,11 +37,11 @@ def cmd_apps(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from asil.adapters.registry import adapter_names, get_adapter_class
+    from asil.plugins import adapter_class, app_names
 
     missing = 0
-    for name in adapter_names():
-        ready = get_adapter_class(name).readiness()
+    for name in app_names():
+        ready = adapter_class(name).readiness()
         missing += not ready.ready and not ready.external
         status = "ok " if ready.ready else "NOT CONFIGURED" if ready.external else "MISSING"
         print(f"{status} {name}: {ready.detail}")
@@ -49,21 +49,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from asil.adapters.registry import get_adapter_class
+    from asil.plugins import adapter_class
 
-    _print_json(get_adapter_class(args.app).action_schema().model_dump(mode="json", exclude_none=True))
+    _print_json(adapter_class(args.app).action_schema().model_dump(mode="json", exclude_none=True))
     return EXIT_OK
 
 
 def _open(file: str, app: str | None) -> Any:
-    from asil.adapters.registry import app_for_path, get_adapter_class
+    from asil.plugins import adapter_class, app_for_path
     from asil.workspace import Workspace
 
     path = Path(file)
     if not path.exists():
         raise UsageError(f"The file {file!r} does not exist.", hint="Give the path of an existing document.")
     workspace = Workspace(path.resolve().parent)
-    return get_adapter_class(app or app_for_path(path))(workspace, path.name)
+    return adapter_class(app or app_for_path(path))(workspace, path.name)
 
 
 def cmd_observe(args: argparse.Namespace) -> int:

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter
-from asil.adapters.registry import get_adapter_class
 from asil.evaluate.evaluator import Evaluation, evaluate_paths
+from asil.plugins import adapter_class
 from asil.protocol import Action, ActionError, ActionResult, ActionSchema, AsilError, InvalidAction, Observation
 from asil.shell import run_shell
 from asil.tasks.model import Task
@@ -53,7 +53,7 @@ class Env:
             self.budget = self._budget_override or task.budget
         self.workspace = prepare_workspace(self.task, self._workspace_given)
         for app in self.task.apps:
-            self.adapters[app] = get_adapter_class(app)(self.workspace, self.task.document_for(app),
+            self.adapters[app] = adapter_class(app)(self.workspace, self.task.document_for(app),
                                                         **self.task.options_for(app))
         self.steps, self.outcome, self.answer, self.finished = 0, None, None, False
         self.active_app = None
@@ -152,7 +152,7 @@ class Env:
             if document and now.get(document) != saved.get(document):
                 adapter.close()
                 assert self.workspace is not None
-                self.adapters[app] = get_adapter_class(app)(self.workspace, document, **self.task.options_for(app))
+                self.adapters[app] = adapter_class(app)(self.workspace, document, **self.task.options_for(app))
 
     def dispatch(self, channel: str, action: Action) -> StepOutcome:
         """Run an action on an execution channel: ``api`` (ASIL actions) or ``bash`` (confined shell)."""

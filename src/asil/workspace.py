@@ -105,3 +105,10 @@ def _replace(finished: Path, target: Path) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def cache_dir() -> Path:
+    """ASIL's cache of built inputs (``$ASIL_CACHE_DIR``, else ``~/.cache/asil``), created on first use."""
+    root = Path(os.environ.get("ASIL_CACHE_DIR", Path.home() / ".cache" / "asil"))
+    root.mkdir(parents=True, exist_ok=True)
+    return root

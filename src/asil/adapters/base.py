@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from asil.adapters.functions import FunctionTable, Vocabulary
 from asil.protocol import (
     Action,
     ActionError,
@@ -40,12 +41,15 @@ class Adapter(ABC):
     """One application exposed through the ASIL protocol.
 
     Adapters are synchronous and know nothing of agents. ``name``, ``pattern`` and
-    ``extensions`` are filled in by ``@register_adapter``.
+    ``extensions`` come from the app's plugin record (:mod:`asil.plugins`); ``vocabulary`` and
+    ``functions`` (:mod:`asil.adapters.functions`) declare what it accepts.
     """
 
     name: ClassVar[str] = ""
     pattern: ClassVar[str] = ""  # file | script | service
     extensions: ClassVar[tuple[str, ...]] = ()
+    vocabulary: ClassVar[Vocabulary]
+    functions: ClassVar[FunctionTable[Any]]
 
     def __init__(self, workspace: Workspace, document: str | None = None, **options: Any):
         self.workspace = workspace
@@ -58,9 +62,9 @@ class Adapter(ABC):
         """The current state as an Observation, windowed for large state."""
 
     @classmethod
-    @abstractmethod
     def action_schema(cls) -> ActionSchema:
-        """The app's action vocabulary (same for every document)."""
+        """The app's published schema, derived from its vocabulary and function table."""
+        return cls.vocabulary.schema(cls.functions)
 
     @abstractmethod
     def _check(self, action: Action) -> None:

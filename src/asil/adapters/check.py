@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from asil.adapters.base import Adapter
-from asil.adapters.registry import PATTERNS, get_adapter_class
+from asil.plugins import PATTERNS, adapter_class
 from asil.protocol import Action, ActionSchema, Observation
 from asil.workspace import Workspace
 
@@ -39,7 +39,7 @@ def _state(adapter: Adapter) -> str:
 
 def check_adapter(name: str, workspace: Workspace) -> None:
     """Raise ConformanceError describing the first broken promise of adapter ``name``."""
-    cls = get_adapter_class(name)
+    cls = adapter_class(name)
     _expect(cls.name == name, f"class registered as {name!r} says its name is {cls.name!r}")
     _expect(cls.pattern in PATTERNS, f"{name}: pattern {cls.pattern!r} is not one of {PATTERNS}")
     schema = cls.action_schema()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from asil.protocol import Action, ActionResult, ActionSchema, AsilError, Observation
+from asil.registry import Registry
 from asil.tasks.model import Task
 
 
@@ -36,20 +37,16 @@ def agent_metrics(agent: Agent, termination: str) -> dict[str, Any]:
     return dict(method(termination)) if callable(method) else {}
 
 
-AGENTS: dict[str, str] = {
-    "oracle": "asil.agents.oracle:OracleAgent",
-    "react": "asil.agents.react:ReActAgent",
-    "lstc": "asil.agents.lstc.agent:LSTCAgent",
-}
-
-
 class UnknownAgent(AsilError):
     code = "unknown_agent"
 
 
+AGENTS: Registry[Callable[..., Agent]] = Registry("agent", group="asil.agents", error=UnknownAgent)
+AGENTS.declare("oracle", "asil.agents.oracle:OracleAgent")
+AGENTS.declare("react", "asil.agents.react:ReActAgent")
+AGENTS.declare("lstc", "asil.agents.lstc.agent:LSTCAgent")
+
+
 def make_agent(name: str, **options: Any) -> Agent:
-    if name not in AGENTS:
-        raise UnknownAgent(f"Unknown agent {name!r}.", hint=f"Agents: {', '.join(sorted(AGENTS))}.")
-    module, _, attr = AGENTS[name].partition(":")
-    agent: Agent = getattr(importlib.import_module(module), attr)(**options)
-    return agent
+    """A new agent of the registered kind ``name``, built with ``options``."""
+    return AGENTS.require(name)(**options)

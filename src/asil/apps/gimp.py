@@ -64,7 +64,7 @@ def scheme_string(text: str) -> str:
 
 
 def _cache_root() -> Path:
-    from asil.tasks.setup import cache_dir
+    from asil.workspace import cache_dir
 
     return cache_dir() / "gimp"
 

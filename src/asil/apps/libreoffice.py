@@ -233,3 +233,20 @@ def shared_office() -> Office:
         _shared = Office()
         atexit.register(_shared.stop)
     return _shared
+
+
+def warm_up() -> None:
+    """Start the process's LibreOffice now, so that no episode pays for the start.
+
+    If it cannot start, the episodes that need it say why (env_error with the reason).
+    """
+    try:
+        shared_office().ensure()
+    except AsilError:
+        pass
+
+
+def stop_shared() -> None:
+    """Stop the process's warm LibreOffice, if it was started."""
+    if _shared is not None:
+        _shared.stop()

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from asil.evaluate.compare import COMPARATORS, check_regex
+from asil.plugins import adapter_class, load_all_checkpoints
 from asil.protocol import AsilError
+from asil.registry import Registry
 from asil.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -68,12 +70,10 @@ class EvalContext:
     _adapters: dict[tuple[str, str], Adapter] = field(default_factory=dict)
 
     def adapter(self, app: str, document: str) -> Adapter:
-        from asil.adapters.registry import get_adapter_class
-
         key = (app, document)
         if key not in self._adapters:
             try:
-                self._adapters[key] = get_adapter_class(app)(self.workspace, document)
+                self._adapters[key] = adapter_class(app)(self.workspace, document)
             except AsilError as exc:
                 raise CheckpointUnreadable(f"cannot open {document!r}: {exc.message}") from None
         return self._adapters[key]
@@ -93,17 +93,25 @@ class CheckpointType:
     default_compare: str
 
 
-CHECKPOINT_TYPES: dict[str, CheckpointType] = {}
+# The generic types are defined below; each app's come from the modules its plugin record names.
+CHECKPOINT_TYPES: Registry[CheckpointType] = Registry("checkpoint type", discover=load_all_checkpoints)
 
 
 def checkpoint_type(name: str, default_compare: str = "exact") -> Callable[[Reader], Reader]:
     """Register a reader: ``@checkpoint_type("cell_value", default_compare="approx")``."""
 
     def wrap(func: Reader) -> Reader:
-        CHECKPOINT_TYPES[name] = CheckpointType(func, default_compare)
+        CHECKPOINT_TYPES.add(name, CheckpointType(func, default_compare))
         return func
 
     return wrap
+
+
+def default_compare(cp: Checkpoint) -> str:
+    """The comparator a checkpoint uses: its own, else its type's default, else exact."""
+    if cp.compare:
+        return cp.compare
+    return CHECKPOINT_TYPES[cp.type].default_compare if cp.type in CHECKPOINT_TYPES else "exact"
 
 
 def require(value: str | None, what: str) -> str:

@@ -10,9 +10,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from asil.adapters.registry import get_adapter_class
 from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint, CheckpointUnreadable, EvalContext
 from asil.evaluate.compare import compare
+from asil.plugins import plugin
 from asil.protocol import AsilError
 from asil.workspace import Workspace
 
@@ -68,7 +68,7 @@ def judge(ctx: EvalContext, cp: Checkpoint) -> CheckpointVerdict:
 
 def _checkpoint_kind(cp: Checkpoint) -> Any:
     if cp.type not in CHECKPOINT_TYPES and cp.app:
-        get_adapter_class(cp.app)  # importing an adapter registers its checkpoint types
+        plugin(cp.app).load_checkpoints()
     return CHECKPOINT_TYPES.get(cp.type)
 
 

@@ -2,39 +2,24 @@
 saved files without the adapter, failing closed. Tests run them beside the evaluator and require
 the same verdict on every checkpoint of every task (reference end state and untouched state).
 
-Each app registers ``"module:function"``; the function is ``raw_judge(checkpoint, workspace,
-outcome, answer) -> bool``. Generic checkpoints (outcome, answer, files) are judged here.
+Each app's plugin record names its validator (``AppPlugin.validator``, ``"module:function"``): a
+function ``raw_judge(checkpoint, workspace, outcome, answer) -> bool``. Generic checkpoints (outcome,
+answer, files) are judged here.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from pathlib import Path
 
-from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint
+from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
+from asil.plugins import APPS, plugin
+from asil.registry import load_target
 from asil.workspace import Workspace
 
 RawJudge = Callable[[Checkpoint, Workspace, "str | None", "str | None"], bool]
 
-RAW_VALIDATORS: dict[str, str] = {
-    "blender": "asil.adapters.blender.validator:raw_judge",
-    "kdenlive": "asil.adapters.kdenlive.validator:raw_judge",
-    "gimp": "asil.adapters.gimp.validator:raw_judge",
-    "calc": "asil.adapters.calc.validator:raw_judge",
-    "codeserver": "asil.adapters.codeserver.validator:raw_judge",
-    "drawio": "asil.adapters.drawio.validator:raw_judge",
-    "inkscape": "asil.adapters.inkscape.validator:raw_judge",
-    "jupyter": "asil.adapters.jupyter.validator:raw_judge",
-    "writer": "asil.adapters.writer.validator:raw_judge",
-    "impress": "asil.adapters.impress.validator:raw_judge",
-    "obs": "asil.adapters.obs.validator:raw_judge",
-    "gitea": "asil.adapters.gitea.validator:raw_judge",
-    "nautilus": "asil.adapters.nautilus.validator:raw_judge",
-    "audacity": "asil.adapters.audacity.validator:raw_judge",
-    "thunderbird": "asil.adapters.thunderbird.validator:raw_judge",
-}
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 
 
@@ -44,10 +29,10 @@ def raw_verdict(cp: Checkpoint, workspace: Workspace, outcome: str | None, answe
     if cp.type in GENERIC:
         return _generic(cp, workspace, outcome, answer)
     app = cp.app or default_app
-    if app not in RAW_VALIDATORS:
+    validator = plugin(app).validator if app is not None and app in APPS else None
+    if validator is None:
         return False  # fail closed: no independent reader for this app
-    module, _, name = RAW_VALIDATORS[app].partition(":")
-    judge: RawJudge = getattr(importlib.import_module(module), name)
+    judge: RawJudge = load_target(validator)
     return judge(cp, workspace, outcome, answer)
 
 
@@ -67,4 +52,4 @@ def _generic(cp: Checkpoint, workspace: Workspace, outcome: str | None, answer: 
             actual = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return compare(cp.compare or CHECKPOINT_TYPES[cp.type].default_compare, actual, cp.expected, cp.tolerance)
+    return compare(default_compare(cp), actual, cp.expected, cp.tolerance)

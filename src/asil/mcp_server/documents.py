@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter
-from asil.adapters.registry import UnknownApp, get_adapter_class
 from asil.mcp_server.audit import AUDIT_LOG, AuditLog
 from asil.mcp_server.policy import ServePolicy, enforce
+from asil.plugins import UnknownApp, adapter_class
 from asil.protocol import (
     Action,
     ActionError,
@@ -77,7 +77,7 @@ class ServedWorkspace:
                  **adapter_options: Any):
         if not apps:
             raise UnknownApp("No app to serve.", hint="Name at least one, e.g. --app calc.")
-        self.adapter_classes = {app: get_adapter_class(app) for app in apps}
+        self.adapter_classes = {app: adapter_class(app) for app in apps}
         self.workspace = Workspace(root)
         self.policy = policy or ServePolicy()
         self.audit = AuditLog(None if self.policy.read_only else self.workspace.root / AUDIT_LOG)

@@ -19,6 +19,7 @@ from typing import Any
 
 from asil.agents.base import Agent, make_agent
 from asil.apps import SPAWN_LOCK
+from asil.plugins import lifecycle_hooks
 from asil.runner.episode import run_episode
 from asil.runner.procs import kill_tree
 from asil.runner.results import read_task_folder
@@ -80,24 +81,18 @@ def run_job(job: EpisodeJob) -> EpisodeOutcome:
 
 
 def warm_up() -> None:
-    """Start this process's LibreOffice before the first episode, so no episode pays for the start.
+    """Run every app's warm-up hook (a warm LibreOffice, ...) before the first episode, so no episode pays for it.
 
-    If it cannot start, the episodes that need it will say why (env_error with the reason).
+    A program that cannot start is not an error here: the episodes that need it say why (env_error).
     """
-    from asil.apps.libreoffice import shared_office
-    from asil.protocol import AsilError
-
-    try:
-        shared_office().ensure()
-    except AsilError:
-        pass
+    for hook in lifecycle_hooks("warm_up"):
+        hook()
 
 
 def stop_programs() -> None:
-    """Stop this process's warm LibreOffice (and anything else it started) before the worker exits."""
-    from asil.apps.libreoffice import shared_office
-
-    shared_office().stop()
+    """Run every app's stop hook, then stop anything else this worker started, before it exits."""
+    for hook in lifecycle_hooks("stop"):
+        hook()
     kill_tree(os.getpid(), include_self=False)
 
 

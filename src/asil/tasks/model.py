@@ -69,9 +69,9 @@ class Task(_Strict):
         """The workspace file the app's adapter opens: ``setup.open`` or the first file it handles."""
         if app in self.setup.open:
             return self.setup.open[app]
-        from asil.adapters.registry import get_adapter_class
+        from asil.plugins import adapter_class
 
-        extensions = get_adapter_class(app).extensions
+        extensions = adapter_class(app).extensions
         for item in self.setup.files:
             if Path(item.path).suffix.lower() in extensions:
                 return item.path

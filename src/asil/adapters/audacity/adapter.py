@@ -25,7 +25,6 @@ from asil.adapters.audacity.project import NoiseProfile, Project, Step, number, 
 from asil.adapters.audacity.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.base import Readiness
 from asil.adapters.params import parse_function
-from asil.adapters.registry import register_adapter
 from asil.adapters.warm import WarmProgramAdapter
 from asil.apps.audacity import AudacityCrashed, AudacitySession, CommandFailed, missing_parts
 from asil.protocol import Action, ActionFailed, ActionSchema, DocumentError, InvalidAction, Observation
@@ -52,7 +51,6 @@ def check_wav(path: Path, document: str) -> int:
                             hint="Open a .wav file (PCM, 8/16/24/32-bit).") from None
 
 
-@register_adapter("audacity", pattern="script", extensions=(".wav",))
 class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
     """Tracks (ids = names) and labels ('label:N') of one Audacity project built from a .wav."""
 
@@ -88,7 +86,7 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
     # ------------------------------------------------------------ the Audacity session
     def _start_session(self) -> AudacitySession:
         """A new Audacity with the document copy imported; :meth:`_after_start` replays the journal."""
-        from asil.tasks.setup import cache_dir
+        from asil.workspace import cache_dir
 
         session = AudacitySession([self.workspace.root], cache_dir())
         try:
@@ -404,5 +402,3 @@ def read_wav_silence(rate: int) -> Any:
 
 
 __all__ = ["AudacityAdapter", "AudacityCrashed"]
-
-import asil.adapters.audacity.checkpoints  # noqa: E402,F401  (registers the audio checkpoint types)

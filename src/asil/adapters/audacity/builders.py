@@ -9,11 +9,10 @@ from pathlib import Path
 
 from asil.adapters.audacity.audio import format_labels, synthesize
 from asil.tasks.model import SetupFile, Task
-from asil.tasks.setup import SetupError, cache_dir, file_builder
-from asil.workspace import atomic_write
+from asil.tasks.setup import SetupError
+from asil.workspace import atomic_write, cache_dir
 
 
-@file_builder("audio")
 def build_audio(item: SetupFile, task: Task, target: Path) -> None:
     """``content``: ``{"rate", "channels", "duration", "parts": [{"kind", "start", "end", "frequency", ...}]}``."""
     if not isinstance(item.content, dict) or "duration" not in item.content:
@@ -29,7 +28,6 @@ def build_audio(item: SetupFile, task: Task, target: Path) -> None:
     shutil.copyfile(cached, target)
 
 
-@file_builder("labels")
 def build_labels(item: SetupFile, task: Task, target: Path) -> None:
     """``content``: ``[[start, end, text], ...]`` written in Audacity's label text format."""
     if not isinstance(item.content, list):

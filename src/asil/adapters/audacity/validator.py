@@ -12,7 +12,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint
+from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
 from asil.workspace import Workspace
 
@@ -30,8 +30,7 @@ def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, 
         actual = _read(cp, workspace)
     except (RawAudioError, KeyError, ValueError, TypeError, IndexError, OSError, struct.error, UnicodeDecodeError):
         return False
-    default = CHECKPOINT_TYPES[cp.type].default_compare if cp.type in CHECKPOINT_TYPES else "exact"
-    return compare(cp.compare or default, actual, cp.expected, cp.tolerance)
+    return compare(default_compare(cp), actual, cp.expected, cp.tolerance)
 
 
 def _pcm(path: Path) -> tuple[int, int, list[float]]:

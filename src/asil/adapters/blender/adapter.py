@@ -16,7 +16,6 @@ from asil.adapters.base import Readiness
 from asil.adapters.blender import actions as act
 from asil.adapters.blender.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.params import parse_function
-from asil.adapters.registry import register_adapter
 from asil.adapters.warm import CheckpointedAdapter
 from asil.apps.blender import BlenderCrashed, BlenderSession, blender_path
 from asil.protocol import (
@@ -45,7 +44,6 @@ def check_blend_file(path: Path, document: str) -> None:
                             hint="Open a .blend file saved by Blender.")
 
 
-@register_adapter("blender", pattern="script", extensions=(".blend",))
 class BlenderAdapter(CheckpointedAdapter[BlenderSession]):
     """A scene: '@scene' and objects (ids = names), paged by object name order."""
 
@@ -233,5 +231,3 @@ class BlenderAdapter(CheckpointedAdapter[BlenderSession]):
 
 
 __all__ = ["BlenderAdapter"]
-
-import asil.adapters.blender.checkpoints  # noqa: E402,F401  (registers scene checkpoint types)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.apps.blender import one_shot
-from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint
+from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
 from asil.workspace import Workspace
 
@@ -83,8 +83,7 @@ def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, 
         actual = _read(cp, workspace)
     except (RawBlendError, KeyError, ValueError, TypeError, IndexError, OSError, subprocess.SubprocessError):
         return False
-    default = CHECKPOINT_TYPES[cp.type].default_compare if cp.type in CHECKPOINT_TYPES else "exact"
-    return compare(cp.compare or default, actual, cp.expected, cp.tolerance)
+    return compare(default_compare(cp), actual, cp.expected, cp.tolerance)
 
 
 def dump_scene(path: Path) -> dict[str, Any]:

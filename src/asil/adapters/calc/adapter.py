@@ -25,7 +25,6 @@ from asil.adapters.calc.refs import (
 from asil.adapters.lo_document import OfficeAdapter
 from asil.adapters.odf.safety import check_package
 from asil.adapters.params import parse_params
-from asil.adapters.registry import register_adapter
 from asil.apps.libreoffice import Office, shared_office
 from asil.protocol import (
     Action,
@@ -49,7 +48,6 @@ MAX_RENDER_PIXELS = 20_000
 Step = dict[str, Any]
 
 
-@register_adapter("calc", pattern="file", extensions=(".ods",))
 class CalcAdapter(OfficeAdapter):
     """A spreadsheet: sheets are views, cells are elements with ids like ``Sheet1!B3``."""
 
@@ -476,5 +474,3 @@ def copy_document(source: Path, workspace: Workspace, relative: str) -> Path:
 
 
 __all__ = ["CalcAdapter", "check_ods", "create_spreadsheet", "split_sheet"]
-
-import asil.adapters.calc.checkpoints  # noqa: E402,F401  (registers Calc checkpoint types)

@@ -14,7 +14,7 @@ from typing import Any
 
 from asil.adapters.calc.raw import RawReadError, RawWorkbook
 from asil.adapters.calc.refs import parse_range
-from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint
+from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
 from asil.workspace import Workspace
 
@@ -25,8 +25,7 @@ def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, 
         actual = _read(cp, workspace, outcome, answer)
     except (RawReadError, KeyError, ValueError, OSError):
         return False
-    default = CHECKPOINT_TYPES[cp.type].default_compare if cp.type in CHECKPOINT_TYPES else "exact"
-    return compare(cp.compare or default, actual, cp.expected, cp.tolerance)
+    return compare(default_compare(cp), actual, cp.expected, cp.tolerance)
 
 
 def _read(cp: Checkpoint, workspace: Workspace, outcome: str | None, answer: str | None) -> Any:

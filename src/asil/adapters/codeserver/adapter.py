@@ -23,7 +23,6 @@ from asil.adapters.codeserver.handlers import HANDLERS, Context
 from asil.adapters.codeserver.plan import Plan
 from asil.adapters.codeserver.view import DEFAULT_FILE_LIMIT, DEFAULT_LINE_LIMIT, Window, build_observation
 from asil.adapters.params import parse_function
-from asil.adapters.registry import register_adapter
 from asil.apps.codeserver import VERSION, CodeServerSession, code_server_path
 from asil.apps.process import ProgramFailed
 from asil.protocol import (
@@ -51,7 +50,6 @@ def _log_text(log: Path) -> str:
         return ""
 
 
-@register_adapter("codeserver", pattern="service")
 class CodeServerAdapter(Adapter):
     """A workspace folder open in code-server, with its user profile."""
 
@@ -281,5 +279,3 @@ class CodeServerAdapter(Adapter):
 
 
 __all__ = ["CodeServerAdapter"]
-
-import asil.adapters.codeserver.checkpoints  # noqa: E402,F401  (registers the code-server checkpoint types)

@@ -18,7 +18,7 @@ from asil.adapters.codeserver.vsix import build_vsix, inspect
 from asil.apps.codeserver import run_cli
 from asil.protocol import AsilError
 from asil.tasks.model import SetupFile, Task
-from asil.tasks.setup import SetupError, file_builder
+from asil.tasks.setup import SetupError
 from asil.workspace import atomic_write
 
 
@@ -36,26 +36,22 @@ def _spec(item: SetupFile, task: Task) -> dict[str, object]:
     return spec
 
 
-@file_builder("vsix")
 def build_vsix_file(item: SetupFile, task: Task, target: Path) -> None:
     atomic_write(target, build_vsix(_spec(item, task)))
 
 
-@file_builder("codeserver_user_settings")
 def build_user_settings(item: SetupFile, task: Task, target: Path) -> None:
     profile = profile_of(_root(item, target))
     profile.create()
     atomic_write(profile.settings, str(item.content or "").encode("utf-8"))
 
 
-@file_builder("codeserver_keybindings")
 def build_keybindings(item: SetupFile, task: Task, target: Path) -> None:
     profile = profile_of(_root(item, target))
     profile.create()
     atomic_write(profile.keybindings, str(item.content or "").encode("utf-8"))
 
 
-@file_builder("codeserver_extension")
 def build_installed_extension(item: SetupFile, task: Task, target: Path) -> None:
     profile = profile_of(_root(item, target))
     with tempfile.TemporaryDirectory(prefix="asil-vsix-") as scratch:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import asil.adapters.codeserver.checkpoints  # noqa: F401  (registers the types and their default comparators)
-from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint
+from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
 from asil.workspace import Workspace
 
@@ -151,5 +151,4 @@ def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, 
         actual = _actual(cp, workspace)
     except (RawUnreadable, OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
-    default = CHECKPOINT_TYPES[cp.type].default_compare if cp.type in CHECKPOINT_TYPES else "exact"
-    return compare(cp.compare or default, actual, cp.expected, cp.tolerance)
+    return compare(default_compare(cp), actual, cp.expected, cp.tolerance)

@@ -17,7 +17,6 @@ from asil.adapters.drawio.codec import UnsafeDocument
 from asil.adapters.drawio.model import Document, Page
 from asil.adapters.drawio.observe import DEFAULT_LIMIT, counts, listed_cells, window
 from asil.adapters.drawio.ops import PLANNERS, Plan, find_page, page_key, set_value
-from asil.adapters.registry import register_adapter
 from asil.protocol import (
     Action,
     ActionSchema,
@@ -39,7 +38,6 @@ SAMPLE = """<mxfile host="asil" agent="ASIL sample"><diagram id="flow" name="Flo
 MAX_LIMIT = 200
 
 
-@register_adapter("drawio", pattern="file", extensions=(".drawio", ".dio"))
 class DrawioAdapter(Adapter):
     """A diagram: pages are views; layers, vertices and edges are elements with their mxCell ids."""
 
@@ -226,5 +224,3 @@ def _form(page: Page) -> str:
 
 
 __all__ = ["DrawioAdapter", "load_document"]
-
-import asil.adapters.drawio.checkpoints  # noqa: E402,F401  (registers draw.io checkpoint types)

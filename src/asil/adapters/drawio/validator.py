@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint
+from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
 from asil.workspace import Workspace
 
@@ -36,8 +36,7 @@ def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, 
         actual = _read(cp, Path(workspace.root, str(cp.document)))
     except (RawReadError, ET.ParseError, KeyError, ValueError, OSError, zlib.error):
         return False
-    default = CHECKPOINT_TYPES[cp.type].default_compare if cp.type in CHECKPOINT_TYPES else "exact"
-    return compare(cp.compare or default, actual, cp.expected, cp.tolerance)
+    return compare(default_compare(cp), actual, cp.expected, cp.tolerance)
 
 
 # ---------------------------------------------------------------- reading the file

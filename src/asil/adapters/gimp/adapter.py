@@ -20,7 +20,6 @@ from asil.adapters.gimp import actions as act
 from asil.adapters.gimp.operations import OPERATIONS, Canvas, Operation
 from asil.adapters.gimp.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.params import parse_function
-from asil.adapters.registry import register_adapter
 from asil.adapters.warm import CheckpointedAdapter
 from asil.apps.gimp import GimpCrashed, GimpSession, ScriptError, gimp_path, scheme_string
 from asil.protocol import Action, ActionFailed, ActionSchema, DocumentError, InvalidAction, Observation
@@ -53,7 +52,6 @@ def check_image_file(path: Path, document: str) -> None:
                             hint=f"Open a real {suffix} file.")
 
 
-@register_adapter("gimp", pattern="script", extensions=tuple(FORMATS))
 class GimpAdapter(CheckpointedAdapter[GimpSession]):
     """An image: '@image', '@selection' and layers (ids = names), paged top first."""
 
@@ -254,7 +252,7 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
     @classmethod
     def create_sample(cls, workspace: Workspace) -> str:
         from asil.adapters.gimp.builders import cached_image
-        from asil.tasks.setup import cache_dir
+        from asil.workspace import cache_dir
 
         spec = {"width": 64, "height": 48, "background": [200, 200, 200],
                 "layers": [{"name": "Box", "x": 8, "y": 8, "width": 16, "height": 12, "color": [255, 0, 0]}]}
@@ -263,5 +261,3 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
 
 
 __all__ = ["GimpAdapter"]
-
-import asil.adapters.gimp.checkpoints  # noqa: E402,F401  (registers image checkpoint types)

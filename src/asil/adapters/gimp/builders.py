@@ -22,8 +22,7 @@ from asil.adapters.gimp.operations import num, rgb
 from asil.apps.gimp import helpers_script, one_shot, scheme_string
 from asil.protocol import AsilError
 from asil.tasks.model import SetupFile, Task
-from asil.tasks.setup import cache_dir, file_builder
-from asil.workspace import commit_file
+from asil.workspace import cache_dir, commit_file
 
 SAVERS = {".xcf": '(asil-save-xcf img {path})', ".png": '(asil-export img {path} "png" 0.9)',
           ".jpg": '(asil-export img {path} "jpeg" 0.9)', ".jpeg": '(asil-export img {path} "jpeg" 0.9)'}
@@ -96,7 +95,6 @@ def cached_image(spec: dict[str, Any], suffix: str, cache: Path) -> Path:
     return cached
 
 
-@file_builder("image")
 def build_image_file(item: SetupFile, task: Task, target: Path) -> None:
     """Built once by a one-shot GIMP from the image spec, then copied from the cache."""
     if not isinstance(item.content, dict) or "width" not in item.content or "height" not in item.content:

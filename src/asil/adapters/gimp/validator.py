@@ -21,7 +21,7 @@ from typing import Any
 from asil.adapters.gimp.rawpixels import RawImageError, decode, header_size, statistic, structural_similarity
 from asil.apps.gimp import one_shot, scheme_string
 from asil.apps.process import ProgramFailed
-from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint
+from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
 from asil.workspace import Workspace
 
@@ -69,8 +69,7 @@ def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, 
     except (RawImageError, KeyError, ValueError, TypeError, IndexError, OSError, struct.error, ProgramFailed,
             subprocess.SubprocessError):
         return False
-    default = CHECKPOINT_TYPES[cp.type].default_compare if cp.type in CHECKPOINT_TYPES else "exact"
-    return compare(cp.compare or default, actual, cp.expected, cp.tolerance)
+    return compare(default_compare(cp), actual, cp.expected, cp.tolerance)
 
 
 def _read(cp: Checkpoint, workspace: Workspace) -> Any:

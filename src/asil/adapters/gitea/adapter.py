@@ -19,10 +19,9 @@ from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.gitea import actions as act
 from asil.adapters.gitea.plans import PLANNERS, RepoIndex, build_index, plan_function, referenced_numbers
 from asil.adapters.gitea.routes import check_api_call, plan_api_call
-from asil.adapters.gitea.seed import SEED_SUFFIX, SeedSpec, episode_repo_name, plan_create_repo, read_seed
+from asil.adapters.gitea.seed import SeedSpec, episode_repo_name, plan_create_repo, read_seed
 from asil.adapters.gitea.view import DEFAULT_LIMIT, MAX_LIMIT, VIEWS, build_observation
 from asil.adapters.params import parse_function
-from asil.adapters.registry import register_adapter
 from asil.apps.gitea import (
     NOT_VERIFIED,
     GiteaClient,
@@ -61,7 +60,6 @@ def episode_record(workspace: Workspace) -> dict[str, Any] | None:
     return data
 
 
-@register_adapter("gitea", pattern="service", extensions=(SEED_SUFFIX,))
 class GiteaAdapter(Adapter):
     """One repository (or the user's repository list), paged by view."""
 
@@ -417,5 +415,3 @@ def changed_ids(name: str, params: Any, index: RepoIndex, answer: Any) -> list[s
 
 
 __all__ = ["GiteaAdapter", "episode_record"]
-
-import asil.adapters.gitea.checkpoints  # noqa: E402,F401  (registers the gitea checkpoint types)

@@ -14,11 +14,10 @@ from asil.adapters.gitea.seed import parse_seed
 from asil.apps.gitea import config_from
 from asil.protocol import AsilError, DocumentError
 from asil.tasks.model import SetupFile, Task
-from asil.tasks.setup import SetupError, file_builder
+from asil.tasks.setup import SetupError
 from asil.workspace import Workspace, atomic_write
 
 
-@file_builder("gitea_seed")
 def build_gitea_seed(item: SetupFile, task: Task, target: Path) -> None:
     try:
         spec = parse_seed(item.content, f"of task {task.id}")

@@ -12,7 +12,6 @@ from typing import Any
 from asil.adapters.impress import actions as act
 from asil.adapters.lo_document import OfficeDocumentAdapter, Plan, create_with_engine
 from asil.adapters.params import NoParams, parse_params
-from asil.adapters.registry import register_adapter
 from asil.apps.libreoffice import Office
 from asil.protocol import (
     Action,
@@ -35,7 +34,6 @@ LAYOUT_SHAPES = {"title_slide": ["title", "subtitle"], "title_content": ["title"
                  "centered_text": ["subtitle"]}
 
 
-@register_adapter("impress", pattern="file", extensions=(".odp",))
 class ImpressAdapter(OfficeDocumentAdapter):
     """A presentation: slides with their shapes, notes and transitions, windowed for long decks."""
 
@@ -293,5 +291,3 @@ def shape_element(slide: str, shape: dict[str, Any]) -> Element:
 
 
 __all__ = ["ImpressAdapter", "create_presentation", "slide_elements"]
-
-import asil.adapters.impress.checkpoints  # noqa: E402,F401  (registers Impress checkpoint types)

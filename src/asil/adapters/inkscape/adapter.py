@@ -18,7 +18,6 @@ from asil.adapters.inkscape import actions as act
 from asil.adapters.inkscape.observe import describe, element_of
 from asil.adapters.inkscape.ops import Editor
 from asil.adapters.inkscape.svgdoc import LABEL, SvgDocument, parse_svg_bytes
-from asil.adapters.registry import register_adapter
 from asil.protocol import (
     Action,
     ActionFailed,
@@ -51,7 +50,6 @@ SAMPLE = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-@register_adapter("inkscape", pattern="file", extensions=(".svg",))
 class InkscapeAdapter(Adapter):
     """A vector drawing: elements are SVG items with stable ids; layers are views."""
 
@@ -270,5 +268,3 @@ def _no_target() -> act.SetText:
 
 
 __all__ = ["InkscapeAdapter"]
-
-import asil.adapters.inkscape.checkpoints  # noqa: E402,F401  (registers Inkscape checkpoint types)

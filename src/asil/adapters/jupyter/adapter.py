@@ -31,7 +31,6 @@ from asil.adapters.jupyter.notebook import (
 )
 from asil.adapters.jupyter.outputs import for_file, output_text
 from asil.adapters.jupyter.view import DEFAULT_LIMIT, build_observation
-from asil.adapters.registry import register_adapter
 from asil.protocol import (
     Action,
     ActionFailed,
@@ -50,7 +49,6 @@ class CellFailed(ActionFailed):
     code = "cell_error"
 
 
-@register_adapter("jupyter", pattern="file", extensions=(".ipynb",))
 class JupyterAdapter(Adapter):
     """A notebook: cells are elements with their nbformat 4.5 ids; one view, paged by cell index."""
 
@@ -356,5 +354,3 @@ def _place(nb: Notebook, p: act._Placed, end: int) -> int:
 
 
 __all__ = ["CellFailed", "JupyterAdapter"]
-
-import asil.adapters.jupyter.checkpoints  # noqa: E402,F401  (registers notebook checkpoint types)

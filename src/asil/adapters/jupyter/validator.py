@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.jupyter.kernel import sandbox_argv
-from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint
+from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
 from asil.workspace import PRIVATE_DIR, Workspace
 
@@ -53,8 +53,7 @@ def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, 
         actual = _read(cp, workspace)
     except (RawNotebookError, KeyError, ValueError, TypeError, OSError, subprocess.SubprocessError):
         return False
-    default = CHECKPOINT_TYPES[cp.type].default_compare if cp.type in CHECKPOINT_TYPES else "exact"
-    return compare(cp.compare or default, actual, cp.expected, cp.tolerance)
+    return compare(default_compare(cp), actual, cp.expected, cp.tolerance)
 
 
 def _text(value: Any) -> str:

@@ -22,7 +22,6 @@ from asil.adapters.kdenlive.media import media_beside, outside_files, producer_f
 from asil.adapters.kdenlive.project import Project, load_project
 from asil.adapters.kdenlive.view import TIMELINE_VIEW, rows, summary
 from asil.adapters.params import parse_function
-from asil.adapters.registry import register_adapter
 from asil.apps.melt import MeltRunner, ffprobe_path, melt_path, render_frame, render_video
 from asil.protocol import (
     Action,
@@ -60,7 +59,6 @@ SAMPLE = """<?xml version="1.0" encoding="utf-8"?>
 """
 
 
-@register_adapter("kdenlive", pattern="script", extensions=(".kdenlive", ".mlt"))
 class KdenliveAdapter(Adapter):
     """A video editing project: profile, tracks, clips, filters and transitions with stable ids."""
 
@@ -319,5 +317,3 @@ class _Snapshot:
 
 
 __all__ = ["KdenliveAdapter"]
-
-import asil.adapters.kdenlive.checkpoints  # noqa: E402,F401  (registers Kdenlive checkpoint types)

@@ -22,8 +22,8 @@ from xml.etree import ElementTree as ET
 
 from asil.adapters.kdenlive.project import CLIP_ID, set_prop
 from asil.tasks.model import SetupFile, Task
-from asil.tasks.setup import SetupError, cache_dir, file_builder
-from asil.workspace import atomic_write
+from asil.tasks.setup import SetupError
+from asil.workspace import atomic_write, cache_dir
 
 
 def media_clip(spec: dict[str, Any], target: Path) -> None:
@@ -47,7 +47,6 @@ def media_clip(spec: dict[str, Any], target: Path) -> None:
         staged.unlink(missing_ok=True)
 
 
-@file_builder("media_clip")
 def build_media_clip(item: SetupFile, task: Task, target: Path) -> None:
     """Made once per spec by ffmpeg, then copied from the cache."""
     if not isinstance(item.content, dict) or "seconds" not in item.content:
@@ -60,7 +59,6 @@ def build_media_clip(item: SetupFile, task: Task, target: Path) -> None:
     shutil.copyfile(cached, target)
 
 
-@file_builder("mlt_project")
 def build_mlt_project(item: SetupFile, task: Task, target: Path) -> None:
     if not isinstance(item.content, dict):
         raise SetupError(f"Task {task.id}: project {item.path!r} needs content: a project spec object.")

@@ -24,7 +24,6 @@ from asil.adapters.nautilus.paths import PathGuard
 from asil.adapters.nautilus.snapshot import Snapshot
 from asil.adapters.nautilus.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.params import parse_function, parse_params
-from asil.adapters.registry import register_adapter
 from asil.apps.nautilus import CALL_TIMEOUT_S, NautilusLost, NautilusSession, missing_programs
 from asil.protocol import (
     Action,
@@ -42,7 +41,6 @@ RENDER_SETTLE_S = 0.5
 OBSERVE_TIMEOUT_S = 2.0  # an observation waits at most this long for Nautilus's window list
 
 
-@register_adapter("nautilus", pattern="service")
 class NautilusAdapter(Adapter):
     """The workspace tree (ids = relative paths), trash items ('trash:<name>') and bookmarks ('bookmark:<path>')."""
 
@@ -229,5 +227,3 @@ class NautilusAdapter(Adapter):
 
 
 __all__ = ["NautilusAdapter"]
-
-import asil.adapters.nautilus.checkpoints  # noqa: E402,F401  (registers the file-system checkpoint types)

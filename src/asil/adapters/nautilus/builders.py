@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 from asil.adapters.nautilus.layout import bookmarks_file, trash_folder
 from asil.tasks.model import SetupFile, Task
-from asil.tasks.setup import SetupError, file_builder
+from asil.tasks.setup import SetupError
 from asil.workspace import PRIVATE_DIR
 
 # Every built file, folder and trash entry carries this time (2026-01-01 00:00:00 UTC), so a task's
@@ -103,7 +103,6 @@ def _stamp(root: Path) -> None:
         os.utime(path, (SETUP_TIME, SETUP_TIME), follow_symlinks=False)
 
 
-@file_builder("file_tree")
 def build_file_tree(item: SetupFile, task: Task, target: Path) -> None:
     if not isinstance(item.content, dict):
         raise SetupError(f"Task {task.id}: file_tree {item.path!r} needs content: an object with 'entries'.")

@@ -50,7 +50,7 @@ OPERATIONS: Registry[Operation] = Registry("nautilus function")
 def operation(name: str, check: Callable[[Context, Any], list[Path]]) -> Callable[[Callable[[Context, Any], list[str]]],
                                                                                  Callable[[Context, Any], list[str]]]:
     def wrap(apply: Callable[[Context, Any], list[str]]) -> Callable[[Context, Any], list[str]]:
-        OPERATIONS[name] = Operation(check, apply)
+        OPERATIONS.add(name, Operation(check, apply))
         return apply
     return wrap
 

@@ -26,7 +26,6 @@ from asil.adapters.obs.output_ops import screenshot
 from asil.adapters.obs.video import load_video, obs_video, video_bytes, video_document, video_state
 from asil.adapters.obs.view import DEFAULT_LIMIT, build_observation, element_ids, element_keys
 from asil.adapters.params import parse_function
-from asil.adapters.registry import register_adapter
 from asil.apps.display import xvfb_path
 from asil.apps.obs import (
     DEFAULT_VIDEO,
@@ -44,7 +43,6 @@ DEFAULT_DOCUMENT = "scenes.json"
 BATCH_HINT = "Put only invoke_function actions in a batch."
 
 
-@register_adapter("obs", pattern="service")
 class ObsAdapter(Adapter):
     """OBS Studio: scenes, inputs, scene items, filters, audio, video and recording."""
 
@@ -293,5 +291,3 @@ SAMPLE: dict[str, Any] = {
 }
 
 __all__ = ["ObsAdapter"]
-
-import asil.adapters.obs.checkpoints  # noqa: E402,F401  (registers OBS checkpoint types)

@@ -23,8 +23,8 @@ from asil.adapters.obs.collection import COLOR_KEYS, obs_color
 from asil.adapters.obs.video import load_video, video_bytes
 from asil.protocol import DocumentError
 from asil.tasks.model import SetupFile, Task
-from asil.tasks.setup import SetupError, cache_dir, file_builder
-from asil.workspace import atomic_write
+from asil.tasks.setup import SetupError
+from asil.workspace import atomic_write, cache_dir
 
 OBS_VERSION = 486539266  # 29.0.2, the version that writes these files
 
@@ -90,7 +90,6 @@ def volume_from_db(db: float) -> float:
     return 0.0 if db <= -100 else math.pow(10, db / 20)
 
 
-@file_builder("obs_collection")
 def build_collection_file(item: SetupFile, task: Task, target: Path) -> None:
     if not isinstance(item.content, dict) or not item.content.get("scenes"):
         raise SetupError(f"Task {task.id}: obs_collection {item.path!r} needs content with 'scenes'.")
@@ -105,7 +104,6 @@ MEDIA_KINDS = {
 }
 
 
-@file_builder("obs_media")
 def build_media_file(item: SetupFile, task: Task, target: Path) -> None:
     """A small clip (``{"kind": "video", "seconds": 2}``) or PNG (``{"kind": "image", "color": "red"}``) by ffmpeg."""
     spec = item.content if isinstance(item.content, dict) else {}
@@ -136,7 +134,6 @@ def make_media(target: Path, spec: dict[str, Any]) -> None:
     atomic_write(target, cached.read_bytes())
 
 
-@file_builder("obs_video")
 def build_video_file(item: SetupFile, task: Task, target: Path) -> None:
     """Video settings beside a collection, from ``{"base": [w, h], "output": [w, h], "fps": n}``."""
     spec = item.content if isinstance(item.content, dict) else {}

@@ -23,7 +23,6 @@ from typing import Any
 from asil.adapters.base import Adapter, Readiness
 from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.params import parse_function
-from asil.adapters.registry import register_adapter
 from asil.adapters.thunderbird import actions as act
 from asil.adapters.thunderbird.builders import build_maildir
 from asil.adapters.thunderbird.view import CONTACT_LIMIT, DEFAULT_LIMIT, build_observation
@@ -58,7 +57,6 @@ def check_maildir(path: Path, document: str) -> None:
                             "for a new mailbox.")
 
 
-@register_adapter("thunderbird", pattern="service")
 class ThunderbirdAdapter(Adapter):
     """Folders, a page of messages, contacts and filters of one IMAP account."""
 
@@ -482,5 +480,3 @@ def _operation_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
 
 
 __all__ = ["ThunderbirdAdapter"]
-
-import asil.adapters.thunderbird.checkpoints  # noqa: E402,F401  (registers mail checkpoint types)

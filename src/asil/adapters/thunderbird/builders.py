@@ -27,7 +27,6 @@ from typing import Any
 
 from asil.protocol import AsilError
 from asil.tasks.model import SetupFile, Task
-from asil.tasks.setup import file_builder
 
 STANDARD_FOLDERS = ("Drafts", "Sent", "Trash")
 TAG_KEYS = {"important": "$label1", "work": "$label2", "personal": "$label3", "to do": "$label4", "later": "$label5"}
@@ -159,7 +158,6 @@ def build_maildir(target: Path, spec: dict[str, Any]) -> None:
     staged.rename(target)
 
 
-@file_builder("maildir")
 def build_maildir_file(item: SetupFile, task: Task, target: Path) -> None:
     """A Maildir folder at ``path`` built from the mailbox spec in ``content``."""
     if not isinstance(item.content, dict):
@@ -167,7 +165,6 @@ def build_maildir_file(item: SetupFile, task: Task, target: Path) -> None:
     build_maildir(target, item.content)
 
 
-@file_builder("contacts")
 def build_contacts_file(item: SetupFile, task: Task, target: Path) -> None:
     """A JSON list of contacts (add_contact fields) that the adapter loads into a new profile's address book."""
     import json

@@ -19,7 +19,7 @@ from email.parser import BytesParser
 from pathlib import Path
 from typing import Any
 
-from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint
+from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
 from asil.workspace import Workspace
 
@@ -40,8 +40,7 @@ def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, 
         actual = READERS[cp.type](cp, workspace)
     except (RawMailError, KeyError, ValueError, TypeError, IndexError, OSError, sqlite3.Error):
         return False
-    default = CHECKPOINT_TYPES[cp.type].default_compare if cp.type in CHECKPOINT_TYPES else "exact"
-    return compare(cp.compare or default, actual, cp.expected, cp.tolerance)
+    return compare(default_compare(cp), actual, cp.expected, cp.tolerance)
 
 
 # ---------------------------------------------------------------- Maildir by hand

@@ -12,7 +12,6 @@ from typing import Any
 
 from asil.adapters.lo_document import OfficeDocumentAdapter, Plan, create_with_engine
 from asil.adapters.params import NoParams, parse_params
-from asil.adapters.registry import register_adapter
 from asil.adapters.writer import actions as act
 from asil.apps.libreoffice import Office
 from asil.protocol import (
@@ -38,7 +37,6 @@ KEEPS_IDS = frozenset({"set_text", "set_style", "set_list", "format_text", "set_
 BREAKS = ("\r", "\n", "\u2028", "\u2029")
 
 
-@register_adapter("writer", pattern="file", extensions=(".odt",))
 class WriterAdapter(OfficeDocumentAdapter):
     """A text document: paragraphs and tables in body order, windowed for long documents."""
 
@@ -313,5 +311,3 @@ def _cell_position(cell: str) -> tuple[int, int]:
 
 
 __all__ = ["WriterAdapter", "block_element", "create_document"]
-
-import asil.adapters.writer.checkpoints  # noqa: E402,F401  (registers Writer checkpoint types)

@@ -9,7 +9,7 @@ from typing import Any
 
 from asil.adapters.odf.xml import RawReadError
 from asil.adapters.writer.raw import RawTextDocument
-from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint, CheckpointUnreadable
+from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, default_compare
 from asil.evaluate.compare import compare
 from asil.workspace import Workspace
 
@@ -24,8 +24,7 @@ def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, 
         actual = _read(cp, workspace, cps)
     except (RawReadError, CheckpointUnreadable, KeyError, ValueError, OSError, StopIteration, IndexError):
         return False
-    default = CHECKPOINT_TYPES[cp.type].default_compare if cp.type in CHECKPOINT_TYPES else "exact"
-    return compare(cp.compare or default, actual, cp.expected, cp.tolerance)
+    return compare(default_compare(cp), actual, cp.expected, cp.tolerance)
 
 
 def _read(cp: Checkpoint, workspace: Workspace, cps: Any) -> Any:

@@ -1,0 +1,19 @@
+"""Blender's setup-file builder: a .blend file built by a one-shot Blender from a scene spec, once, then copied."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from asil.tasks.model import SetupFile, Task
+from asil.tasks.setup import SetupError
+from asil.workspace import cache_dir
+
+
+def build_blend_file(item: SetupFile, task: Task, target: Path) -> None:
+    """``content``: a scene spec object (objects, materials, modifiers, ...)."""
+    from asil.adapters.blender.scene import cached_blend
+
+    if not isinstance(item.content, dict):
+        raise SetupError(f"Task {task.id}: blend file {item.path!r} needs content: a scene spec object.")
+    shutil.copyfile(cached_blend(item.content, cache_dir()), target)
