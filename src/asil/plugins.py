@@ -46,7 +46,8 @@ class AppPlugin:
         builders: setup-file kinds this app builds, ``kind -> "module:function"``.
         warm_up: started once per bench worker before its first episode (a warm program).
         stop: stops what ``warm_up`` started, before the worker exits.
-        suite: the app's folder of single-app tasks under ``asil/tasks/suites``.
+        suite: the app's folder of single-app tasks, relative to the ``asil.tasks`` package
+            (``suites/core/calc``); ``asil apps`` counts its tasks.
         render: whether the adapter renders its state to a PNG (``Adapter.render``).
     """
 
@@ -99,6 +100,12 @@ def register_app(plugin: AppPlugin) -> AppPlugin:
     APPS.add(plugin.name, plugin)
     _LOADED.pop(plugin.name, None)
     return plugin
+
+
+def unregister_app(name: str) -> None:
+    """Forget an app added with :func:`register_app` (tests, notebooks)."""
+    APPS.remove(name)
+    _LOADED.pop(name, None)
 
 
 def app_names() -> list[str]:

@@ -40,8 +40,9 @@ class Registry(Mapping[str, T], Generic[T]):
         what: what an item is, for error messages ("comparator", "app").
         group: an entry-point group whose entries (``name = "module:attr"``) are declared lazily.
         error: the AsilError subclass ``require`` raises for an unknown name.
-        discover: called once, on the first miss or listing, to add items declared elsewhere
-            (checkpoint types and setup builders come from the app plugin records this way).
+        discover: called on a miss or a listing to add items declared elsewhere (checkpoint types
+            and setup builders come from the app plugin records this way, including apps registered
+            later); it must be idempotent.
     """
 
     def __init__(self, what: str, *, group: str | None = None, error: type[AsilError] = UnknownName,
@@ -52,11 +53,16 @@ class Registry(Mapping[str, T], Generic[T]):
         self._items: dict[str, T] = {}
         self._declared: dict[str, str] = {}
         self._discover = discover
+        self._discovering = False
 
-    def _discover_once(self) -> None:
-        discover, self._discover = self._discover, None
-        if discover is not None:
-            discover()
+    def _discover_more(self) -> None:
+        if self._discover is None or self._discovering:
+            return
+        self._discovering = True  # what discovery imports may register items, and so ask again
+        try:
+            self._discover()
+        finally:
+            self._discovering = False
 
     # ---- adding
     def register(self, name: str) -> Callable[[T], T]:
@@ -70,6 +76,11 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def add(self, name: str, item: T) -> None:
         self._items[name] = item
+        self._declared.pop(name, None)
+
+    def remove(self, name: str) -> None:
+        """Forget ``name`` (loaded or declared); entry points are read again on the next lookup."""
+        self._items.pop(name, None)
         self._declared.pop(name, None)
 
     def declare(self, name: str, target: str, *, replace: bool = True) -> None:
@@ -94,7 +105,7 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def __getitem__(self, name: str) -> T:
         if name not in self._items and name not in self._declared:
-            self._discover_once()
+            self._discover_more()
         if name not in self._items:
             target = self.target(name)
             if target is None:
@@ -107,7 +118,7 @@ class Registry(Mapping[str, T], Generic[T]):
         if not isinstance(name, str):
             return False
         if name not in self._items and name not in self._declared:
-            self._discover_once()
+            self._discover_more()
         return name in self._items or name in self._declared or name in self._plugin_points()
 
     def __iter__(self) -> Iterator[str]:
@@ -118,7 +129,7 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def names(self) -> list[str]:
         """Every known name (loaded, declared or from entry points), in registration order."""
-        self._discover_once()
+        self._discover_more()
         seen = dict.fromkeys([*self._items, *self._declared, *self._plugin_points()])
         return list(seen)
 
