@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from asil import plugins
-from asil.registry import Registry, load_target
+from asil.registry import load_target
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = "asil_checklist_notes"
@@ -206,12 +206,6 @@ TASK = {
 }
 
 
-def _forget(registry: Registry[object], name: str) -> None:
-    # Registry has no public remove; reach in so that no other test sees the throwaway app.
-    registry._items.pop(name, None)
-    registry._declared.pop(name, None)
-
-
 @pytest.fixture
 def notes_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Steps 1-7 on disk, importable; everything the app registered is forgotten afterwards."""
@@ -225,15 +219,10 @@ def notes_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     (package / "tasks" / "notes").mkdir(parents=True)
     (package / "tasks" / "notes" / f"{TASK['id']}.json").write_text(json.dumps(TASK), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    # FILE_BUILDERS reads the app records once, on its first miss: an app registered after a task was
-    # prepared in this process is not seen (see test_an_app_registered_late_gets_its_builders). Until
-    # register_app tells it, let it read them again here.
-    monkeypatch.setattr(setup.FILE_BUILDERS, "_discover", setup._declare_app_builders)
     yield package
-    _forget(plugins.APPS, "notes")  # type: ignore[arg-type]
-    plugins._LOADED.pop("notes", None)
-    _forget(CHECKPOINT_TYPES, "notes_lines")  # type: ignore[arg-type]
-    _forget(setup.FILE_BUILDERS, "notes")  # type: ignore[arg-type]
+    plugins.unregister_app("notes")  # no other test sees the throwaway app
+    CHECKPOINT_TYPES.remove("notes_lines")
+    setup.FILE_BUILDERS.remove("notes")
     for module in [m for m in sys.modules if m == PKG or m.startswith(PKG + ".")]:
         del sys.modules[module]
 
@@ -298,8 +287,6 @@ def test_the_checklist_builds_a_working_app(notes_package: Path) -> None:
     assert raw_verdict(checkpoint, workspace, "done", None, "notes") is True
 
 
-@pytest.mark.xfail(strict=True, reason="FILE_BUILDERS reads the app records only once (its discover hook); "
-                   "register_app after that does not add the app's builders")
 def test_an_app_registered_late_gets_its_builders() -> None:
     from asil.tasks.setup import FILE_BUILDERS
 
@@ -310,9 +297,8 @@ def test_an_app_registered_late_gets_its_builders() -> None:
     try:
         assert "notes_late" in FILE_BUILDERS
     finally:
-        _forget(plugins.APPS, "notes")  # type: ignore[arg-type]
-        plugins._LOADED.pop("notes", None)
-        _forget(FILE_BUILDERS, "notes_late")  # type: ignore[arg-type]
+        plugins.unregister_app("notes")
+        FILE_BUILDERS.remove("notes_late")
 
 
 def _checklist() -> str:
