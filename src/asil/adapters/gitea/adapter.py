@@ -46,9 +46,9 @@ from asil.protocol import (
 from asil.workspace import Workspace, atomic_write
 
 EPISODE_FILE = "gitea-episode.json"
-Step = tuple[AppFunction[Planner], Any]  # a function and its checked params
 RESPONSE_CHARS = 4000  # an api_call answer is shown in the next observation, cut to this length
 MERGE_RETRIES = 5
+Step = tuple[AppFunction[Planner], Any]  # a function and its checked params
 
 
 def episode_record(workspace: Workspace) -> dict[str, Any] | None:
@@ -254,7 +254,7 @@ class GiteaAdapter(Adapter):
         return index, planner_of(function).plan(params, index)
 
     def _navigation(self, action: Action) -> act.Navigate:
-        params: act.Navigate = act.parse_params(act.Navigate, action.params, "navigate")
+        params: act.Navigate = self.vocabulary.parse_navigate(action)
         target = action.target
         if params.view == "repositories" or target == "repositories":
             if self.seed is not None:
