@@ -11,7 +11,8 @@ import base64
 import pytest
 
 from asil.adapters.gitea import actions as act
-from asil.adapters.gitea.plans import PLANNERS, RepoIndex, build_index, issue_facts, plan_function
+from asil.adapters.gitea.adapter import GiteaAdapter
+from asil.adapters.gitea.plans import FUNCTIONS, RepoIndex, build_index, issue_facts, plan_function, planner_of
 from asil.adapters.gitea.routes import ROUTES, check_api_call, plan_api_call
 from asil.adapters.gitea.seed import episode_repo_name, parse_seed, plan_create_repo
 from asil.apps.gitea import RequestPlan
@@ -29,16 +30,16 @@ def index() -> RepoIndex:
 
 
 def plan(name: str, params: dict[str, object], index: RepoIndex) -> list[RequestPlan]:
-    return plan_function(name, act.parse_params(act.FUNCTIONS[name][0], params, name), index)
+    return plan_function(name, act.parse_params(FUNCTIONS[name].params, params, name), index)
 
 
 def test_every_function_has_a_planner_and_destructive_ones_are_flagged() -> None:
-    assert set(PLANNERS) == set(act.FUNCTIONS)
-    schema = act.build_schema()
+    assert all(function.handler is not None for function in FUNCTIONS.values())
+    schema = GiteaAdapter.action_schema()
     flagged = {name for name, spec in schema.functions.items() if spec.destructive}
     assert flagged == {"delete_label", "delete_branch", "merge_pull_request"}
     for name in flagged:  # nothing destructive can be undone, so none may sit in a batch
-        assert PLANNERS[name].undo is None
+        assert planner_of(FUNCTIONS[name]).undo is None
     assert schema.examples and schema.tips
 
 
@@ -144,15 +145,15 @@ def test_references_to_missing_or_wrong_state_are_invalid_before_any_request(
 ])
 def test_params_are_validated_against_the_schema(name: str, params: dict[str, object], fragment: str) -> None:
     with pytest.raises(InvalidAction) as caught:
-        act.parse_params(act.FUNCTIONS[name][0], params, name)
+        act.parse_params(FUNCTIONS[name].params, params, name)
     assert fragment in caught.value.message, caught.value.message
     assert caught.value.message.endswith(".") and caught.value.hint
 
 
 def test_undo_plans_restore_the_state_before(index: RepoIndex) -> None:
     def undo(name: str, params: dict[str, object], answer: object = None) -> list[RequestPlan]:
-        parsed = act.parse_params(act.FUNCTIONS[name][0], params, name)
-        reverse = PLANNERS[name].undo
+        parsed = act.parse_params(FUNCTIONS[name].params, params, name)
+        reverse = planner_of(FUNCTIONS[name]).undo
         assert reverse is not None
         return reverse(parsed, index, answer)
 
@@ -234,7 +235,7 @@ def test_changed_ids_name_the_resources_an_action_touched(index: RepoIndex) -> N
     from asil.adapters.gitea.adapter import changed_ids
 
     def ids(name: str, params: dict[str, object], answer: object = None) -> list[str]:
-        return changed_ids(name, act.parse_params(act.FUNCTIONS[name][0], params, name), index, answer)
+        return changed_ids(name, act.parse_params(FUNCTIONS[name].params, params, name), index, answer)
 
     repo = "alice/tracker-3f2a"
     assert ids("create_issue", {"title": "x"}, document("created_issue")) == [f"issue:{repo}#6"]

@@ -14,7 +14,7 @@ import pytest
 
 from asil.adapters.gitea import actions as act
 from asil.adapters.gitea.adapter import GiteaAdapter
-from asil.adapters.gitea.plans import PLANNERS
+from asil.adapters.gitea.plans import FUNCTIONS, planner_of
 from asil.adapters.gitea.routes import check_api_call
 from asil.adapters.gitea.seed import live_tasks_root, parse_seed
 from asil.evaluate.checkpoints import CHECKPOINT_TYPES
@@ -41,13 +41,13 @@ def _check_static(action: Action) -> None:
     if action.action_type == "api_call":
         check_api_call(action.params)
     elif action.action_type == "batch":
-        for raw in act.parse_params(act.Batch, action.params, "batch").actions:
+        for raw in act.parse_params(act.VOCABULARY.batch_model, action.params, "batch").actions:
             member = Action.model_validate(raw)
             _check_static(member)
-            assert PLANNERS[str(member.target)].undo is not None, "batch members must be undoable"
+            assert planner_of(FUNCTIONS[str(member.target)]).undo is not None, "batch members must be undoable"
     elif action.action_type == "invoke_function":
         name = str(action.target)
-        act.parse_params(act.FUNCTIONS[name][0], action.params, name)
+        act.parse_params(FUNCTIONS[name].params, action.params, name)
     else:
         assert action.is_control
 

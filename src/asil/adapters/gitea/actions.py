@@ -1,4 +1,4 @@
-"""The Gitea action vocabulary: parameter models, the published schema, examples and tips.
+"""The Gitea action vocabulary: parameter models and the vocabulary (action types, examples and tips).
 
 Every function acts on the adapter's current repository (the seeded one, or the one chosen with
 ``navigate``); issues and pull requests are named by number, labels and milestones by name/title,
@@ -12,9 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from asil.adapters.params import Params, finish_tip, function_specs
+from asil.adapters.functions import Vocabulary
+from asil.adapters.params import Params, finish_tip
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
-from asil.protocol import Action, ActionSchema
 
 MAX_BATCH = 50
 Number = Annotated[int, Field(ge=1, le=10_000_000, description="The issue or pull request number (#N).")]
@@ -171,84 +171,56 @@ class Navigate(_Params):
     limit: Annotated[int, Field(ge=1, le=50)] | None = None
 
 
-class Batch(_Params):
-    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
-
-
-FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
-    "create_issue": (CreateIssue, "Open a new issue, optionally with labels and a milestone.", False),
-    "edit_issue": (EditIssue, "Change an issue's or pull request's title and/or body.", False),
-    "close_issue": (IssueOnly, "Close an issue (or pull request without merging).", False),
-    "reopen_issue": (IssueOnly, "Reopen a closed issue.", False),
-    "comment_issue": (CommentIssue, "Add a comment to an issue or pull request.", False),
-    "add_labels": (AddLabels, "Add existing labels (by name) to an issue or pull request.", False),
-    "remove_label": (RemoveLabel, "Take one label off an issue or pull request.", False),
-    "set_milestone": (SetMilestone, "Put an issue into a milestone (by title), or clear it with null.", False),
-    "create_label": (CreateLabel, "Create a repository label.", False),
-    "delete_label": (LabelOnly, "Delete a repository label (it disappears from every issue).", True),
-    "create_milestone": (CreateMilestone, "Create a milestone, optionally with a due date.", False),
-    "close_milestone": (MilestoneOnly, "Close a milestone.", False),
-    "create_branch": (CreateBranch, "Create a branch from another branch.", False),
-    "delete_branch": (BranchOnly, "Delete a branch (its unmerged commits are lost).", True),
-    "create_file": (CreateFile, "Commit a new file to a branch.", False),
-    "open_pull_request": (OpenPullRequest, "Open a pull request from head into base.", False),
-    "merge_pull_request": (MergePullRequest, "Merge an open pull request (cannot be undone).", True),
-    "edit_repo": (EditRepo, "Change the repository's description and/or website.", False),
-}
-
-EXAMPLES = [
-    {"action_type": "invoke_function", "target": "create_label",
-     "params": {"name": "needs-triage", "color": "#e4e669", "description": "Not looked at yet"}},
-    {"action_type": "invoke_function", "target": "create_milestone",
-     "params": {"title": "v1.0", "description": "First release", "due_on": "2030-01-31"}},
-    {"action_type": "invoke_function", "target": "create_issue",
-     "params": {"title": "Crash on empty input", "body": "Steps: ...", "labels": ["needs-triage"],
-                "milestone": "v1.0"}},
-    {"action_type": "invoke_function", "target": "comment_issue", "params": {"number": 1, "body": "Confirmed."}},
-    {"action_type": "invoke_function", "target": "close_issue", "params": {"number": 1}},
-    {"action_type": "invoke_function", "target": "create_branch", "params": {"name": "feature/docs"}},
-    {"action_type": "invoke_function", "target": "create_file",
-     "params": {"path": "docs/usage.md", "content": "# Usage\n", "branch": "feature/docs",
-                "message": "Add usage notes"}},
-    {"action_type": "invoke_function", "target": "open_pull_request",
-     "params": {"title": "Add usage notes", "head": "feature/docs"}},
-    {"action_type": "invoke_function", "target": "edit_repo", "params": {"description": "A small demo repository"}},
-    {"action_type": "api_call", "target": "GET /repos/{owner}/{repo}/labels",
-     "params": {"method": "GET", "path": "/repos/{owner}/{repo}/labels"}},
-    {"action_type": "navigate", "params": {"view": "issues", "offset": 0, "limit": 20}},
-    {"action_type": "batch", "params": {"actions": [
-        {"action_type": "invoke_function", "target": "create_label", "params": {"name": "docs", "color": "#0075ca"}},
-        {"action_type": "invoke_function", "target": "add_labels", "params": {"number": 1, "labels": ["docs"]}}]}},
-    {"action_type": "done", "params": {"answer": "optional text answer"}},
-]
-
-TIPS = [
-    "Element ids are stable resource ids: 'repo:OWNER/NAME', 'issue:OWNER/NAME#3', 'pr:OWNER/NAME#4', "
-    "'branch:OWNER/NAME:main', 'label:12', 'milestone:5'. Actions name issues and pull requests by number "
-    "(params.number), labels by name and milestones by title.",
-    "Issues and pull requests share one number sequence in a repository.",
-    "The observation shows one view at a time (repository overview, issues, pulls, branches, labels, "
-    "milestones); navigate with params.view/offset/limit to page through long lists.",
-    "delete_label, delete_branch and merge_pull_request are destructive (flagged in the schema): they cannot "
-    "be undone and are not allowed inside a batch.",
-    "A batch is atomic: its actions are checked first, and if one fails the ones already done are undone "
-    "(a created issue is deleted; Gitea does not reuse its number). open_pull_request, create_file, "
-    "api_call and the destructive functions cannot be undone, so they cannot be in a batch.",
-    "api_call reaches documented v1 paths of the current repository only, e.g. "
-    "{\"method\": \"PATCH\", \"path\": \"/repos/{owner}/{repo}/issues/2\", \"body\": {\"title\": \"...\"}}; "
-    "'{owner}/{repo}' is filled in. Bodies are checked like the functions' params.",
-    finish_tip(),
-]
-
-
-def build_schema() -> ActionSchema:
-    return ActionSchema(
-        app="gitea",
-        action_types=["invoke_function", "api_call", "navigate", "batch", "done", "infeasible"],
-        target_format="invoke_function: a function name (what it acts on goes in params); api_call: "
-        "'METHOD /path' (informational, params carry method/path/query/body); navigate: a view name or none",
-        functions=function_specs(dict(FUNCTIONS)),
-        navigate_params=Navigate.model_json_schema(),
-        examples=[Action.model_validate(e) for e in EXAMPLES],
-        tips=TIPS,
-    )
+# The functions themselves are declared with their planners, in plans.FUNCTIONS.
+VOCABULARY = Vocabulary(
+    app="gitea",
+    action_types=("invoke_function", "api_call", "navigate", "batch", "done", "infeasible"),
+    target_format="invoke_function: a function name (what it acts on goes in params); api_call: "
+    "'METHOD /path' (informational, params carry method/path/query/body); navigate: a view name or none",
+    navigate_params=Navigate,
+    batch_members=("invoke_function",),
+    batch_hint="Put only invoke_function actions that can be undone in a batch.",
+    max_batch=MAX_BATCH,
+    examples=[
+        {"action_type": "invoke_function", "target": "create_label",
+         "params": {"name": "needs-triage", "color": "#e4e669", "description": "Not looked at yet"}},
+        {"action_type": "invoke_function", "target": "create_milestone",
+         "params": {"title": "v1.0", "description": "First release", "due_on": "2030-01-31"}},
+        {"action_type": "invoke_function", "target": "create_issue",
+         "params": {"title": "Crash on empty input", "body": "Steps: ...", "labels": ["needs-triage"],
+                    "milestone": "v1.0"}},
+        {"action_type": "invoke_function", "target": "comment_issue", "params": {"number": 1, "body": "Confirmed."}},
+        {"action_type": "invoke_function", "target": "close_issue", "params": {"number": 1}},
+        {"action_type": "invoke_function", "target": "create_branch", "params": {"name": "feature/docs"}},
+        {"action_type": "invoke_function", "target": "create_file",
+         "params": {"path": "docs/usage.md", "content": "# Usage\n", "branch": "feature/docs",
+                    "message": "Add usage notes"}},
+        {"action_type": "invoke_function", "target": "open_pull_request",
+         "params": {"title": "Add usage notes", "head": "feature/docs"}},
+        {"action_type": "invoke_function", "target": "edit_repo", "params": {"description": "A small demo repository"}},
+        {"action_type": "api_call", "target": "GET /repos/{owner}/{repo}/labels",
+         "params": {"method": "GET", "path": "/repos/{owner}/{repo}/labels"}},
+        {"action_type": "navigate", "params": {"view": "issues", "offset": 0, "limit": 20}},
+        {"action_type": "batch", "params": {"actions": [
+            {"action_type": "invoke_function", "target": "create_label", "params": {"name": "docs", "color": "#0075ca"}},
+            {"action_type": "invoke_function", "target": "add_labels", "params": {"number": 1, "labels": ["docs"]}}]}},
+        {"action_type": "done", "params": {"answer": "optional text answer"}},
+    ],
+    tips=[
+        "Element ids are stable resource ids: 'repo:OWNER/NAME', 'issue:OWNER/NAME#3', 'pr:OWNER/NAME#4', "
+        "'branch:OWNER/NAME:main', 'label:12', 'milestone:5'. Actions name issues and pull requests by number "
+        "(params.number), labels by name and milestones by title.",
+        "Issues and pull requests share one number sequence in a repository.",
+        "The observation shows one view at a time (repository overview, issues, pulls, branches, labels, "
+        "milestones); navigate with params.view/offset/limit to page through long lists.",
+        "delete_label, delete_branch and merge_pull_request are destructive (flagged in the schema): they cannot "
+        "be undone and are not allowed inside a batch.",
+        "A batch is atomic: its actions are checked first, and if one fails the ones already done are undone "
+        "(a created issue is deleted; Gitea does not reuse its number). open_pull_request, create_file, "
+        "api_call and the destructive functions cannot be undone, so they cannot be in a batch.",
+        "api_call reaches documented v1 paths of the current repository only, e.g. "
+        "{\"method\": \"PATCH\", \"path\": \"/repos/{owner}/{repo}/issues/2\", \"body\": {\"title\": \"...\"}}; "
+        "'{owner}/{repo}' is filled in. Bodies are checked like the functions' params.",
+        finish_tip(),
+    ],
+)

@@ -15,13 +15,13 @@ import time
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
-from asil.adapters.batch import batch_member, in_batch
+from asil.adapters.batch import in_batch
+from asil.adapters.functions import AppFunction
 from asil.adapters.gitea import actions as act
-from asil.adapters.gitea.plans import PLANNERS, RepoIndex, build_index, plan_function, referenced_numbers
+from asil.adapters.gitea.plans import FUNCTIONS, Planner, RepoIndex, build_index, planner_of, referenced_numbers
 from asil.adapters.gitea.routes import check_api_call, plan_api_call
 from asil.adapters.gitea.seed import SeedSpec, episode_repo_name, plan_create_repo, read_seed
 from asil.adapters.gitea.view import DEFAULT_LIMIT, MAX_LIMIT, VIEWS, build_observation
-from asil.adapters.params import parse_function
 from asil.apps.gitea import (
     NOT_VERIFIED,
     GiteaClient,
@@ -36,7 +36,6 @@ from asil.apps.gitea import (
 from asil.protocol import (
     Action,
     ActionFailed,
-    ActionSchema,
     AppState,
     AppUnavailable,
     InvalidAction,
@@ -49,6 +48,7 @@ from asil.workspace import Workspace, atomic_write
 EPISODE_FILE = "gitea-episode.json"
 RESPONSE_CHARS = 4000  # an api_call answer is shown in the next observation, cut to this length
 MERGE_RETRIES = 5
+Step = tuple[AppFunction[Planner], Any]  # a function and its checked params
 
 
 def episode_record(workspace: Workspace) -> dict[str, Any] | None:
@@ -62,6 +62,9 @@ def episode_record(workspace: Workspace) -> dict[str, Any] | None:
 
 class GiteaAdapter(Adapter):
     """One repository (or the user's repository list), paged by view."""
+
+    vocabulary = act.VOCABULARY
+    functions = FUNCTIONS
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, url: str | None = None,
                  token: str | None = None, timeout_s: float | None = None, limit: int = DEFAULT_LIMIT,
@@ -106,9 +109,9 @@ class GiteaAdapter(Adapter):
         created = client.json(plan_create_repo(self.seed, episode_repo_name(self.seed)))
         self.repo = str(created["full_name"])
         for number, call in enumerate(self.seed.calls, start=1):
-            params = act.parse_params(act.FUNCTIONS[call.function][0], call.params, call.function)
+            function, params = self.functions.parse(call.function, call.params)
             try:
-                for plan in plan_function(call.function, params, self._index(referenced_numbers(params))):
+                for plan in planner_of(function).plan(params, self._index(referenced_numbers(params))):
                     self._send(plan)
             except (InvalidAction, ActionFailed) as exc:
                 self.seed_error = ActionFailed(
@@ -200,13 +203,10 @@ class GiteaAdapter(Adapter):
         )
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
-
     def _check(self, action: Action) -> None:
         """Params are checked against the schema first; then references against the live repository.
         If the server cannot be read, the state checks are left to the attempt itself (an error)."""
+        self.vocabulary.require_type(action)
         if action.action_type == "api_call":
             check_api_call(action.params)
         try:
@@ -219,45 +219,42 @@ class GiteaAdapter(Adapter):
         if kind == "navigate":
             self._navigation(action)
         elif kind == "batch":
-            members = act.parse_params(act.Batch, action.params, "batch").actions
-            for number, raw in enumerate(members, start=1):
-                try:
-                    name, params = self._function(self._batch_member(raw))
-                except InvalidAction as exc:
-                    raise in_batch(exc, number) from None
-                if PLANNERS[name].undo is None:
-                    raise InvalidAction(f"Batch action {number}: {name} cannot be undone, so it cannot be in a batch.",
-                                        hint="Run it as its own action.", code="not_undoable")
+            self._batch_steps(action)
         elif kind == "api_call":
             plan_api_call(action.params, self._current_repo())
         else:
-            name, params = self._function(action)
-            self._plan_now(name, params)
+            self._plan_now(*self._function(action))
 
-    def _function(self, action: Action) -> tuple[str, Any]:
-        if action.action_type != "invoke_function":
-            raise InvalidAction(f"The gitea adapter does not take {action.action_type} actions.",
-                                hint="Use invoke_function, api_call, navigate, batch, done or infeasible.",
-                                code="unsupported_action")
-        name = action.target or ""
-        return name, parse_function("Gitea", act.FUNCTIONS, name, action.params)
+    def _function(self, action: Action) -> Step:
+        """The function an invoke_function action names, and its checked params."""
+        return self.functions.parse(action.target or "", action.params)
 
-    def _batch_member(self, raw: dict[str, Any]) -> Action:
-        return batch_member(raw, hint="Put only invoke_function actions that can be undone in a batch.",
-                            allowed=("invoke_function",))
+    def _batch_steps(self, action: Action) -> list[Step]:
+        """The batch's functions with their params; InvalidAction naming a member that cannot be undone."""
+        steps = []
+        for number, member in enumerate(self.vocabulary.batch(action, self.functions), start=1):
+            try:
+                function, params = self._function(member)
+            except InvalidAction as exc:
+                raise in_batch(exc, number) from None
+            if planner_of(function).undo is None:
+                raise InvalidAction(f"Batch action {number}: {function.name} cannot be undone, so it cannot be in a "
+                                    "batch.", hint="Run it as its own action.", code="not_undoable")
+            steps.append((function, params))
+        return steps
 
     def _current_repo(self) -> str | None:
         """The current repository's full name (what api_call fills in for '{owner}/{repo}')."""
         self.ensure_seeded()
         return self.repo
 
-    def _plan_now(self, name: str, params: Any) -> tuple[RepoIndex, list[RequestPlan]]:
+    def _plan_now(self, function: AppFunction[Planner], params: Any) -> tuple[RepoIndex, list[RequestPlan]]:
         self.ensure_seeded()
         index = self._index(referenced_numbers(params))
-        return index, plan_function(name, params, index)
+        return index, planner_of(function).plan(params, index)
 
     def _navigation(self, action: Action) -> act.Navigate:
-        params: act.Navigate = act.parse_params(act.Navigate, action.params, "navigate")
+        params: act.Navigate = self.vocabulary.parse_navigate(action)
         target = action.target
         if params.view == "repositories" or target == "repositories":
             if self.seed is not None:
@@ -300,23 +297,22 @@ class GiteaAdapter(Adapter):
             self.last_response = json.dumps(answer.body)[:RESPONSE_CHARS]
             return [] if plan.method == "GET" else [f"repo:{self.repo}"]
         if kind == "batch":
-            return self._run_batch([self._function(self._batch_member(raw)) for raw in action.params["actions"]])
-        name, params = self._function(action)
-        return self._run(name, params)[0]
+            return self._run_batch(self._batch_steps(action))
+        return self._run(*self._function(action))[0]
 
-    def _run(self, name: str, params: Any) -> tuple[list[str], RepoIndex, Any]:
-        index, plans = self._plan_now(name, params)
+    def _run(self, function: AppFunction[Planner], params: Any) -> tuple[list[str], RepoIndex, Any]:
+        index, plans = self._plan_now(function, params)
         answer: Any = None
         for plan in plans:
             answer = self._send(plan).body
-        return changed_ids(name, params, index, answer), index, answer
+        return changed_ids(function.name, params, index, answer), index, answer
 
-    def _run_batch(self, steps: list[tuple[str, Any]]) -> list[str]:
-        done: list[tuple[str, Any, RepoIndex, Any]] = []
+    def _run_batch(self, steps: list[Step]) -> list[str]:
+        done: list[tuple[AppFunction[Planner], Any, RepoIndex, Any]] = []
         changed: list[str] = []
-        for number, (name, params) in enumerate(steps, start=1):
+        for number, (function, params) in enumerate(steps, start=1):
             try:
-                ids, before, answer = self._run(name, params)
+                ids, before, answer = self._run(function, params)
             except (InvalidAction, ActionFailed) as exc:
                 undo_error = self._undo(done)
                 tail = (" Nothing in the repository was changed." if undo_error is None else
@@ -324,7 +320,7 @@ class GiteaAdapter(Adapter):
                 # Still "invalid" only if the state is as before; an undo that failed is an error.
                 kind = InvalidAction if isinstance(exc, InvalidAction) and undo_error is None else ActionFailed
                 raise kind(f"Batch action {number}: {exc.message}{tail}", hint=exc.hint, code=exc.code) from None
-            done.append((name, params, before, answer))
+            done.append((function, params, before, answer))
             changed += [i for i in ids if i not in changed]
         return changed
 
@@ -341,10 +337,10 @@ class GiteaAdapter(Adapter):
                 time.sleep(1.0)
         return client.send(plan)
 
-    def _undo(self, done: list[tuple[str, Any, RepoIndex, Any]]) -> str | None:
+    def _undo(self, done: list[tuple[AppFunction[Planner], Any, RepoIndex, Any]]) -> str | None:
         """Reverse finished batch actions, newest first; the first failure's message, or None."""
-        for name, params, before, answer in reversed(done):
-            undo = PLANNERS[name].undo
+        for function, params, before, answer in reversed(done):
+            undo = planner_of(function).undo
             assert undo is not None  # _check refuses batches with actions that cannot be undone
             try:
                 for plan in undo(params, before, answer):

@@ -2,8 +2,9 @@
 
 A planner turns checked params plus what is known of the repository (:class:`RepoIndex`) into
 :class:`RequestPlan` objects; nothing here talks to a server, so every plan is unit-tested. The
-adapter fills the index from the API, asks for plans, then sends them. Each function is one
-registry entry: its planner, and (when the change can be reversed exactly) its undo planner.
+adapter fills the index from the API, asks for plans, then sends them. Each function is declared
+once, in :data:`FUNCTIONS`, with its planner and (when the change can be reversed exactly) its undo
+planner as its handler.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from asil.adapters.functions import AppFunction, FunctionTable
 from asil.adapters.gitea import actions as act
+from asil.adapters.params import Params
 from asil.apps.gitea import RequestPlan
 from asil.protocol import InvalidAction
 
@@ -98,24 +101,36 @@ Undo = Callable[[Any, RepoIndex, Any], list[RequestPlan]]
 
 @dataclass(frozen=True)
 class Planner:
+    """A Gitea function's handler: its plan and, when it can be reversed exactly, its undo."""
+
     plan: Plan
     undo: Undo | None = None  # None: cannot be reversed exactly, so not allowed in a batch
 
 
-PLANNERS: dict[str, Planner] = {}
+# Every function may be named in a batch (AppFunction.batch stays True): the adapter refuses a member
+# whose planner has no undo itself, after checking its params, saying that it cannot be undone.
+FUNCTIONS: FunctionTable[Planner] = FunctionTable("Gitea")
 
 
-def planner(name: str, undo: Undo | None = None) -> Callable[[Plan], Plan]:
-    def wrap(func: Plan) -> Plan:
-        PLANNERS[name] = Planner(func, undo)
-        return func
+def planner(name: str, params: type[Params], description: str, *, undo: Undo | None = None,
+            **options: Any) -> Callable[[Plan], Plan]:
+    """Decorator: declare the function ``name``, with the decorated plan (and ``undo``) as its handler."""
+
+    def wrap(plan: Plan) -> Plan:
+        FUNCTIONS.add(name, AppFunction(name, params, description, handler=Planner(plan, undo), **options))
+        return plan
 
     return wrap
 
 
+def planner_of(function: AppFunction[Planner]) -> Planner:
+    assert function.handler is not None  # every function is declared with @planner
+    return function.handler
+
+
 def plan_function(name: str, params: Any, index: RepoIndex) -> list[RequestPlan]:
     """The requests that carry out function ``name`` (params already parsed); InvalidAction on bad refs."""
-    return PLANNERS[name].plan(params, index)
+    return planner_of(FUNCTIONS[name]).plan(params, index)
 
 
 def _issue_path(index: RepoIndex, number: int, rest: str = "") -> str:
@@ -131,7 +146,8 @@ def _undo_create_issue(p: act.CreateIssue, before: RepoIndex, answer: Any) -> li
     return [RequestPlan("DELETE", _issue_path(before, int(answer["number"])))]
 
 
-@planner("create_issue", undo=_undo_create_issue)
+@planner("create_issue", act.CreateIssue, "Open a new issue, optionally with labels and a milestone.",
+         undo=_undo_create_issue, acts_on="issues")
 def plan_create_issue(p: act.CreateIssue, index: RepoIndex) -> list[RequestPlan]:
     body: dict[str, Any] = {"title": p.title, "body": p.body}
     if p.labels:
@@ -146,7 +162,8 @@ def _undo_edit_issue(p: act.EditIssue, before: RepoIndex, answer: Any) -> list[R
     return [RequestPlan("PATCH", _issue_path(before, p.number), body={"title": old.title, "body": old.body})]
 
 
-@planner("edit_issue", undo=_undo_edit_issue)
+@planner("edit_issue", act.EditIssue, "Change an issue's or pull request's title and/or body.",
+         undo=_undo_edit_issue, acts_on="issues")
 def plan_edit_issue(p: act.EditIssue, index: RepoIndex) -> list[RequestPlan]:
     index.issue(p.number)
     body = {key: value for key, value in (("title", p.title), ("body", p.body)) if value is not None}
@@ -173,15 +190,18 @@ def _restore_state(p: act.IssueOnly, before: RepoIndex, answer: Any) -> list[Req
     return [RequestPlan("PATCH", _issue_path(before, p.number), body={"state": before.issue(p.number).state})]
 
 
-PLANNERS["close_issue"] = Planner(_set_state("closed"), _restore_state)
-PLANNERS["reopen_issue"] = Planner(_set_state("open"), _restore_state)
+planner("close_issue", act.IssueOnly, "Close an issue (or pull request without merging).", undo=_restore_state,
+        acts_on="issues")(_set_state("closed"))
+planner("reopen_issue", act.IssueOnly, "Reopen a closed issue.", undo=_restore_state, acts_on="issues")(
+    _set_state("open"))
 
 
 def _undo_comment(p: act.CommentIssue, before: RepoIndex, answer: Any) -> list[RequestPlan]:
     return [RequestPlan("DELETE", f"{before.base}/issues/comments/{int(answer['id'])}")]
 
 
-@planner("comment_issue", undo=_undo_comment)
+@planner("comment_issue", act.CommentIssue, "Add a comment to an issue or pull request.", undo=_undo_comment,
+         acts_on="issues")
 def plan_comment(p: act.CommentIssue, index: RepoIndex) -> list[RequestPlan]:
     index.issue(p.number)
     return [RequestPlan("POST", _issue_path(index, p.number, "/comments"), body={"body": p.body})]
@@ -193,7 +213,8 @@ def _undo_add_labels(p: act.AddLabels, before: RepoIndex, answer: Any) -> list[R
             for name in dict.fromkeys(p.labels) if name not in had]
 
 
-@planner("add_labels", undo=_undo_add_labels)
+@planner("add_labels", act.AddLabels, "Add existing labels (by name) to an issue or pull request.",
+         undo=_undo_add_labels, acts_on="issues")
 def plan_add_labels(p: act.AddLabels, index: RepoIndex) -> list[RequestPlan]:
     index.issue(p.number)
     ids = [index.label_id(name) for name in dict.fromkeys(p.labels)]
@@ -204,7 +225,8 @@ def _undo_remove_label(p: act.RemoveLabel, before: RepoIndex, answer: Any) -> li
     return [RequestPlan("POST", _issue_path(before, p.number, "/labels"), body={"labels": [before.labels[p.label]]})]
 
 
-@planner("remove_label", undo=_undo_remove_label)
+@planner("remove_label", act.RemoveLabel, "Take one label off an issue or pull request.",
+         undo=_undo_remove_label, acts_on="issues")
 def plan_remove_label(p: act.RemoveLabel, index: RepoIndex) -> list[RequestPlan]:
     label_id = index.label_id(p.label)
     if p.label not in index.issue(p.number).labels:
@@ -220,7 +242,8 @@ def _undo_set_milestone(p: act.SetMilestone, before: RepoIndex, answer: Any) -> 
     return [RequestPlan("PATCH", _issue_path(before, p.number), body={"milestone": milestone})]
 
 
-@planner("set_milestone", undo=_undo_set_milestone)
+@planner("set_milestone", act.SetMilestone, "Put an issue into a milestone (by title), or clear it with null.",
+         undo=_undo_set_milestone, acts_on="issues")
 def plan_set_milestone(p: act.SetMilestone, index: RepoIndex) -> list[RequestPlan]:
     index.issue(p.number)
     milestone = index.milestone_id(p.milestone) if p.milestone is not None else 0  # 0 clears it
@@ -232,7 +255,8 @@ def _undo_create_label(p: act.CreateLabel, before: RepoIndex, answer: Any) -> li
     return [RequestPlan("DELETE", f"{before.base}/labels/{int(answer['id'])}")]
 
 
-@planner("create_label", undo=_undo_create_label)
+@planner("create_label", act.CreateLabel, "Create a repository label.", undo=_undo_create_label,
+         acts_on="labels")
 def plan_create_label(p: act.CreateLabel, index: RepoIndex) -> list[RequestPlan]:
     if p.name in index.labels:
         raise InvalidAction(f"The label {p.name!r} already exists in {index.full_name}.",
@@ -242,7 +266,8 @@ def plan_create_label(p: act.CreateLabel, index: RepoIndex) -> list[RequestPlan]
                         body={"name": p.name, "color": color, "description": p.description})]
 
 
-@planner("delete_label")
+@planner("delete_label", act.LabelOnly, "Delete a repository label (it disappears from every issue).",
+         destructive=True, acts_on="labels")
 def plan_delete_label(p: act.LabelOnly, index: RepoIndex) -> list[RequestPlan]:
     return [RequestPlan("DELETE", f"{index.base}/labels/{index.label_id(p.name)}")]
 
@@ -251,7 +276,8 @@ def _undo_create_milestone(p: act.CreateMilestone, before: RepoIndex, answer: An
     return [RequestPlan("DELETE", f"{before.base}/milestones/{int(answer['id'])}")]
 
 
-@planner("create_milestone", undo=_undo_create_milestone)
+@planner("create_milestone", act.CreateMilestone, "Create a milestone, optionally with a due date.",
+         undo=_undo_create_milestone, acts_on="milestones")
 def plan_create_milestone(p: act.CreateMilestone, index: RepoIndex) -> list[RequestPlan]:
     if p.title in index.milestones:
         raise InvalidAction(f"The milestone {p.title!r} already exists in {index.full_name}.",
@@ -266,7 +292,8 @@ def _undo_close_milestone(p: act.MilestoneOnly, before: RepoIndex, answer: Any) 
     return [RequestPlan("PATCH", f"{before.base}/milestones/{before.milestone_id(p.title)}", body={"state": "open"})]
 
 
-@planner("close_milestone", undo=_undo_close_milestone)
+@planner("close_milestone", act.MilestoneOnly, "Close a milestone.", undo=_undo_close_milestone,
+         acts_on="milestones")
 def plan_close_milestone(p: act.MilestoneOnly, index: RepoIndex) -> list[RequestPlan]:
     milestone = index.milestone_id(p.title)
     if index.milestones[p.title].get("state") == "closed":
@@ -280,7 +307,8 @@ def _undo_create_branch(p: act.CreateBranch, before: RepoIndex, answer: Any) -> 
     return [RequestPlan("DELETE", f"{before.base}/branches/{_seg(p.name)}")]
 
 
-@planner("create_branch", undo=_undo_create_branch)
+@planner("create_branch", act.CreateBranch, "Create a branch from another branch.", undo=_undo_create_branch,
+         acts_on="branches")
 def plan_create_branch(p: act.CreateBranch, index: RepoIndex) -> list[RequestPlan]:
     if p.name in index.branches:
         raise InvalidAction(f"The branch {p.name!r} already exists in {index.full_name}.",
@@ -291,7 +319,8 @@ def plan_create_branch(p: act.CreateBranch, index: RepoIndex) -> list[RequestPla
                         body={"new_branch_name": p.name, "old_ref_name": source, "old_branch_name": source})]
 
 
-@planner("delete_branch")
+@planner("delete_branch", act.BranchOnly, "Delete a branch (its unmerged commits are lost).", destructive=True,
+         acts_on="branches")
 def plan_delete_branch(p: act.BranchOnly, index: RepoIndex) -> list[RequestPlan]:
     index.branch(p.name)
     if p.name == index.default_branch:
@@ -300,7 +329,7 @@ def plan_delete_branch(p: act.BranchOnly, index: RepoIndex) -> list[RequestPlan]
     return [RequestPlan("DELETE", f"{index.base}/branches/{_seg(p.name)}")]
 
 
-@planner("create_file")
+@planner("create_file", act.CreateFile, "Commit a new file to a branch.", acts_on="files")
 def plan_create_file(p: act.CreateFile, index: RepoIndex) -> list[RequestPlan]:
     branch = index.branch(p.branch)
     content = base64.b64encode(p.content.encode("utf-8")).decode("ascii")
@@ -309,7 +338,7 @@ def plan_create_file(p: act.CreateFile, index: RepoIndex) -> list[RequestPlan]:
                         body={"content": content, "message": p.message, "branch": branch})]
 
 
-@planner("open_pull_request")
+@planner("open_pull_request", act.OpenPullRequest, "Open a pull request from head into base.", acts_on="pulls")
 def plan_open_pull(p: act.OpenPullRequest, index: RepoIndex) -> list[RequestPlan]:
     head, base = index.branch(p.head), index.branch(p.base)
     if head == base:
@@ -319,7 +348,8 @@ def plan_open_pull(p: act.OpenPullRequest, index: RepoIndex) -> list[RequestPlan
                                                              "body": p.body})]
 
 
-@planner("merge_pull_request")
+@planner("merge_pull_request", act.MergePullRequest, "Merge an open pull request (cannot be undone).",
+         destructive=True, acts_on="pulls")
 def plan_merge_pull(p: act.MergePullRequest, index: RepoIndex) -> list[RequestPlan]:
     facts = index.pull(p.number)
     if facts.merged or facts.state != "open":
@@ -336,7 +366,8 @@ def _undo_edit_repo(p: act.EditRepo, before: RepoIndex, answer: Any) -> list[Req
     return [RequestPlan("PATCH", before.base, body={"description": before.description, "website": before.website})]
 
 
-@planner("edit_repo", undo=_undo_edit_repo)
+@planner("edit_repo", act.EditRepo, "Change the repository's description and/or website.",
+         undo=_undo_edit_repo, acts_on="repository")
 def plan_edit_repo(p: act.EditRepo, index: RepoIndex) -> list[RequestPlan]:
     body = {key: value for key, value in (("description", p.description), ("website", p.website))
             if value is not None}

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from pydantic import Field, ValidationError
 
 from asil.adapters.gitea import actions as act
+from asil.adapters.gitea.plans import FUNCTIONS
 from asil.adapters.params import Params
 from asil.apps.gitea import RequestPlan
 from asil.protocol import DocumentError, InvalidAction
@@ -53,11 +54,11 @@ def parse_seed(data: Any, where: str) -> SeedSpec:
                             hint="A seed is {\"repository\": {\"name\": ...}, \"calls\": [{\"function\": ..., "
                             "\"params\": {...}}]}.") from None
     for number, call in enumerate(spec.calls, start=1):
-        if call.function not in act.FUNCTIONS:
+        if call.function not in FUNCTIONS:
             raise DocumentError(f"Call {number} of the Gitea seed {where} uses the unknown function {call.function!r}.",
-                                hint=f"Functions: {', '.join(act.FUNCTIONS)}.")
+                                hint=f"Functions: {', '.join(FUNCTIONS)}.")
         try:
-            act.parse_params(act.FUNCTIONS[call.function][0], call.params, call.function)
+            FUNCTIONS[call.function].parse(call.params)
         except InvalidAction as exc:
             raise DocumentError(f"Call {number} of the Gitea seed {where}: {exc.message}", hint=exc.hint) from None
     return spec

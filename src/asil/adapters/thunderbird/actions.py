@@ -1,4 +1,5 @@
-"""The Thunderbird action vocabulary: parameter models, the published schema, examples and tips.
+"""The Thunderbird action vocabulary: parameter models, the function table (each function with the
+asil_mail.js operation it runs) and the vocabulary (examples and tips).
 
 Messages are named by ``"<folder path>#<IMAP UID>"`` ("INBOX#12"), folders by their path
 ("INBOX", "Projects/2026"), contacts by ``"contact:<uid>"``, filters by ``"filter:<name>"``.
@@ -6,13 +7,14 @@ Messages are named by ``"<folder path>#<IMAP UID>"`` ("INBOX#12"), folders by th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, finish_tip, function_specs
+from asil.adapters.functions import AppFunction, FunctionTable, Vocabulary
+from asil.adapters.params import Params, finish_tip
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
-from asil.protocol import Action, ActionSchema
 
 MAX_BATCH = 50
 MAX_ATTACHMENTS = 10
@@ -161,98 +163,142 @@ class SetValue(_Params):
     value: bool
 
 
-class Navigate(_Params):
+class Navigate(_Params):  # the common page params (navigate_page) plus a search
     offset: Annotated[int, Field(ge=0)] | None = None
     limit: Annotated[int, Field(ge=1, le=100)] | None = None
     search: Annotated[str, Field(max_length=100)] | None = Field(None, description="Show only messages whose "
                                                                  "subject or sender contains this text ('' clears).")
 
 
-class Batch(_Params):
-    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
+# ---------------------------------------------------------------- what each function asks asil_mail.js to do
+MailCall = tuple[str, dict[str, Any]]  # (asil_mail.js operation, its params)
+MailOperation = Callable[[Any], MailCall]
 
 
-FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
-    "move_messages": (MoveMessages, "Move messages to another folder (their ids change: new UIDs there).", False),
-    "copy_messages": (MoveMessages, "Copy messages to another folder.", False),
-    "delete_messages": (DeleteMessages, "Delete messages: to Trash, or for good with permanent=true.", True),
-    "set_flags": (SetFlags, "Mark messages read/unread and/or flagged (starred)/unflagged.", False),
-    "tag_messages": (TagMessages, "Add and/or remove tags (Important, Work, Personal, To Do, Later, or new ones).",
-                     False),
-    "create_folder": (CreateFolder, "Create a folder on the IMAP server.", False),
-    "save_draft": (Compose, "Compose a plain-text message (optionally with workspace files attached) and save it "
-                   "in Drafts.", False),
-    "send_message": (Compose, "Compose a plain-text message (optionally with workspace files attached) and send it "
-                     "(a copy goes to Sent).", False),
-    "save_attachment": (SaveAttachment, "Save a message's attachment as a file in the workspace.", False),
-    "add_contact": (AddContact, "Add a contact to the Personal Address Book.", False),
-    "edit_contact": (EditContact, "Change fields of a contact.", False),
-    "delete_contact": (ContactOnly, "Delete a contact from the address book.", True),
-    "create_filter": (CreateFilter, "Create a message filter on the account (runs on new mail and manually).", False),
-}
-# The asil_mail.js operation behind each function.
-OPERATION = {"move_messages": "move", "copy_messages": "move", "delete_messages": "delete", "set_flags": "flags",
-             "tag_messages": "tag", "create_folder": "create_folder", "save_draft": "draft", "send_message": "send",
-             "save_attachment": "save_attachment",
-             "add_contact": "add_contact", "edit_contact": "edit_contact", "delete_contact": "delete_contact",
-             "create_filter": "create_filter"}
-
-EXAMPLES = [
-    {"action_type": "navigate", "target": "INBOX", "params": {"offset": 0, "limit": 20}},
-    {"action_type": "invoke_function", "target": "set_flags", "params": {"messages": ["INBOX#1"], "flagged": True}},
-    {"action_type": "set_value", "target": "INBOX#2.read", "params": {"value": True}},
-    {"action_type": "invoke_function", "target": "tag_messages",
-     "params": {"messages": ["INBOX#1"], "add": ["Important"]}},
-    {"action_type": "invoke_function", "target": "create_folder", "params": {"name": "Receipts"}},
-    {"action_type": "invoke_function", "target": "copy_messages",
-     "params": {"messages": ["INBOX#1"], "folder": "Receipts"}},
-    {"action_type": "invoke_function", "target": "save_draft",
-     "params": {"to": ["carol@example.com"], "subject": "Agenda", "body": "Hi Carol,\nhere is the agenda.\n"}},
-    {"action_type": "invoke_function", "target": "send_message",
-     "params": {"to": ["dave@example.com"], "subject": "Report", "body": "The report is attached.\n",
-                "attachments": ["report.txt"]}},
-    {"action_type": "invoke_function", "target": "save_attachment",
-     "params": {"message": "INBOX#1", "name": "invoice-1042.pdf", "path": "invoices/invoice-1042.pdf"}},
-    {"action_type": "invoke_function", "target": "add_contact",
-     "params": {"first_name": "Carol", "last_name": "Smith", "email": "carol@example.com"}},
-    {"action_type": "invoke_function", "target": "create_filter",
-     "params": {"name": "Invoices", "conditions": [{"field": "subject", "op": "contains", "value": "invoice"}],
-                "actions": [{"type": "move_to_folder", "folder": "Receipts"}]}},
-    {"action_type": "batch", "params": {"actions": [
-        {"action_type": "invoke_function", "target": "create_folder", "params": {"name": "Later Reading"}},
-        {"action_type": "invoke_function", "target": "move_messages",
-         "params": {"messages": ["INBOX#2"], "folder": "Later Reading"}}]}},
-    {"action_type": "done", "params": {"answer": "optional text answer"}},
-]
-
-TIPS = [
-    "Elements: '@account', one per folder (id = its path, e.g. 'INBOX', 'Projects/2026'), a page of the "
-    "current folder's messages (id 'INBOX#12' = folder + '#' + IMAP UID), contacts ('contact:<uid>') and "
-    "filters ('filter:<name>'). navigate with target = a folder path to show that folder; params offset/limit "
-    "page through it and search narrows it by subject or sender.",
-    "A moved message gets a new id in its new folder (a new UID); observe the destination to find it.",
-    "Drafts are messages in the 'Drafts' folder, sent mail is in 'Sent'; navigate there to read them.",
-    "set_value works on '<message id>.read' and '<message id>.flagged' with a boolean value.",
-    "delete_messages moves to Trash; permanent=true removes the messages for good (destructive).",
-    "A batch is atomic: it is checked first, and if one step fails, the mailbox, address book and filters "
-    "are restored to their state before the batch (Thunderbird and Dovecot restart from a snapshot).",
-    "A message's attachments (name, content type, size in bytes) are listed in its meta; save_attachment "
-    "writes one into the workspace (it refuses to replace a file unless overwrite=true). To send or draft "
-    "files, list their workspace paths in 'attachments'.",
-    "Sending delivers to a local test SMTP server, never to the internet.",
-    finish_tip("with these actions"),
-]
+def _mail_params(params: Params) -> dict[str, Any]:
+    """The checked params as asil_mail.js names them (message lists are ``ids``)."""
+    data = params.model_dump()
+    if "messages" in data:
+        data["ids"] = data.pop("messages")
+    return data
 
 
-def build_schema() -> ActionSchema:
-    return ActionSchema(
-        app="thunderbird",
-        action_types=["set_value", "invoke_function", "navigate", "batch", "done", "infeasible"],
-        target_format="invoke_function: a function name (messages, folders, contacts go in params); "
-        "set_value: '<message id>.read|flagged'; navigate: a folder path",
-        functions=function_specs(dict(FUNCTIONS)),
-        set_value_params=SetValue.model_json_schema(),
-        navigate_params=Navigate.model_json_schema(),
-        examples=[Action.model_validate(e) for e in EXAMPLES],
-        tips=TIPS,
-    )
+def operation(op: str, **extra: Any) -> MailOperation:
+    """A function that is the operation ``op`` on its params as they are (plus ``extra``)."""
+    return lambda params: (op, {**_mail_params(params), **extra})
+
+
+def _contact_fields(params: ContactFields) -> dict[str, Any]:
+    return {"fields": {k: v for k, v in params.model_dump(exclude={"contact"}).items() if v is not None}}
+
+
+def _add_contact(params: AddContact) -> MailCall:
+    return "add_contact", _contact_fields(params)
+
+
+def _edit_contact(params: EditContact) -> MailCall:
+    return "edit_contact", {**_contact_fields(params), "id": params.contact.removeprefix("contact:")}
+
+
+def _delete_contact(params: ContactOnly) -> MailCall:
+    return "delete_contact", {"id": params.contact.removeprefix("contact:")}
+
+
+def _save_attachment(params: SaveAttachment) -> MailCall:
+    data = _mail_params(params)
+    data["id"] = data.pop("message")
+    return "save_attachment", data
+
+
+def mail_call(function: AppFunction[MailOperation], params: Any) -> MailCall:
+    """What the function ``function`` asks of asil_mail.js, for its checked params."""
+    assert function.handler is not None  # every function below has its operation
+    return function.handler(params)
+
+
+COMPOSE = "Compose a plain-text message (optionally with workspace files attached) and"
+FUNCTIONS: FunctionTable[MailOperation] = FunctionTable("thunderbird", [
+    AppFunction("move_messages", MoveMessages, "Move messages to another folder (their ids change: new UIDs there).",
+                acts_on="messages", handler=operation("move", move=True)),
+    AppFunction("copy_messages", MoveMessages, "Copy messages to another folder.", acts_on="messages",
+                handler=operation("move", move=False)),
+    AppFunction("delete_messages", DeleteMessages, "Delete messages: to Trash, or for good with permanent=true.",
+                destructive=True, acts_on="messages", handler=operation("delete")),
+    AppFunction("set_flags", SetFlags, "Mark messages read/unread and/or flagged (starred)/unflagged.",
+                acts_on="messages", handler=operation("flags")),
+    AppFunction("tag_messages", TagMessages,
+                "Add and/or remove tags (Important, Work, Personal, To Do, Later, or new ones).", acts_on="messages",
+                handler=operation("tag")),
+    AppFunction("create_folder", CreateFolder, "Create a folder on the IMAP server.", acts_on="folders",
+                handler=operation("create_folder")),
+    AppFunction("save_draft", Compose, f"{COMPOSE} save it in Drafts.", acts_on="messages",
+                handler=operation("draft")),
+    AppFunction("send_message", Compose, f"{COMPOSE} send it (a copy goes to Sent).", acts_on="messages",
+                handler=operation("send")),
+    AppFunction("save_attachment", SaveAttachment, "Save a message's attachment as a file in the workspace.",
+                acts_on="file", handler=_save_attachment),
+    AppFunction("add_contact", AddContact, "Add a contact to the Personal Address Book.", acts_on="contacts",
+                handler=_add_contact),
+    AppFunction("edit_contact", EditContact, "Change fields of a contact.", acts_on="contacts",
+                handler=_edit_contact),
+    AppFunction("delete_contact", ContactOnly, "Delete a contact from the address book.", destructive=True,
+                acts_on="contacts", handler=_delete_contact),
+    AppFunction("create_filter", CreateFilter,
+                "Create a message filter on the account (runs on new mail and manually).", acts_on="filters",
+                handler=operation("create_filter")),
+])
+
+VOCABULARY = Vocabulary(
+    app="thunderbird",
+    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
+    target_format="invoke_function: a function name (messages, folders, contacts go in params); "
+    "set_value: '<message id>.read|flagged'; navigate: a folder path",
+    set_value_params=SetValue,
+    navigate_params=Navigate,
+    batch_hint="Batch invoke_function and set_value actions.",
+    max_batch=MAX_BATCH,
+    examples=[
+        {"action_type": "navigate", "target": "INBOX", "params": {"offset": 0, "limit": 20}},
+        {"action_type": "invoke_function", "target": "set_flags", "params": {"messages": ["INBOX#1"], "flagged": True}},
+        {"action_type": "set_value", "target": "INBOX#2.read", "params": {"value": True}},
+        {"action_type": "invoke_function", "target": "tag_messages",
+         "params": {"messages": ["INBOX#1"], "add": ["Important"]}},
+        {"action_type": "invoke_function", "target": "create_folder", "params": {"name": "Receipts"}},
+        {"action_type": "invoke_function", "target": "copy_messages",
+         "params": {"messages": ["INBOX#1"], "folder": "Receipts"}},
+        {"action_type": "invoke_function", "target": "save_draft",
+         "params": {"to": ["carol@example.com"], "subject": "Agenda", "body": "Hi Carol,\nhere is the agenda.\n"}},
+        {"action_type": "invoke_function", "target": "send_message",
+         "params": {"to": ["dave@example.com"], "subject": "Report", "body": "The report is attached.\n",
+                    "attachments": ["report.txt"]}},
+        {"action_type": "invoke_function", "target": "save_attachment",
+         "params": {"message": "INBOX#1", "name": "invoice-1042.pdf", "path": "invoices/invoice-1042.pdf"}},
+        {"action_type": "invoke_function", "target": "add_contact",
+         "params": {"first_name": "Carol", "last_name": "Smith", "email": "carol@example.com"}},
+        {"action_type": "invoke_function", "target": "create_filter",
+         "params": {"name": "Invoices", "conditions": [{"field": "subject", "op": "contains", "value": "invoice"}],
+                    "actions": [{"type": "move_to_folder", "folder": "Receipts"}]}},
+        {"action_type": "batch", "params": {"actions": [
+            {"action_type": "invoke_function", "target": "create_folder", "params": {"name": "Later Reading"}},
+            {"action_type": "invoke_function", "target": "move_messages",
+             "params": {"messages": ["INBOX#2"], "folder": "Later Reading"}}]}},
+        {"action_type": "done", "params": {"answer": "optional text answer"}},
+    ],
+    tips=[
+        "Elements: '@account', one per folder (id = its path, e.g. 'INBOX', 'Projects/2026'), a page of the "
+        "current folder's messages (id 'INBOX#12' = folder + '#' + IMAP UID), contacts ('contact:<uid>') and "
+        "filters ('filter:<name>'). navigate with target = a folder path to show that folder; params offset/limit "
+        "page through it and search narrows it by subject or sender.",
+        "A moved message gets a new id in its new folder (a new UID); observe the destination to find it.",
+        "Drafts are messages in the 'Drafts' folder, sent mail is in 'Sent'; navigate there to read them.",
+        "set_value works on '<message id>.read' and '<message id>.flagged' with a boolean value.",
+        "delete_messages moves to Trash; permanent=true removes the messages for good (destructive).",
+        "A batch is atomic: it is checked first, and if one step fails, the mailbox, address book and filters "
+        "are restored to their state before the batch (Thunderbird and Dovecot restart from a snapshot).",
+        "A message's attachments (name, content type, size in bytes) are listed in its meta; save_attachment "
+        "writes one into the workspace (it refuses to replace a file unless overwrite=true). To send or draft "
+        "files, list their workspace paths in 'attachments'.",
+        "Sending delivers to a local test SMTP server, never to the internet.",
+        finish_tip("with these actions"),
+    ],
+)

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
-from asil.adapters.batch import batch_member, in_batch
-from asil.adapters.params import parse_function
+from asil.adapters.batch import in_batch
 from asil.adapters.thunderbird import actions as act
+from asil.adapters.thunderbird.actions import MailCall
 from asil.adapters.thunderbird.builders import build_maildir
 from asil.adapters.thunderbird.view import CONTACT_LIMIT, DEFAULT_LIMIT, build_observation
 from asil.apps.mailserver import MAIL_PASSWORD, MAIL_USER, DovecotServer, SmtpSink, dovecot_path
@@ -31,7 +31,6 @@ from asil.apps.thunderbird import ThunderbirdLost, ThunderbirdSession, thunderbi
 from asil.protocol import (
     Action,
     ActionFailed,
-    ActionSchema,
     DocumentError,
     InvalidAction,
     Observation,
@@ -59,6 +58,9 @@ def check_maildir(path: Path, document: str) -> None:
 
 class ThunderbirdAdapter(Adapter):
     """Folders, a page of messages, contacts and filters of one IMAP account."""
+
+    vocabulary = act.VOCABULARY
+    functions = act.FUNCTIONS
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  **options: Any):
@@ -164,33 +166,24 @@ class ThunderbirdAdapter(Adapter):
                                  limit=self.limit, search=self.search or None, service=service)
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
-
-    def _translate(self, action: Action) -> tuple[str, dict[str, Any], str]:
-        """(operation, its params, what) for a change; InvalidAction for anything malformed."""
-        kind = action.action_type
-        if kind == "set_value":
+    def _translate(self, action: Action) -> MailCall:
+        """The asil_mail.js operation and its params for a change (set_value or invoke_function);
+        InvalidAction for anything malformed."""
+        if action.action_type == "set_value":
             target = action.target or ""
             message, _, field = target.rpartition(".")
             if field not in ("read", "flagged") or "#" not in message or "\x00" in target:
                 raise InvalidAction(f"set_value cannot set {target!r}.",
                                     hint="Targets look like 'INBOX#12.read' or 'INBOX#12.flagged'.")
-            value = act.parse_params(act.SetValue, action.params, "set_value").value
-            params = act.parse_params(act.SetFlags, {"messages": [message], field: value}, "set_value")
-            return "flags", {"ids": params.messages, "read": params.read, "flagged": params.flagged}, "set_value"
-        if kind != "invoke_function":
-            raise InvalidAction(f"The thunderbird adapter does not take {kind!r} actions.",
-                                hint="Use invoke_function, set_value, navigate, batch, done or infeasible.")
-        name = action.target or ""
-        params = parse_function("thunderbird", act.FUNCTIONS, action.target, action.params).model_dump()
-        params = _operation_params(name, params)
-        if name in ("save_draft", "send_message"):
+            value = self.vocabulary.parse_set_value(action).value
+            flags = act.parse_params(act.SetFlags, {"messages": [message], field: value}, "set_value")
+            return act.mail_call(self.functions["set_flags"], flags)
+        op, params = act.mail_call(*self.functions.parse(action.target, action.params))
+        if op in ("draft", "send"):
             params["attachments"] = [self._attachment_file(path) for path in params["attachments"]]
-        if name == "save_attachment":
+        if op == "save_attachment":
             params["target"] = str(self._attachment_target(params["path"], params["overwrite"]))
-        return act.OPERATION[name], params, name
+        return op, params
 
     def _attachment_file(self, path: str) -> dict[str, Any]:
         """A workspace file to attach: its absolute path, name and content type; InvalidAction if unusable."""
@@ -243,36 +236,35 @@ class ThunderbirdAdapter(Adapter):
             self._call("check_attachment", {"id": params["id"], "name": params["name"]}, read_only=True)
 
     def _check(self, action: Action) -> None:
+        self.vocabulary.require_type(action)
         kind = action.action_type
         if kind == "navigate":
-            act.parse_params(act.Navigate, action.params, "navigate")
+            self.vocabulary.parse_navigate(action)
             if action.target:
                 self._call("check_folder", {"folder": action.target}, read_only=True)
             return
         if kind == "batch":
-            for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
+            for index, member in enumerate(self.vocabulary.batch(action, self.functions), start=1):
                 try:
-                    self._translate(self._batch_member(raw))
+                    self._translate(member)
                 except InvalidAction as exc:
                     raise in_batch(exc, index) from None
             return
-        op, params, _ = self._translate(action)
-        self._precheck(op, params)
+        self._precheck(*self._translate(action))
 
     def _apply(self, action: Action) -> list[str]:
         kind = action.action_type
         if kind == "navigate":
-            params = act.parse_params(act.Navigate, action.params, "navigate")
+            params = self.vocabulary.parse_navigate(action)
             if action.target and action.target != self.folder:
                 self.folder, self.offset = action.target, 0
             self.limit = params.limit or self.limit
             self.offset = params.offset if params.offset is not None else self.offset
             self.search = params.search if params.search is not None else self.search
             return []
-        if kind != "batch":
-            op, params, _ = self._translate(action)
-            return self._run(op, params)
-        return self._run_batch([self._batch_member(raw) for raw in action.params["actions"]])
+        if kind == "batch":
+            return self._run_batch(self.vocabulary.batch(action, self.functions))
+        return self._run(*self._translate(action))
 
     def _run(self, op: str, params: dict[str, Any]) -> list[str]:
         if op == "save_attachment":  # Thunderbird fetches and decodes the part; ASIL writes the file
@@ -299,7 +291,7 @@ class ThunderbirdAdapter(Adapter):
         try:
             for index, member in enumerate(members, start=1):
                 try:
-                    op, params, _ = self._translate(member)  # again: an earlier step may have made a file
+                    op, params = self._translate(member)  # again: an earlier step may have made a file
                     self._precheck(op, params)
                     if op == "save_attachment":
                         files.append(_keep_old(Path(params["target"]), snapshot / f"file-{index}"))
@@ -311,9 +303,6 @@ class ThunderbirdAdapter(Adapter):
         finally:
             shutil.rmtree(snapshot, ignore_errors=True)
         return changed
-
-    def _batch_member(self, raw: dict[str, Any]) -> Action:
-        return batch_member(raw, hint="Batch invoke_function and set_value actions.")
 
     # ------------------------------------------------------------ snapshots (batch atomicity)
     def _snapshot(self) -> Path:
@@ -459,24 +448,6 @@ def _put_back(files: list[tuple[Path, Path | None]]) -> None:
             shutil.rmtree(target, ignore_errors=True)
         else:
             target.unlink(missing_ok=True)
-
-
-def _operation_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The asil_mail.js parameters of a checked function call."""
-    if "messages" in params:
-        params["ids"] = params.pop("messages")
-    if name in ("move_messages", "copy_messages"):
-        params["move"] = name == "move_messages"
-    if name in ("add_contact", "edit_contact"):
-        contact = params.pop("contact", None)
-        params = {"fields": {k: v for k, v in params.items() if v is not None}}
-        if contact is not None:
-            params["id"] = contact.removeprefix("contact:")
-    if name == "delete_contact":
-        params = {"id": params["contact"].removeprefix("contact:")}
-    if name == "save_attachment":
-        params["id"] = params.pop("message")
-    return params
 
 
 __all__ = ["ThunderbirdAdapter"]
