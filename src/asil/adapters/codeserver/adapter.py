@@ -23,7 +23,6 @@ from asil.adapters.codeserver import state, taskrun
 from asil.adapters.codeserver.handlers import FUNCTIONS, Context, Handler
 from asil.adapters.codeserver.plan import Plan
 from asil.adapters.codeserver.view import DEFAULT_FILE_LIMIT, DEFAULT_LINE_LIMIT, Window, build_observation
-from asil.adapters.functions import AppFunction
 from asil.adapters.params import parse_params
 from asil.apps.codeserver import VERSION, CodeServerSession, code_server_path
 from asil.apps.process import ProgramFailed
@@ -162,11 +161,15 @@ class CodeServerAdapter(Adapter):
         window.limit = params.limit or window.limit
         return window
 
-    def _function(self, action: Action) -> tuple[AppFunction[Handler], Any]:
-        """The function and parsed params of a set_value or invoke_function action."""
+    def _function(self, action: Action) -> tuple[Handler, Any]:
+        """The planner and parsed params of a set_value or invoke_function action."""
         if action.action_type == "set_value":
-            return self.functions["set_setting"], self._setting_target(action)
-        return self.functions.parse(action.target or "", action.params)
+            function, params = self.functions["set_setting"], self._setting_target(action)
+        else:
+            function, params = self.functions.parse(action.target or "", action.params)
+        if function.handler is None:  # never: handlers.FUNCTIONS declares each function with its planner
+            raise TypeError(f"the code-server function {function.name!r} has no planner")
+        return function.handler, params
 
     def _setting_target(self, action: Action) -> act.SetSetting:
         scope, _, key = (action.target or "").partition(":")
@@ -189,8 +192,8 @@ class CodeServerAdapter(Adapter):
         changed: list[str] = []
         for index, member in enumerate(self.vocabulary.batch(action, self.functions) if batch else [action], start=1):
             try:
-                function, params = self._function(member)
-                changed += [c for c in handler_of(function)(plan, self.ctx, params) if c not in changed]
+                planner, params = self._function(member)
+                changed += [c for c in planner(plan, self.ctx, params) if c not in changed]
             except InvalidAction as exc:
                 if not batch:
                     raise
@@ -239,13 +242,6 @@ class CodeServerAdapter(Adapter):
         workspace.write_bytes("README.md", b"# Sample\n\nA small workspace for code-server.\n")
         workspace.write_bytes(".vscode/settings.json", b'{\n    // workspace settings\n    "editor.tabSize": 4\n}\n')
         return None
-
-
-def handler_of(function: AppFunction[Handler]) -> Handler:
-    """The planner of a function (every one is declared with it: ``handlers.FUNCTIONS``)."""
-    if function.handler is None:
-        raise TypeError(f"the code-server function {function.name!r} has no handler")
-    return function.handler
 
 
 __all__ = ["CodeServerAdapter"]

@@ -115,12 +115,18 @@ def _normal_key(key: str) -> str:
     return chord
 
 
+def _keybindings(plan: Plan, ctx: Context) -> tuple[Path, str, list[Any]]:
+    """The user keybindings.json: its path, its text and its entries, as the plan leaves them."""
+    path = ctx.places.profile.keybindings
+    text, data = _read_jsonc(plan, path, [], "keybindings.json")
+    return path, text, data
+
+
 @FUNCTIONS.function("add_keybinding", act.AddKeybinding, "Add a user keybinding (keybindings.json).",
                     acts_on="keybindings")
 def add_keybinding(plan: Plan, ctx: Context, p: act.AddKeybinding) -> list[str]:
     key = _normal_key(p.key)
-    path = ctx.places.profile.keybindings
-    text, data = _read_jsonc(plan, path, [], "keybindings.json")
+    path, text, data = _keybindings(plan, ctx)
     entry: dict[str, Any] = {"key": key, "command": p.command}
     if p.when:
         entry["when"] = p.when
@@ -142,8 +148,7 @@ def add_keybinding(plan: Plan, ctx: Context, p: act.AddKeybinding) -> list[str]:
                     acts_on="keybindings")
 def remove_keybinding(plan: Plan, ctx: Context, p: act.RemoveKeybinding) -> list[str]:
     key = _normal_key(p.key)
-    path = ctx.places.profile.keybindings
-    text, data = _read_jsonc(plan, path, [], "keybindings.json")
+    path, text, data = _keybindings(plan, ctx)
     hits = [i for i, e in enumerate(data) if isinstance(e, dict) and _same_key(e.get("key"), key)
             and e.get("command") == p.command]
     if not hits:

@@ -16,7 +16,6 @@ from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
 from asil.adapters.batch import in_batch
-from asil.adapters.functions import AppFunction
 from asil.adapters.nautilus import actions as act
 from asil.adapters.nautilus import state as st
 from asil.adapters.nautilus.layout import ensure_layout
@@ -124,8 +123,8 @@ class NautilusAdapter(Adapter):
             return
         steps = self._steps(action)  # a batch's members are checked against the state as they run
         if action.action_type == "invoke_function":
-            function, params = steps[0]
-            handler_of(function).check(self, params)
+            _, operation, params = steps[0]
+            operation.check(self, params)
 
     def _apply(self, action: Action) -> list[str]:
         if action.action_type == "navigate":
@@ -140,18 +139,18 @@ class NautilusAdapter(Adapter):
         snapshot = Snapshot(self.workspace.private(UNDO_DIR))
         changed: list[str] = []
         try:
-            for index, (function, params) in enumerate(self._steps(action), start=1):
+            for index, (name, operation, params) in enumerate(self._steps(action), start=1):
                 try:
-                    snapshot.add(handler_of(function).check(self, params))
-                    changed += [c for c in handler_of(function).apply(self, params) if c not in changed]
+                    snapshot.add(operation.check(self, params))
+                    changed += [c for c in operation.apply(self, params) if c not in changed]
                 except (InvalidAction, ActionFailed) as exc:
                     if not batch and isinstance(exc, InvalidAction):
                         raise  # refused before anything was done
-                    where = f"Batch action {index} ({function.name}): " if batch else ""
+                    where = f"Batch action {index} ({name}): " if batch else ""
                     raise type(exc)(f"{where}{exc.message} Nothing was changed.", hint=exc.hint,
                                     code=exc.code) from None
                 except OSError as exc:
-                    where = f"Batch action {index} ({function.name})" if batch else function.name
+                    where = f"Batch action {index} ({name})" if batch else name
                     raise ActionFailed(f"{where} failed: {exc.strerror or exc}. Nothing was changed.") from None
         except BaseException as exc:  # whatever went wrong, the touched paths go back as they were
             if isinstance(exc, NautilusLost):
@@ -161,17 +160,23 @@ class NautilusAdapter(Adapter):
         snapshot.discard()
         return changed
 
-    def _steps(self, action: Action) -> list[tuple[AppFunction[Operation], Any]]:
-        """The functions an invoke_function or batch action calls, with their parsed params."""
+    def _steps(self, action: Action) -> list[tuple[str, Operation, Any]]:
+        """The functions an invoke_function or batch action calls: name, operation and parsed params."""
         if action.action_type != "batch":
-            return [self.functions.parse(action.target or "", action.params)]
+            return [self._step(action)]
         steps = []
         for index, member in enumerate(self.vocabulary.batch(action, self.functions), start=1):
             try:
-                steps.append(self.functions.parse(member.target or "", member.params))
+                steps.append(self._step(member))
             except InvalidAction as exc:
                 raise in_batch(exc, index) from None
         return steps
+
+    def _step(self, action: Action) -> tuple[str, Operation, Any]:
+        function, params = self.functions.parse(action.target or "", action.params)
+        if function.handler is None:  # never: operations.operation declares each function with its operation
+            raise TypeError(f"the Nautilus function {function.name!r} has no operation")
+        return function.name, function.handler, params
 
     # ------------------------------------------------------------ persistence and life
     def save(self) -> None:
@@ -216,13 +221,6 @@ class NautilusAdapter(Adapter):
         workspace.write_bytes("docs/readme.md", b"# Readme\n")
         workspace.write_bytes("docs/guide.txt", b"step one\n")
         return None
-
-
-def handler_of(function: AppFunction[Operation]) -> Operation:
-    """The operation of a function (every one is declared with it: ``operations.operation``)."""
-    if function.handler is None:
-        raise TypeError(f"the Nautilus function {function.name!r} has no operation")
-    return function.handler
 
 
 __all__ = ["NautilusAdapter"]
