@@ -1,4 +1,5 @@
-"""The code-server action vocabulary: parameter models, the published schema, examples and tips."""
+"""The code-server action vocabulary: parameter models, examples and tips (the functions are declared
+with their handlers, in ``handlers``)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from asil.adapters.params import Params, finish_tip, function_specs
-from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
-from asil.protocol import Action, ActionSchema
+from asil.adapters.functions import Vocabulary
+from asil.adapters.params import Params, finish_tip
 
 MAX_BATCH = 50
 MAX_FILE_CHARS = 1_000_000
@@ -104,82 +104,55 @@ class Navigate(Params):
     limit: Annotated[int, Field(ge=1, le=500)] | None = None
 
 
-class Batch(Params):
-    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
-
-
-FUNCTIONS: dict[str, tuple[type[Params], str, bool]] = {
-    "set_setting": (SetSetting, "Set a user or workspace setting (checked against its declared type; the "
-                    "file's comments and layout are kept).", False),
-    "remove_setting": (RemoveSetting, "Remove a setting so its default applies again.", False),
-    "add_keybinding": (AddKeybinding, "Add a user keybinding (keybindings.json).", False),
-    "remove_keybinding": (RemoveKeybinding, "Remove the user keybindings of a key and command.", False),
-    "install_extension": (InstallExtension, "Install an extension from a .vsix file in the workspace.", False),
-    "uninstall_extension": (UninstallExtension, "Uninstall an installed extension.", True),
-    "create_file": (WriteFile, "Create a new text file (refused if it exists).", False),
-    "write_file": (WriteFile, "Replace the whole text of a file (creates it when missing).", True),
-    "replace_text": (ReplaceText, "Replace text in a file.", False),
-    "delete_file": (PathOnly, "Delete a file.", True),
-    "add_task": (AddTask, "Add a task to .vscode/tasks.json (replaces a task of the same label).", False),
-    "remove_task": (LabelOnly, "Remove a task from .vscode/tasks.json.", False),
-    "run_task": (RunTask, "Run a shell/process task confined to the workspace with a time limit; its output "
-                 "is recorded.", False),
-}
-NOT_IN_BATCH = ("run_task",)  # a task's command may change any file, so it cannot be rolled back
-
-EXAMPLES = [
-    {"action_type": "invoke_function", "target": "set_setting", "params": {"key": "editor.fontSize", "value": 16}},
-    {"action_type": "set_value", "target": "workspace:editor.tabSize", "params": {"value": 2}},
-    {"action_type": "invoke_function", "target": "set_setting",
-     "params": {"key": "editor.formatOnSave", "value": True, "language": "python"}},
-    {"action_type": "invoke_function", "target": "add_keybinding",
-     "params": {"key": "ctrl+alt+t", "command": "workbench.action.terminal.new"}},
-    {"action_type": "invoke_function", "target": "install_extension", "params": {"vsix": "hello.vsix"}},
-    {"action_type": "invoke_function", "target": "create_file",
-     "params": {"path": "src/hello.py", "content": "print('hello')\n"}},
-    {"action_type": "invoke_function", "target": "replace_text",
-     "params": {"path": "src/hello.py", "old": "hello", "new": "world"}},
-    {"action_type": "invoke_function", "target": "add_task",
-     "params": {"label": "greet", "command": "python3 src/hello.py", "group": "build"}},
-    {"action_type": "invoke_function", "target": "run_task", "params": {"label": "greet"}},
-    {"action_type": "invoke_function", "target": "uninstall_extension", "params": {"id": "asil.hello"}},
-    {"action_type": "navigate", "target": "src/hello.py"},
-    {"action_type": "navigate", "params": {"view": "files", "offset": 0, "limit": 50}},
-    {"action_type": "batch", "params": {"actions": [
+VOCABULARY = Vocabulary(
+    app="codeserver",
+    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
+    target_format="set_value: '<user|workspace>:<setting key>' (optionally '[language].' before the key); "
+    "invoke_function: a function name; navigate: a workspace file path to open, or none",
+    set_value_params=SetValue,
+    navigate_params=Navigate,
+    batch_hint="Put only set_value and invoke_function actions in a batch, and run tasks on their own (a task's "
+    "command may change any file, so it could not be undone).",
+    max_batch=MAX_BATCH,
+    examples=[
+        {"action_type": "invoke_function", "target": "set_setting", "params": {"key": "editor.fontSize", "value": 16}},
+        {"action_type": "set_value", "target": "workspace:editor.tabSize", "params": {"value": 2}},
         {"action_type": "invoke_function", "target": "set_setting",
-         "params": {"key": "files.autoSave", "value": "afterDelay"}},
-        {"action_type": "invoke_function", "target": "set_setting",
-         "params": {"key": "files.autoSaveDelay", "value": 500}}]}},
-    {"action_type": "done", "params": {"answer": "optional text answer"}},
-]
-
-TIPS = [
-    "Settings are elements 'setting:<scope>:<key>' (scope user or workspace; a language-specific value is "
-    "'setting:user:[python].editor.tabSize'). set_value on '<scope>:<key>' sets one, like set_setting.",
-    "Values are checked against the setting's declared type, range and allowed values (VS Code core settings, "
-    "bundled and installed extensions); an unknown key is refused unless allow_unknown is true.",
-    "User settings and keybindings live in code-server's private profile; workspace settings are "
-    ".vscode/settings.json and tasks .vscode/tasks.json (you may also edit those files directly).",
-    "Extensions: install_extension takes a .vsix in the workspace; elements 'extension:<publisher.name>' show "
-    "installed ones with their version.",
-    "run_task runs the task's command confined to the workspace (no network, time limit); its exit code and "
-    "output appear on the 'task:<label>' element.",
-    "Files are listed a page at a time (view 'files'); navigate with a file path as target to read it "
-    "(view 'editor', paged by lines).",
-    "A batch is atomic: if one action fails, every file it touched is restored. run_task cannot be in a batch.",
-    finish_tip(),
-]
-
-
-def build_schema() -> ActionSchema:
-    return ActionSchema(
-        app="codeserver",
-        action_types=["set_value", "invoke_function", "navigate", "batch", "done", "infeasible"],
-        target_format="set_value: '<user|workspace>:<setting key>' (optionally '[language].' before the key); "
-        "invoke_function: a function name; navigate: a workspace file path to open, or none",
-        functions=function_specs(dict(FUNCTIONS)),
-        set_value_params=SetValue.model_json_schema(),
-        navigate_params=Navigate.model_json_schema(),
-        examples=[Action.model_validate(e) for e in EXAMPLES],
-        tips=TIPS,
-    )
+         "params": {"key": "editor.formatOnSave", "value": True, "language": "python"}},
+        {"action_type": "invoke_function", "target": "add_keybinding",
+         "params": {"key": "ctrl+alt+t", "command": "workbench.action.terminal.new"}},
+        {"action_type": "invoke_function", "target": "install_extension", "params": {"vsix": "hello.vsix"}},
+        {"action_type": "invoke_function", "target": "create_file",
+         "params": {"path": "src/hello.py", "content": "print('hello')\n"}},
+        {"action_type": "invoke_function", "target": "replace_text",
+         "params": {"path": "src/hello.py", "old": "hello", "new": "world"}},
+        {"action_type": "invoke_function", "target": "add_task",
+         "params": {"label": "greet", "command": "python3 src/hello.py", "group": "build"}},
+        {"action_type": "invoke_function", "target": "run_task", "params": {"label": "greet"}},
+        {"action_type": "invoke_function", "target": "uninstall_extension", "params": {"id": "asil.hello"}},
+        {"action_type": "navigate", "target": "src/hello.py"},
+        {"action_type": "navigate", "params": {"view": "files", "offset": 0, "limit": 50}},
+        {"action_type": "batch", "params": {"actions": [
+            {"action_type": "invoke_function", "target": "set_setting",
+             "params": {"key": "files.autoSave", "value": "afterDelay"}},
+            {"action_type": "invoke_function", "target": "set_setting",
+             "params": {"key": "files.autoSaveDelay", "value": 500}}]}},
+        {"action_type": "done", "params": {"answer": "optional text answer"}},
+    ],
+    tips=[
+        "Settings are elements 'setting:<scope>:<key>' (scope user or workspace; a language-specific value is "
+        "'setting:user:[python].editor.tabSize'). set_value on '<scope>:<key>' sets one, like set_setting.",
+        "Values are checked against the setting's declared type, range and allowed values (VS Code core settings, "
+        "bundled and installed extensions); an unknown key is refused unless allow_unknown is true.",
+        "User settings and keybindings live in code-server's private profile; workspace settings are "
+        ".vscode/settings.json and tasks .vscode/tasks.json (you may also edit those files directly).",
+        "Extensions: install_extension takes a .vsix in the workspace; elements 'extension:<publisher.name>' show "
+        "installed ones with their version.",
+        "run_task runs the task's command confined to the workspace (no network, time limit); its exit code and "
+        "output appear on the 'task:<label>' element.",
+        "Files are listed a page at a time (view 'files'); navigate with a file path as target to read it "
+        "(view 'editor', paged by lines).",
+        "A batch is atomic: if one action fails, every file it touched is restored. run_task cannot be in a batch.",
+        finish_tip(),
+    ],
+)

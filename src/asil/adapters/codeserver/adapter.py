@@ -17,27 +17,25 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
+from asil.adapters.batch import in_batch
 from asil.adapters.codeserver import actions as act
 from asil.adapters.codeserver import state, taskrun
-from asil.adapters.codeserver.handlers import HANDLERS, Context
+from asil.adapters.codeserver.handlers import FUNCTIONS, Context, Handler
 from asil.adapters.codeserver.plan import Plan
 from asil.adapters.codeserver.view import DEFAULT_FILE_LIMIT, DEFAULT_LINE_LIMIT, Window, build_observation
-from asil.adapters.params import parse_function
+from asil.adapters.params import parse_params
 from asil.apps.codeserver import VERSION, CodeServerSession, code_server_path
 from asil.apps.process import ProgramFailed
 from asil.protocol import (
     Action,
     ActionFailed,
-    ActionSchema,
     AppUnavailable,
     DocumentError,
     InvalidAction,
     Observation,
-    parse_action,
 )
 from asil.workspace import Workspace
 
-NOT_IN_BATCH = ("batch", "navigate", "done", "infeasible")
 RETRY_AFTER_S = 30.0  # after a failed start, observations report it without trying again for this long
 # What VS Code's server logs when a workbench has loaded and started its extension host.
 WORKBENCH_CONNECTED = "[ExtensionHostConnection] New connection established"
@@ -52,6 +50,9 @@ def _log_text(log: Path) -> str:
 
 class CodeServerAdapter(Adapter):
     """A workspace folder open in code-server, with its user profile."""
+
+    vocabulary = act.VOCABULARY
+    functions = FUNCTIONS
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, port: int | None = None,
                  **options: Any):
@@ -119,30 +120,17 @@ class CodeServerAdapter(Adapter):
                              self.window.file)
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
-
     def _check(self, action: Action) -> None:
-        kind = action.action_type
-        if kind == "navigate":
+        self.vocabulary.require_type(action)
+        if action.action_type == "navigate":
             self._navigation(action)
-            return
-        if self._function(action)[0] == "run_task":
-            params = act.parse_params(act.RunTask, action.params, "run_task")
-            taskrun.command_line(taskrun.find_task(self._tasks(), params.label), self.workspace.root)
-            return
-        self._plan(action)
+        else:
+            self._plan(action)
 
     def _apply(self, action: Action) -> list[str]:
         if action.action_type == "navigate":
             self.window = self._navigation(action)
             return []
-        name, params = self._function(action)
-        if name == "run_task":
-            task = taskrun.find_task(self._tasks(), params.label)
-            taskrun.run(self.workspace, self.places, task, params.timeout_s)
-            return [f"task:{params.label}"]
         plan, changed = self._plan(action)
         try:
             plan.commit()
@@ -150,16 +138,12 @@ class CodeServerAdapter(Adapter):
             raise ActionFailed(exc.message, hint=exc.hint, code=exc.code) from None
         except OSError as exc:
             raise ActionFailed(f"Writing the change failed ({exc.strerror}); nothing was changed.") from None
+        for run in plan.task_runs:
+            taskrun.run(self.workspace, self.places, run.task, run.timeout_s)
         return changed
 
-    def _tasks(self) -> list[dict[str, Any]]:
-        try:
-            return state.tasks(self.places)
-        except DocumentError as exc:
-            raise InvalidAction(exc.message, hint=exc.hint, code=exc.code) from None
-
     def _navigation(self, action: Action) -> Window:
-        params = act.parse_params(act.Navigate, action.params, "navigate")
+        params = self.vocabulary.parse_navigate(action)
         window = Window(self.window.view, self.window.offset, self.window.limit, self.window.file)
         if action.target:
             path = self.workspace.resolve(action.target)
@@ -177,18 +161,15 @@ class CodeServerAdapter(Adapter):
         window.limit = params.limit or window.limit
         return window
 
-    def _function(self, action: Action) -> tuple[str, Any]:
-        """The function name and parsed params of a set_value or invoke_function action."""
+    def _function(self, action: Action) -> tuple[Handler, Any]:
+        """The planner and parsed params of a set_value or invoke_function action."""
         if action.action_type == "set_value":
-            return "set_setting", self._setting_target(action)
-        if action.action_type == "batch":
-            return "batch", None
-        if action.action_type != "invoke_function":
-            raise InvalidAction(f"The codeserver adapter does not support {action.action_type} actions.",
-                                hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
-                                code="unsupported_action")
-        name = action.target or ""
-        return name, parse_function("code-server", act.FUNCTIONS, name, action.params)
+            function, params = self.functions["set_setting"], self._setting_target(action)
+        else:
+            function, params = self.functions.parse(action.target or "", action.params)
+        if function.handler is None:  # never: handlers.FUNCTIONS declares each function with its planner
+            raise TypeError(f"the code-server function {function.name!r} has no planner")
+        return function.handler, params
 
     def _setting_target(self, action: Action) -> act.SetSetting:
         scope, _, key = (action.target or "").partition(":")
@@ -199,40 +180,25 @@ class CodeServerAdapter(Adapter):
             raise InvalidAction(f"set_value needs a target like 'user:editor.fontSize', not {action.target!r}.",
                                 hint="Targets: '<user|workspace>:<setting key>' or "
                                 "'<user|workspace>:[language].<setting key>'.")
-        value = act.parse_params(act.SetValue, action.params, "set_value").value
+        value = self.vocabulary.parse_set_value(action).value
         params = {"key": key, "value": value, "scope": scope} | ({"language": language} if language else {})
-        parsed: act.SetSetting = act.parse_params(act.SetSetting, params, "set_value")
+        parsed: act.SetSetting = parse_params(act.SetSetting, params, "set_value")
         return parsed
 
     def _plan(self, action: Action) -> tuple[Plan, list[str]]:
         """Work out the whole change (every batch member in order) without touching anything."""
         plan = Plan(self.places.profile)
-        members = [action] if action.action_type != "batch" else \
-            [self._member(raw) for raw in act.parse_params(act.Batch, action.params, "batch").actions]
+        batch = action.action_type == "batch"
         changed: list[str] = []
-        for index, member in enumerate(members, start=1):
+        for index, member in enumerate(self.vocabulary.batch(action, self.functions) if batch else [action], start=1):
             try:
-                name, params = self._function(member)
-                if name in act.NOT_IN_BATCH and action.action_type == "batch":
-                    raise InvalidAction(f"A batch cannot contain {name}: a task's command may change any file, "
-                                        "so it could not be undone.", hint="Run the task on its own.")
-                changed += [c for c in HANDLERS[name](plan, self.ctx, params) if c not in changed]
+                planner, params = self._function(member)
+                changed += [c for c in planner(plan, self.ctx, params) if c not in changed]
             except InvalidAction as exc:
-                if action.action_type != "batch":
+                if not batch:
                     raise
-                raise InvalidAction(f"Batch action {index}: {exc.message} Nothing was changed.", hint=exc.hint,
-                                    code=exc.code) from None
+                raise in_batch(exc, index, "Nothing was changed.") from None
         return plan, changed
-
-    def _member(self, raw: dict[str, Any]) -> Action:
-        try:
-            sub = parse_action(raw)
-        except InvalidAction as exc:
-            raise InvalidAction(f"A batch member is malformed: {exc.message}", hint=exc.hint) from None
-        if sub.action_type in NOT_IN_BATCH:
-            raise InvalidAction(f"A batch cannot contain {sub.action_type}.",
-                                hint="Put only set_value and invoke_function actions in a batch.")
-        return sub
 
     # ------------------------------------------------------------ persistence and life
     def save(self) -> None:

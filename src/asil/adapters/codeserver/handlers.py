@@ -1,4 +1,4 @@
-"""What each code-server function does to a :class:`Plan`; a registry keyed by function name.
+"""The code-server functions, each declared with what it does to a :class:`Plan`.
 
 Handlers validate (raising InvalidAction with one clear sentence) and record the new file texts
 or extension operations in the plan; they never touch the disk. Each returns the ids of the
@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.codeserver import actions as act
-from asil.adapters.codeserver import jsonc, settings, state, vsix
-from asil.adapters.codeserver.plan import ExtensionOp, Plan
+from asil.adapters.codeserver import jsonc, settings, state, taskrun, vsix
+from asil.adapters.codeserver.plan import ExtensionOp, Plan, TaskRun
+from asil.adapters.functions import FunctionTable
 from asil.apps.codeserver import builtin_extensions_dir
-from asil.protocol import InvalidAction
+from asil.protocol import DocumentError, InvalidAction
 from asil.workspace import Workspace
 
 MODIFIER = r"(?:(?:ctrl|shift|alt|meta|cmd|win)\+)"
@@ -34,14 +35,7 @@ class Context:
 
 
 Handler = Callable[[Plan, Context, Any], list[str]]
-HANDLERS: dict[str, Handler] = {}
-
-
-def handler(name: str) -> Callable[[Handler], Handler]:
-    def wrap(func: Handler) -> Handler:
-        HANDLERS[name] = func
-        return func
-    return wrap
+FUNCTIONS: FunctionTable[Handler] = FunctionTable("code-server")
 
 
 def setting_id(scope: str, key: str, language: str | None = None) -> str:
@@ -74,7 +68,8 @@ def _catalog(plan: Plan) -> dict[str, settings.Schema]:
     return settings.catalog(builtin_extensions_dir(), state.extension_manifests(plan.profile))
 
 
-@handler("set_setting")
+@FUNCTIONS.function("set_setting", act.SetSetting, "Set a user or workspace setting (checked against its declared type; the "
+                    "file's comments and layout are kept).", acts_on="settings")
 def set_setting(plan: Plan, ctx: Context, p: act.SetSetting) -> list[str]:
     where = f"the {p.scope} settings"
     settings.check_setting(p.key, p.value, _catalog(plan), p.allow_unknown, where)
@@ -90,7 +85,8 @@ def set_setting(plan: Plan, ctx: Context, p: act.SetSetting) -> list[str]:
     return [setting_id(p.scope, p.key, p.language)]
 
 
-@handler("remove_setting")
+@FUNCTIONS.function("remove_setting", act.RemoveSetting, "Remove a setting so its default applies again.",
+                    acts_on="settings")
 def remove_setting(plan: Plan, ctx: Context, p: act.RemoveSetting) -> list[str]:
     path = ctx.places.settings_file(p.scope)
     text, data = _read_jsonc(plan, path, {}, f"The {p.scope} settings.json")
@@ -119,11 +115,18 @@ def _normal_key(key: str) -> str:
     return chord
 
 
-@handler("add_keybinding")
-def add_keybinding(plan: Plan, ctx: Context, p: act.AddKeybinding) -> list[str]:
-    key = _normal_key(p.key)
+def _keybindings(plan: Plan, ctx: Context) -> tuple[Path, str, list[Any]]:
+    """The user keybindings.json: its path, its text and its entries, as the plan leaves them."""
     path = ctx.places.profile.keybindings
     text, data = _read_jsonc(plan, path, [], "keybindings.json")
+    return path, text, data
+
+
+@FUNCTIONS.function("add_keybinding", act.AddKeybinding, "Add a user keybinding (keybindings.json).",
+                    acts_on="keybindings")
+def add_keybinding(plan: Plan, ctx: Context, p: act.AddKeybinding) -> list[str]:
+    key = _normal_key(p.key)
+    path, text, data = _keybindings(plan, ctx)
     entry: dict[str, Any] = {"key": key, "command": p.command}
     if p.when:
         entry["when"] = p.when
@@ -141,11 +144,11 @@ def add_keybinding(plan: Plan, ctx: Context, p: act.AddKeybinding) -> list[str]:
     return [keybinding_id(key, p.command)]
 
 
-@handler("remove_keybinding")
+@FUNCTIONS.function("remove_keybinding", act.RemoveKeybinding, "Remove the user keybindings of a key and command.",
+                    acts_on="keybindings")
 def remove_keybinding(plan: Plan, ctx: Context, p: act.RemoveKeybinding) -> list[str]:
     key = _normal_key(p.key)
-    path = ctx.places.profile.keybindings
-    text, data = _read_jsonc(plan, path, [], "keybindings.json")
+    path, text, data = _keybindings(plan, ctx)
     hits = [i for i, e in enumerate(data) if isinstance(e, dict) and _same_key(e.get("key"), key)
             and e.get("command") == p.command]
     if not hits:
@@ -162,7 +165,8 @@ def _same_key(found: Any, key: str) -> bool:
 
 
 # ---------------------------------------------------------------- extensions
-@handler("install_extension")
+@FUNCTIONS.function("install_extension", act.InstallExtension, "Install an extension from a .vsix file in the workspace.",
+                    acts_on="extensions")
 def install_extension(plan: Plan, ctx: Context, p: act.InstallExtension) -> list[str]:
     path = ctx.workspace.resolve(p.vsix)
     info = vsix.inspect(path, repr(p.vsix))
@@ -174,7 +178,8 @@ def install_extension(plan: Plan, ctx: Context, p: act.InstallExtension) -> list
     return [f"extension:{info.id}"]
 
 
-@handler("uninstall_extension")
+@FUNCTIONS.function("uninstall_extension", act.UninstallExtension, "Uninstall an installed extension.",
+                    destructive=True, acts_on="extensions")
 def uninstall_extension(plan: Plan, ctx: Context, p: act.UninstallExtension) -> list[str]:
     ident = p.id.lower()
     installed = plan.extensions()
@@ -206,7 +211,7 @@ def _put(plan: Plan, ctx: Context, path: Path, text: str) -> list[str]:
     return [f"file:{relative}"]
 
 
-@handler("create_file")
+@FUNCTIONS.function("create_file", act.WriteFile, "Create a new text file (refused if it exists).", acts_on="files")
 def create_file(plan: Plan, ctx: Context, p: act.WriteFile) -> list[str]:
     path = _file(ctx, p.path)
     if plan.exists(path) or path.exists():
@@ -215,14 +220,15 @@ def create_file(plan: Plan, ctx: Context, p: act.WriteFile) -> list[str]:
     return _put(plan, ctx, path, p.content)
 
 
-@handler("write_file")
+@FUNCTIONS.function("write_file", act.WriteFile, "Replace the whole text of a file (creates it when missing).",
+                    destructive=True, acts_on="files")
 def write_file(plan: Plan, ctx: Context, p: act.WriteFile) -> list[str]:
     path = _file(ctx, p.path)
     plan.read(path, repr(p.path))  # refuses folders and binary files
     return _put(plan, ctx, path, p.content)
 
 
-@handler("replace_text")
+@FUNCTIONS.function("replace_text", act.ReplaceText, "Replace text in a file.", acts_on="files")
 def replace_text(plan: Plan, ctx: Context, p: act.ReplaceText) -> list[str]:
     path = _file(ctx, p.path)
     if not plan.exists(path):
@@ -239,7 +245,7 @@ def replace_text(plan: Plan, ctx: Context, p: act.ReplaceText) -> list[str]:
     return _put(plan, ctx, path, text.replace(p.old, p.new))
 
 
-@handler("delete_file")
+@FUNCTIONS.function("delete_file", act.PathOnly, "Delete a file.", destructive=True, acts_on="files")
 def delete_file(plan: Plan, ctx: Context, p: act.PathOnly) -> list[str]:
     path = _file(ctx, p.path)
     if not plan.exists(path):
@@ -249,7 +255,8 @@ def delete_file(plan: Plan, ctx: Context, p: act.PathOnly) -> list[str]:
 
 
 # ---------------------------------------------------------------- tasks.json
-@handler("add_task")
+@FUNCTIONS.function("add_task", act.AddTask, "Add a task to .vscode/tasks.json (replaces a task of the same label).",
+                    acts_on="tasks")
 def add_task(plan: Plan, ctx: Context, p: act.AddTask) -> list[str]:
     path = ctx.places.tasks_file
     text, data = _read_jsonc(plan, path, {}, state.WORKSPACE_TASKS)
@@ -283,7 +290,7 @@ def _put_task(text: str, listed: list[Any], entry: dict[str, Any]) -> tuple[str,
     return jsonc.append_entry(text, array, None, entry, unit), [*listed, entry]
 
 
-@handler("remove_task")
+@FUNCTIONS.function("remove_task", act.LabelOnly, "Remove a task from .vscode/tasks.json.", acts_on="tasks")
 def remove_task(plan: Plan, ctx: Context, p: act.LabelOnly) -> list[str]:
     path = ctx.places.tasks_file
     text, data = _read_jsonc(plan, path, {}, state.WORKSPACE_TASKS)
@@ -296,4 +303,18 @@ def remove_task(plan: Plan, ctx: Context, p: act.LabelOnly) -> list[str]:
         text = jsonc.remove_entry(text, array, index)
     data["tasks"] = [t for i, t in enumerate(listed) if i not in hits]
     _write_checked(plan, path, text, data, state.WORKSPACE_TASKS)
+    return [f"task:{p.label}"]
+
+
+# ---------------------------------------------------------------- running a task
+@FUNCTIONS.function("run_task", act.RunTask, "Run a shell/process task confined to the workspace with a time limit; its "
+                    "output is recorded.", acts_on="tasks", batch=False)  # a task's command may change any file
+def run_task(plan: Plan, ctx: Context, p: act.RunTask) -> list[str]:
+    try:
+        tasks = state.tasks(ctx.places)
+    except DocumentError as exc:
+        raise InvalidAction(exc.message, hint=exc.hint, code=exc.code) from None
+    task = taskrun.find_task(tasks, p.label)
+    taskrun.command_line(task, ctx.workspace.root)  # refuses a task that cannot run here
+    plan.task_runs.append(TaskRun(task, p.timeout_s))
     return [f"task:{p.label}"]

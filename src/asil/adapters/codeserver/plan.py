@@ -1,7 +1,8 @@
 """A plan of changes: file texts and extension operations, worked out before anything is touched.
 
 Every action (and every action of a batch, in order) is first applied to a ``Plan`` — an overlay
-of file texts over the disk plus the list of extensions to install or remove. Validation is
+of file texts over the disk plus the list of extensions to install or remove (and of tasks to run,
+which the adapter does after committing). Validation is
 planning without committing. Committing snapshots what it will touch, runs the extension
 operations through code-server's CLI, writes the files atomically, and on any failure puts every
 snapshot back, so a failed action or batch leaves the state as it was.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from asil.adapters.codeserver import state
 from asil.apps.codeserver import Profile, run_cli
@@ -29,10 +31,17 @@ class ExtensionOp:
 
 
 @dataclass
+class TaskRun:
+    task: dict[str, Any]  # the task's entry in tasks.json
+    timeout_s: float
+
+
+@dataclass
 class Plan:
     profile: Profile
     texts: dict[Path, str | None] = field(default_factory=dict)  # None: delete the file
     extension_ops: list[ExtensionOp] = field(default_factory=list)
+    task_runs: list[TaskRun] = field(default_factory=list)  # run after the commit; a run cannot be undone
     installed: dict[str, str] | None = None  # id -> version as the plan leaves it
 
     # ---- the overlay

@@ -1,13 +1,14 @@
-"""The Nautilus action vocabulary: parameter models, the published schema, examples and tips."""
+"""The Nautilus action vocabulary: parameter models, examples and tips (the functions are declared
+with their operations, in ``operations``)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import NoParams, Params, finish_tip, function_specs
-from asil.protocol import Action, ActionSchema
+from asil.adapters.functions import Vocabulary
+from asil.adapters.params import Params, finish_tip
 
 MAX_BATCH = 50
 MAX_PATHS = 100
@@ -57,7 +58,6 @@ class Restore(Params):
         return self
 
 
-
 class Compress(Params):
     paths: Paths
     archive: ArchivePath
@@ -84,84 +84,54 @@ class Navigate(Params):
     limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] | None = None
 
 
-class Batch(Params):
-    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
-
-
-FUNCTIONS: dict[str, tuple[type[Params], str, bool]] = {
-    "create_file": (CreateFile, "Create a new file with text content (optional mode); its folder must exist.", False),
-    "create_folder": (PathOnly, "Create a new folder (Nautilus); its parent must exist.", False),
-    "copy": (Transfer, "Copy files/folders into an existing folder (Nautilus); names must be free there.", False),
-    "move": (Transfer, "Move files/folders into an existing folder (Nautilus); names must be free there.", False),
-    "rename": (Rename, "Rename a file or folder in place (Nautilus).", False),
-    "trash": (PathList, "Move files/folders to the trash (Nautilus); they can be restored.", False),
-    "restore": (Restore, "Restore a trashed item to its original path (recreating its folder); that path must be free.", False),
-    "delete_permanently": (PathList, "Delete files/folders for good, without the trash.", True),
-    "empty_trash": (NoParams, "Delete everything in the trash for good (Nautilus).", True),
-    "compress": (Compress, "Pack files/folders into a new .zip, .tar, .tar.gz or .tgz archive.", False),
-    "extract": (Extract, "Unpack a .zip/.tar/.tar.gz/.tgz archive into a folder; existing files are never "
-                "overwritten.", False),
-    "set_permissions": (SetPermissions, "Set a file's or folder's permission bits (octal).", False),
-    "bookmark": (BookmarkFolder, "Add a folder to Nautilus's bookmarks (sidebar), with an optional label.", False),
-    "remove_bookmark": (PathOnly, "Remove a folder's bookmark.", False),
-    "show_folder": (PathOnly, "Open a folder in a Nautilus window.", False),
-    "show_items": (PathList, "Open Nautilus windows showing these items selected in their folders.", False),
-}
-# Functions that change nothing on disk (they only open windows).
-VIEW_ONLY = ("show_folder", "show_items")
-
-EXAMPLES = [
-    {"action_type": "invoke_function", "target": "create_folder", "params": {"path": "archive"}},
-    {"action_type": "invoke_function", "target": "create_file",
-     "params": {"path": "docs/todo.txt", "content": "buy milk\n", "mode": "0644"}},
-    {"action_type": "invoke_function", "target": "copy", "params": {"sources": ["notes.txt"], "destination": "archive"}},
-    {"action_type": "invoke_function", "target": "rename", "params": {"path": "archive/notes.txt",
-                                                                       "new_name": "notes-old.txt"}},
-    {"action_type": "invoke_function", "target": "move", "params": {"sources": ["docs/todo.txt"],
-                                                                     "destination": "archive"}},
-    {"action_type": "invoke_function", "target": "set_permissions", "params": {"path": "archive/todo.txt",
-                                                                                "mode": "0600"}},
-    {"action_type": "invoke_function", "target": "trash", "params": {"paths": ["notes.txt"]}},
-    {"action_type": "invoke_function", "target": "restore", "params": {"path": "notes.txt"}},
-    {"action_type": "invoke_function", "target": "compress", "params": {"paths": ["docs"], "archive": "docs.zip"}},
-    {"action_type": "invoke_function", "target": "extract", "params": {"archive": "docs.zip", "destination": "unpacked"}},
-    {"action_type": "invoke_function", "target": "delete_permanently", "params": {"paths": ["unpacked"]}},
-    {"action_type": "invoke_function", "target": "bookmark", "params": {"path": "archive", "label": "Archive"}},
-    {"action_type": "invoke_function", "target": "show_folder", "params": {"path": "archive"}},
-    {"action_type": "invoke_function", "target": "show_items", "params": {"paths": ["archive/todo.txt"]}},
-    {"action_type": "batch", "params": {"actions": [
-        {"action_type": "invoke_function", "target": "create_folder", "params": {"path": "reports"}},
-        {"action_type": "invoke_function", "target": "create_file", "params": {"path": "reports/q1.txt",
-                                                                               "content": "Q1\n"}},
-        {"action_type": "invoke_function", "target": "trash", "params": {"paths": ["docs.zip"]}}]}},
-    {"action_type": "invoke_function", "target": "empty_trash", "params": {}},
-    {"action_type": "navigate", "params": {"folder": "archive", "offset": 0, "limit": 50}},
-    {"action_type": "done", "params": {"answer": "optional text answer"}},
-]
-
-TIPS = [
-    "Every path is relative to the workspace root ('.' is the root itself); '..', absolute paths and symlinks "
-    "leading out are refused. Elements are the tree's entries (id = path), trash items (id 'trash:<name>', "
-    "value = original path) and bookmarks (id 'bookmark:<path>').",
-    "copy and move put the sources INTO destination under their own names; to copy under a new name, copy "
-    "then rename. Nothing is ever overwritten: a name already taken is refused.",
-    "trash is undoable with restore (by original path or trash item); delete_permanently and empty_trash "
-    "are destructive and cannot be undone.",
-    "Modes are octal strings such as '0644' (rw-r--r--) or '0755'; a folder must keep its owner's rwx bits.",
-    "A batch is atomic: if one action fails, every path it touched (and the trash and bookmarks) is put back.",
-    "The tree is shown a page at a time, depth first: navigate with params.folder/offset/limit "
-    "(limit at most 200).",
-    finish_tip(),
-]
-
-
-def build_schema() -> ActionSchema:
-    return ActionSchema(
-        app="nautilus",
-        action_types=["invoke_function", "navigate", "batch", "done", "infeasible"],
-        target_format="invoke_function: a function name (paths go in params); navigate: none",
-        functions=function_specs(dict(FUNCTIONS)),
-        navigate_params=Navigate.model_json_schema(),
-        examples=[Action.model_validate(e) for e in EXAMPLES],
-        tips=TIPS,
-    )
+VOCABULARY = Vocabulary(
+    app="nautilus",
+    action_types=("invoke_function", "navigate", "batch", "done", "infeasible"),
+    target_format="invoke_function: a function name (paths go in params); navigate: none",
+    navigate_params=Navigate,
+    batch_members=("invoke_function",),
+    batch_hint="Put only invoke_function actions in a batch.",
+    max_batch=MAX_BATCH,
+    examples=[
+        {"action_type": "invoke_function", "target": "create_folder", "params": {"path": "archive"}},
+        {"action_type": "invoke_function", "target": "create_file",
+         "params": {"path": "docs/todo.txt", "content": "buy milk\n", "mode": "0644"}},
+        {"action_type": "invoke_function", "target": "copy", "params": {"sources": ["notes.txt"], "destination": "archive"}},
+        {"action_type": "invoke_function", "target": "rename", "params": {"path": "archive/notes.txt",
+                                                                           "new_name": "notes-old.txt"}},
+        {"action_type": "invoke_function", "target": "move", "params": {"sources": ["docs/todo.txt"],
+                                                                         "destination": "archive"}},
+        {"action_type": "invoke_function", "target": "set_permissions", "params": {"path": "archive/todo.txt",
+                                                                                    "mode": "0600"}},
+        {"action_type": "invoke_function", "target": "trash", "params": {"paths": ["notes.txt"]}},
+        {"action_type": "invoke_function", "target": "restore", "params": {"path": "notes.txt"}},
+        {"action_type": "invoke_function", "target": "compress", "params": {"paths": ["docs"], "archive": "docs.zip"}},
+        {"action_type": "invoke_function", "target": "extract", "params": {"archive": "docs.zip", "destination": "unpacked"}},
+        {"action_type": "invoke_function", "target": "delete_permanently", "params": {"paths": ["unpacked"]}},
+        {"action_type": "invoke_function", "target": "bookmark", "params": {"path": "archive", "label": "Archive"}},
+        {"action_type": "invoke_function", "target": "show_folder", "params": {"path": "archive"}},
+        {"action_type": "invoke_function", "target": "show_items", "params": {"paths": ["archive/todo.txt"]}},
+        {"action_type": "batch", "params": {"actions": [
+            {"action_type": "invoke_function", "target": "create_folder", "params": {"path": "reports"}},
+            {"action_type": "invoke_function", "target": "create_file", "params": {"path": "reports/q1.txt",
+                                                                                   "content": "Q1\n"}},
+            {"action_type": "invoke_function", "target": "trash", "params": {"paths": ["docs.zip"]}}]}},
+        {"action_type": "invoke_function", "target": "empty_trash", "params": {}},
+        {"action_type": "navigate", "params": {"folder": "archive", "offset": 0, "limit": 50}},
+        {"action_type": "done", "params": {"answer": "optional text answer"}},
+    ],
+    tips=[
+        "Every path is relative to the workspace root ('.' is the root itself); '..', absolute paths and symlinks "
+        "leading out are refused. Elements are the tree's entries (id = path), trash items (id 'trash:<name>', "
+        "value = original path) and bookmarks (id 'bookmark:<path>').",
+        "copy and move put the sources INTO destination under their own names; to copy under a new name, copy "
+        "then rename. Nothing is ever overwritten: a name already taken is refused.",
+        "trash is undoable with restore (by original path or trash item); delete_permanently and empty_trash "
+        "are destructive and cannot be undone.",
+        "Modes are octal strings such as '0644' (rw-r--r--) or '0755'; a folder must keep its owner's rwx bits.",
+        "A batch is atomic: if one action fails, every path it touched (and the trash and bookmarks) is put back.",
+        "The tree is shown a page at a time, depth first: navigate with params.folder/offset/limit "
+        "(limit at most 200).",
+        finish_tip(),
+    ],
+)

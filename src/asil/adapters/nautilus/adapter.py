@@ -15,20 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
-from asil.adapters.batch import batch_member, in_batch
+from asil.adapters.batch import in_batch
 from asil.adapters.nautilus import actions as act
 from asil.adapters.nautilus import state as st
 from asil.adapters.nautilus.layout import ensure_layout
-from asil.adapters.nautilus.operations import OPERATIONS, open_locations
+from asil.adapters.nautilus.operations import FUNCTIONS, Operation, open_locations, show_folder
 from asil.adapters.nautilus.paths import PathGuard
 from asil.adapters.nautilus.snapshot import Snapshot
 from asil.adapters.nautilus.view import DEFAULT_LIMIT, build_observation
-from asil.adapters.params import parse_function, parse_params
 from asil.apps.nautilus import CALL_TIMEOUT_S, NautilusLost, NautilusSession, missing_programs
 from asil.protocol import (
     Action,
     ActionFailed,
-    ActionSchema,
     AppUnavailable,
     DocumentError,
     InvalidAction,
@@ -43,6 +41,9 @@ OBSERVE_TIMEOUT_S = 2.0  # an observation waits at most this long for Nautilus's
 
 class NautilusAdapter(Adapter):
     """The workspace tree (ids = relative paths), trash items ('trash:<name>') and bookmarks ('bookmark:<path>')."""
+
+    vocabulary = act.VOCABULARY
+    functions = FUNCTIONS
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  call_timeout_s: float = CALL_TIMEOUT_S, op_timeout_s: float = 15.0, **options: Any):
@@ -113,30 +114,21 @@ class NautilusAdapter(Adapter):
                                  nautilus=self._nautilus_state())
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
-
     def _check(self, action: Action) -> None:
-        kind = action.action_type
-        if kind == "navigate":
-            params = parse_params(act.Navigate, action.params, "navigate")
+        self.vocabulary.require_type(action)
+        if action.action_type == "navigate":
+            params = self.vocabulary.parse_navigate(action)
             if params.folder is not None:
                 self.guard.existing(params.folder, root_ok=True, kind="folder")
             return
-        if kind == "batch":
-            for index, raw in enumerate(parse_params(act.Batch, action.params, "batch").actions, start=1):
-                try:
-                    self._parse(self._batch_member(raw))  # state is checked step by step when it runs
-                except InvalidAction as exc:
-                    raise in_batch(exc, index) from None
-            return
-        name, params = self._parse(action)
-        OPERATIONS[name].check(self, params)
+        steps = self._steps(action)  # a batch's members are checked against the state as they run
+        if action.action_type == "invoke_function":
+            _, operation, params = steps[0]
+            operation.check(self, params)
 
     def _apply(self, action: Action) -> list[str]:
         if action.action_type == "navigate":
-            params = parse_params(act.Navigate, action.params, "navigate")
+            params = self.vocabulary.parse_navigate(action)
             if params.folder is not None:
                 self.folder = self.guard.relative(self.guard.existing(params.folder, root_ok=True, kind="folder"))
                 self.offset = 0
@@ -144,15 +136,13 @@ class NautilusAdapter(Adapter):
             self.limit = params.limit or self.limit
             return []
         batch = action.action_type == "batch"
-        steps = [self._parse(self._batch_member(raw)) for raw in action.params["actions"]] if batch \
-            else [self._parse(action)]
         snapshot = Snapshot(self.workspace.private(UNDO_DIR))
         changed: list[str] = []
         try:
-            for index, (name, params) in enumerate(steps, start=1):
+            for index, (name, operation, params) in enumerate(self._steps(action), start=1):
                 try:
-                    snapshot.add(OPERATIONS[name].check(self, params))
-                    changed += [c for c in OPERATIONS[name].apply(self, params) if c not in changed]
+                    snapshot.add(operation.check(self, params))
+                    changed += [c for c in operation.apply(self, params) if c not in changed]
                 except (InvalidAction, ActionFailed) as exc:
                     if not batch and isinstance(exc, InvalidAction):
                         raise  # refused before anything was done
@@ -170,16 +160,23 @@ class NautilusAdapter(Adapter):
         snapshot.discard()
         return changed
 
-    def _batch_member(self, raw: dict[str, Any]) -> Action:
-        return batch_member(raw, hint="Put only invoke_function actions in a batch.", allowed=("invoke_function",))
+    def _steps(self, action: Action) -> list[tuple[str, Operation, Any]]:
+        """The functions an invoke_function or batch action calls: name, operation and parsed params."""
+        if action.action_type != "batch":
+            return [self._step(action)]
+        steps = []
+        for index, member in enumerate(self.vocabulary.batch(action, self.functions), start=1):
+            try:
+                steps.append(self._step(member))
+            except InvalidAction as exc:
+                raise in_batch(exc, index) from None
+        return steps
 
-    def _parse(self, action: Action) -> tuple[str, Any]:
-        if action.action_type != "invoke_function":
-            raise InvalidAction(f"The nautilus adapter does not take {action.action_type} actions.",
-                                hint="Use invoke_function, navigate, batch, done or infeasible.",
-                                code="unsupported_action")
-        name = action.target or ""
-        return name, parse_function("Nautilus", act.FUNCTIONS, name, action.params)
+    def _step(self, action: Action) -> tuple[str, Operation, Any]:
+        function, params = self.functions.parse(action.target or "", action.params)
+        if function.handler is None:  # never: operations.operation declares each function with its operation
+            raise TypeError(f"the Nautilus function {function.name!r} has no operation")
+        return function.name, function.handler, params
 
     # ------------------------------------------------------------ persistence and life
     def save(self) -> None:
@@ -194,7 +191,7 @@ class NautilusAdapter(Adapter):
             raise ActionFailed("Rendering Nautilus needs Pillow.", hint="pip install 'asil[nautilus]'") from None
         session = self.nautilus()
         if not open_locations(session):
-            OPERATIONS["show_folder"].apply(self, act.PathOnly(path=self.folder))
+            show_folder(self, act.PathOnly(path=self.folder))
             time.sleep(RENDER_SETTLE_S)  # the new window lists the folder asynchronously
         if session.display is None or not session.alive:
             raise ActionFailed("Nautilus stopped while it was being rendered.", hint="Try again: it restarts.")

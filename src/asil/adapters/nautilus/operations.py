@@ -1,5 +1,5 @@
-"""What each function does: a check against the current state (naming the paths it may touch) and
-the work itself. File operations go through Nautilus over D-Bus; the rest (new files, restore,
+"""The Nautilus functions, each declared with what it does: a check against the current state (naming
+the paths it may touch) and the work itself. File operations go through Nautilus over D-Bus; the rest (new files, restore,
 permanent deletion, archives, modes, bookmarks) through the file system, following the same
 FreeDesktop formats Nautilus uses, because Nautilus offers no D-Bus method for them (or asks for
 confirmation in a dialog).
@@ -17,16 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from asil.adapters.functions import AppFunction, FunctionTable
 from asil.adapters.nautilus import actions as act
 from asil.adapters.nautilus import archives
 from asil.adapters.nautilus import state as st
 from asil.adapters.nautilus.layout import bookmarks_file, trash_folder
 from asil.adapters.nautilus.paths import PathGuard
 from asil.adapters.nautilus.snapshot import remove
-from asil.adapters.params import NoParams
+from asil.adapters.params import NoParams, Params
 from asil.apps.nautilus import FILE_MANAGER, FILE_OPS, NautilusLost, NautilusSession
 from asil.protocol import ActionFailed, InvalidAction
-from asil.registry import Registry
 
 
 class Context(Protocol):
@@ -38,20 +38,29 @@ class Context(Protocol):
     def nautilus(self) -> NautilusSession: ...
 
 
+Check = Callable[[Context, Any], list[Path]]  # raise InvalidAction; return the paths it may change
+Apply = Callable[[Context, Any], list[str]]  # do it; return changed element ids
+
+
 @dataclass(frozen=True)
 class Operation:
-    check: Callable[[Context, Any], list[Path]]  # raise InvalidAction; return the paths it may change
-    apply: Callable[[Context, Any], list[str]]  # do it; return changed element ids
+    """What a function does: a check against the current state, then the work."""
+
+    check: Check
+    apply: Apply
 
 
-OPERATIONS: Registry[Operation] = Registry("nautilus function")
+FUNCTIONS: FunctionTable[Operation] = FunctionTable("Nautilus")
 
 
-def operation(name: str, check: Callable[[Context, Any], list[Path]]) -> Callable[[Callable[[Context, Any], list[str]]],
-                                                                                 Callable[[Context, Any], list[str]]]:
-    def wrap(apply: Callable[[Context, Any], list[str]]) -> Callable[[Context, Any], list[str]]:
-        OPERATIONS.add(name, Operation(check, apply))
+def operation(name: str, params: type[Params], description: str, *, check: Check,
+              **options: Any) -> Callable[[Apply], Apply]:
+    """Declare the function ``name``: ``check``, then the decorated ``apply``, as its operation."""
+
+    def wrap(apply: Apply) -> Apply:
+        FUNCTIONS.add(name, AppFunction(name, params, description, handler=Operation(check, apply), **options))
         return apply
+
     return wrap
 
 
@@ -85,7 +94,8 @@ def _check_create(ctx: Context, p: Any) -> list[Path]:
     return [ctx.guard.free(ctx.guard.locate(p.path), p.path)]
 
 
-@operation("create_file", _check_create)
+@operation("create_file", act.CreateFile, "Create a new file with text content (optional mode); its folder must exist.",
+           check=_check_create, acts_on="file")
 def create_file(ctx: Context, p: act.CreateFile) -> list[str]:
     from asil.workspace import atomic_write
 
@@ -95,7 +105,8 @@ def create_file(ctx: Context, p: act.CreateFile) -> list[str]:
     return [ctx.guard.relative(path)]
 
 
-@operation("create_folder", _check_create)
+@operation("create_folder", act.PathOnly, "Create a new folder (Nautilus); its parent must exist.",
+           check=_check_create, acts_on="folder")
 def create_folder(ctx: Context, p: act.PathOnly) -> list[str]:
     path = ctx.guard.locate(p.path)
     ctx.nautilus().call(FILE_OPS, "CreateFolder", "ssa{sv}", (uri(path.parent), path.name, {}))
@@ -145,12 +156,14 @@ def _transfer(ctx: Context, p: act.Transfer, method: str) -> list[str]:
     return changed + ([ctx.guard.relative(s) for s in sources] if moving else [])
 
 
-@operation("copy", _check_copy)
+@operation("copy", act.Transfer, "Copy files/folders into an existing folder (Nautilus); names must be free there.",
+           check=_check_copy, acts_on="paths")
 def copy(ctx: Context, p: act.Transfer) -> list[str]:
     return _transfer(ctx, p, "CopyURIs")
 
 
-@operation("move", _check_move)
+@operation("move", act.Transfer, "Move files/folders into an existing folder (Nautilus); names must be free there.",
+           check=_check_move, acts_on="paths")
 def move(ctx: Context, p: act.Transfer) -> list[str]:
     return _transfer(ctx, p, "MoveURIs")
 
@@ -170,7 +183,8 @@ def _check_rename(ctx: Context, p: act.Rename) -> list[Path]:
     return list(_renamed(ctx, p))
 
 
-@operation("rename", _check_rename)
+@operation("rename", act.Rename, "Rename a file or folder in place (Nautilus).",
+           check=_check_rename, acts_on="paths")
 def rename(ctx: Context, p: act.Rename) -> list[str]:
     path, target = _renamed(ctx, p)
     if path == target:
@@ -185,7 +199,8 @@ def _check_trash(ctx: Context, p: act.PathList) -> list[Path]:
     return [*ctx.guard.distinct(p.paths), trash_folder(ctx.guard.root)]
 
 
-@operation("trash", _check_trash)
+@operation("trash", act.PathList, "Move files/folders to the trash (Nautilus); they can be restored.",
+           check=_check_trash, acts_on="trash")
 def trash(ctx: Context, p: act.PathList) -> list[str]:
     paths = ctx.guard.distinct(p.paths)
     before = {i.name for i in st.trash_items(ctx.guard.root)}
@@ -234,7 +249,8 @@ def _check_restore(ctx: Context, p: act.Restore) -> list[Path]:
     return [_first_missing(target), trash_folder(ctx.guard.root)]
 
 
-@operation("restore", _check_restore)
+@operation("restore", act.Restore, "Restore a trashed item to its original path (recreating its folder); that path "
+           "must be free.", check=_check_restore, acts_on="trash")
 def restore(ctx: Context, p: act.Restore) -> list[str]:
     # Done as the FreeDesktop trash spec defines it (rename the kept file back, drop its .trashinfo),
     # not with `gio trash --restore`: that failed with "Operation not supported" on legal names such
@@ -251,7 +267,8 @@ def _check_delete(ctx: Context, p: act.PathList) -> list[Path]:
     return ctx.guard.distinct(p.paths)
 
 
-@operation("delete_permanently", _check_delete)
+@operation("delete_permanently", act.PathList, "Delete files/folders for good, without the trash.",
+           check=_check_delete, destructive=True, acts_on="paths")
 def delete_permanently(ctx: Context, p: act.PathList) -> list[str]:
     # Nautilus's DeleteURIs always asks for confirmation in a dialog, so this is done directly.
     paths = ctx.guard.distinct(p.paths)
@@ -264,7 +281,8 @@ def _check_empty(ctx: Context, p: NoParams) -> list[Path]:
     return [trash_folder(ctx.guard.root)]
 
 
-@operation("empty_trash", _check_empty)
+@operation("empty_trash", NoParams, "Delete everything in the trash for good (Nautilus).",
+           check=_check_empty, destructive=True, acts_on="trash")
 def empty_trash(ctx: Context, p: NoParams) -> list[str]:
     items = st.trash_items(ctx.guard.root)
     if not items:
@@ -292,7 +310,8 @@ def _check_compress(ctx: Context, p: act.Compress) -> list[Path]:
     return [archive]
 
 
-@operation("compress", _check_compress)
+@operation("compress", act.Compress, "Pack files/folders into a new .zip, .tar, .tar.gz or .tgz archive.",
+           check=_check_compress, acts_on="archive")
 def compress(ctx: Context, p: act.Compress) -> list[str]:
     archive = ctx.guard.locate(p.archive)
     archives.pack(ctx.guard.distinct(p.paths), archive)
@@ -311,7 +330,8 @@ def _check_extract(ctx: Context, p: act.Extract) -> list[Path]:
     return [folder] if not folder.exists() else [folder / top for top in tops]
 
 
-@operation("extract", _check_extract)
+@operation("extract", act.Extract, "Unpack a .zip/.tar/.tar.gz/.tgz archive into a folder; existing files are "
+           "never overwritten.", check=_check_extract, acts_on="paths")
 def extract(ctx: Context, p: act.Extract) -> list[str]:
     folder = ctx.guard.locate(p.destination, root_ok=True)
     tops = archives.unpack(ctx.guard.existing(p.archive, kind="file"), folder)
@@ -329,7 +349,8 @@ def _check_mode(ctx: Context, p: act.SetPermissions) -> list[Path]:
     return [path]
 
 
-@operation("set_permissions", _check_mode)
+@operation("set_permissions", act.SetPermissions, "Set a file's or folder's permission bits (octal).",
+           check=_check_mode, acts_on="mode")
 def set_permissions(ctx: Context, p: act.SetPermissions) -> list[str]:
     path = ctx.guard.existing(p.path)
     path.chmod(int(p.mode, 8))
@@ -344,7 +365,8 @@ def _check_bookmark(ctx: Context, p: act.BookmarkFolder) -> list[Path]:
     return [bookmarks_file(ctx.guard.root)]
 
 
-@operation("bookmark", _check_bookmark)
+@operation("bookmark", act.BookmarkFolder, "Add a folder to Nautilus's bookmarks (sidebar), with an optional label.",
+           check=_check_bookmark, acts_on="bookmarks")
 def bookmark(ctx: Context, p: act.BookmarkFolder) -> list[str]:
     # GTK keeps bookmarks in this file and Nautilus watches it; there is no D-Bus method for them.
     path = ctx.guard.existing(p.path, root_ok=True, kind="folder")
@@ -361,7 +383,8 @@ def _check_unbookmark(ctx: Context, p: act.PathOnly) -> list[Path]:
     return [bookmarks_file(ctx.guard.root)]
 
 
-@operation("remove_bookmark", _check_unbookmark)
+@operation("remove_bookmark", act.PathOnly, "Remove a folder's bookmark.",
+           check=_check_unbookmark, acts_on="bookmarks")
 def remove_bookmark(ctx: Context, p: act.PathOnly) -> list[str]:
     path = ctx.guard.locate(p.path, root_ok=True)
     rel = ctx.guard.relative(path)
@@ -391,7 +414,8 @@ def _check_show_folder(ctx: Context, p: act.PathOnly) -> list[Path]:
     return []
 
 
-@operation("show_folder", _check_show_folder)
+@operation("show_folder", act.PathOnly, "Open a folder in a Nautilus window.",
+           check=_check_show_folder, acts_on="windows")
 def show_folder(ctx: Context, p: act.PathOnly) -> list[str]:
     path = ctx.guard.existing(p.path, root_ok=True, kind="folder")
     _show(ctx, "ShowFolders", [path], [path])
@@ -403,7 +427,8 @@ def _check_show_items(ctx: Context, p: act.PathList) -> list[Path]:
     return []
 
 
-@operation("show_items", _check_show_items)
+@operation("show_items", act.PathList, "Open Nautilus windows showing these items selected in their folders.",
+           check=_check_show_items, acts_on="windows")
 def show_items(ctx: Context, p: act.PathList) -> list[str]:
     paths = ctx.guard.distinct(p.paths)
     _show(ctx, "ShowItems", paths, [x.parent for x in paths])
