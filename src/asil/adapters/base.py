@@ -6,6 +6,7 @@ actions, and time the whole step. Subclasses implement ``_check`` and ``_apply``
 
 from __future__ import annotations
 
+import sys
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -50,6 +51,18 @@ class Adapter(ABC):
     extensions: ClassVar[tuple[str, ...]] = ()
     vocabulary: ClassVar[Vocabulary]
     functions: ClassVar[FunctionTable[Any]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Take name, pattern and extensions from the app's plugin record when the record names this class.
+
+        The record (``PLUGIN`` in the app's package) is the one place they are written; this makes them
+        right even when the class is imported directly rather than through ``asil.plugins``.
+        """
+        super().__init_subclass__(**kwargs)
+        package = sys.modules.get(cls.__module__.rpartition(".")[0])
+        record = getattr(package, "PLUGIN", None)
+        if record is not None and record.adapter == f"{cls.__module__}:{cls.__qualname__}":
+            cls.name, cls.pattern, cls.extensions = record.name, record.pattern, record.extensions
 
     def __init__(self, workspace: Workspace, document: str | None = None, **options: Any):
         self.workspace = workspace
