@@ -18,10 +18,9 @@ from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
 from asil.adapters.batch import in_batch
-from asil.adapters.functions import AppFunction
 from asil.adapters.obs.actions import VOCABULARY
 from asil.adapters.obs.collection import collection_state, export_collection, install_collection, load_collection
-from asil.adapters.obs.functions import FUNCTIONS, UNCHANGED, VIDEO
+from asil.adapters.obs.functions import FUNCTIONS, UNCHANGED, VIDEO, invocations
 from asil.adapters.obs.live import read_details, read_skeleton, read_state
 from asil.adapters.obs.operations import Context, Names, Operation
 from asil.adapters.obs.output_ops import screenshot
@@ -41,7 +40,7 @@ from asil.protocol import Action, ActionFailed, InvalidAction, Observation
 from asil.workspace import Workspace, atomic_write
 
 DEFAULT_DOCUMENT = "scenes.json"
-Step = tuple[AppFunction[Operation], Any]  # a function and its parsed params
+Step = tuple[str, Any]  # a function's name and its parsed params
 
 
 class ObsAdapter(Adapter):
@@ -152,15 +151,12 @@ class ObsAdapter(Adapter):
     # ------------------------------------------------------------ actions
     def _steps(self, action: Action) -> list[Step]:
         """(function, parsed params) for an invoke_function or each member of a batch."""
-        self.vocabulary.require_type(action)
-        batch = action.action_type == "batch"
-        steps = []
-        for index, member in enumerate(self.vocabulary.batch(action, self.functions) if batch else [action], 1):
-            try:
-                steps.append(self.functions.parse(member.target or "", member.params))
-            except InvalidAction as exc:
-                raise (in_batch(exc, index) if batch else exc) from None
-        return steps
+        return [(function.name, params) for function, params in invocations(self.vocabulary, self.functions, action)]
+
+    def _operation(self, name: str) -> Operation:
+        handler = self.functions[name].handler
+        assert handler is not None, f"{name} is run by the adapter itself"
+        return handler
 
     def _check(self, action: Action) -> None:
         if action.action_type == "navigate":
@@ -169,14 +165,14 @@ class ObsAdapter(Adapter):
                 self._element_index(action.target)
             return
         steps = self._steps(action)
-        if steps[0][0].handler is None:  # save: nothing to check in OBS
+        if self.functions[steps[0][0]].handler is None:  # save: nothing to check in OBS
             return
         self._read(lambda obs: self._check_steps(steps, Names(obs)))  # Names reads lazily: all of it is a read
 
     def _check_steps(self, steps: list[Step], names: Names) -> None:
-        for index, (function, params) in enumerate(steps, start=1):
+        for index, (name, params) in enumerate(steps, start=1):
             try:
-                _operation(function).check(names, params, self.workspace)
+                self._operation(name).check(names, params, self.workspace)
             except InvalidAction as exc:
                 if len(steps) == 1:
                     raise
@@ -199,7 +195,7 @@ class ObsAdapter(Adapter):
                 self.offset = params.offset
             return []
         steps = self._steps(action)
-        if steps[0][0].handler is None:  # save (a batch cannot hold it)
+        if self.functions[steps[0][0]].handler is None:  # save (a batch cannot hold it)
             self.save()
             return [self.doc]
         return self._run(steps, batch=action.action_type == "batch")
@@ -207,9 +203,9 @@ class ObsAdapter(Adapter):
     def _run(self, steps: list[Step], *, batch: bool) -> list[str]:
         context = Context(self._obs(), self.workspace)
         changed: list[str] = []
-        for index, (function, params) in enumerate(steps, start=1):
+        for index, (name, params) in enumerate(steps, start=1):
             try:
-                changed += [c for c in _operation(function).apply(context, params) if c not in changed]
+                changed += [c for c in self._operation(name).apply(context, params) if c not in changed]
             except ObsCrashed as exc:
                 self._restore()
                 raise ActionFailed(f"{exc.message} OBS was restarted from the state before this action (a "
@@ -220,9 +216,10 @@ class ObsAdapter(Adapter):
                 where = f"Batch action {index}: " if batch else ""
                 kind = InvalidAction if isinstance(exc, InvalidAction) else ActionFailed
                 raise kind(f"{where}{exc.message} Nothing was changed.", hint=exc.hint, code=exc.code) from None
-        if any(function.acts_on != UNCHANGED for function, _ in steps):
+        acts_on = {self.functions[name].acts_on for name, _ in steps}
+        if acts_on - {UNCHANGED}:
             self.dirty = True
-            if any(function.acts_on == VIDEO for function, _ in steps):  # what OBS really took, not what was asked
+            if VIDEO in acts_on:  # what OBS really took, not what was asked
                 self.video = obs_video(context.obs.request("GetVideoSettings"))
             self._keep_checkpoint()
         return changed
@@ -270,11 +267,6 @@ class ObsAdapter(Adapter):
 
         atomic_write(workspace.resolve(DEFAULT_DOCUMENT), build_collection(SAMPLE))
         return DEFAULT_DOCUMENT
-
-
-def _operation(function: AppFunction[Operation]) -> Operation:
-    assert function.handler is not None, f"{function.name} is run by the adapter itself"
-    return function.handler
 
 
 SAMPLE: dict[str, Any] = {
