@@ -1,4 +1,4 @@
-"""The Kdenlive action vocabulary: parameter models, effect registries, the schema, examples and tips."""
+"""The Kdenlive action vocabulary: parameter models, effect registries, examples and tips."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from asil.adapters.params import Params, finish_tip, function_specs
-from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
-from asil.protocol import Action, ActionSchema
+from asil.adapters.functions import Vocabulary, navigate_page
+from asil.adapters.params import Params, finish_tip
 
 MAX_BATCH = 200
 MAX_LIMIT = 200
@@ -49,11 +48,7 @@ TRANSITIONS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-class _Params(Params):
-    """Strict parameters: unknown fields, coercion and NaN are refused."""
-
-
-class AddClip(_Params):
+class AddClip(Params):
     track: IdText = Field(description="Track id.")
     source: str = Field(min_length=1, max_length=500, description="Workspace media path (video, audio, image) "
                         "or 'color:#rrggbb' / 'color:NAME'.")
@@ -64,40 +59,40 @@ class AddClip(_Params):
     id: IdText | None = Field(None, description="Id for the new clip; generated when omitted.")
 
 
-class MoveClip(_Params):
+class MoveClip(Params):
     clip: IdText
     position: Frame = Field(description="New timeline start frame; the span there must be free.")
     track: IdText | None = Field(None, description="Move to this track; the same track when omitted.")
 
 
-class TrimClip(_Params):
+class TrimClip(Params):
     clip: IdText
     in_frame: Frame | None = Field(None, description="New first source frame.")
     out_frame: Frame | None = Field(None, description="New last source frame (inclusive).")
     keep: Literal["start", "end"] = Field("start", description="Which timeline edge stays put.")
 
 
-class SplitClip(_Params):
+class SplitClip(Params):
     clip: IdText
     at: Frame = Field(description="Timeline frame where the second part starts (strictly inside the clip).")
     new_id: IdText | None = Field(None, description="Id for the second part; generated when omitted.")
 
 
-class DeleteClip(_Params):
+class DeleteClip(Params):
     clip: IdText
     ripple: bool = Field(False, description="Close the gap by pulling later clips on the track left.")
 
 
-class AddTrack(_Params):
+class AddTrack(Params):
     id: IdText | None = Field(None, description="Id of the new track; generated when omitted.")
     name: str | None = Field(None, max_length=100)
 
 
-class DeleteTrack(_Params):
+class DeleteTrack(Params):
     track: IdText = Field(description="Track id; its clips go with it.")
 
 
-class SetTrack(_Params):
+class SetTrack(Params):
     track: IdText = Field(description="Track id.")
     name: Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f<>&]*$")] | None = Field(
         None, description="New display name.")
@@ -105,24 +100,24 @@ class SetTrack(_Params):
     muted: bool | None = Field(None, description="true mutes the track's audio, false unmutes it.")
 
 
-class AddFilter(_Params):
+class AddFilter(Params):
     target: IdText = Field(description="A clip id, a track id, or 'timeline' for the whole project.")
     service: str = Field(description="MLT filter service: " + ", ".join(FILTERS) + ".")
     params: ParamMap = Field(default_factory=dict, description="Filter properties (see the service's list).")
     id: IdText | None = None
 
 
-class SetFilter(_Params):
+class SetFilter(Params):
     filter: IdText
     params: Annotated[dict[str, Value | None], Field(min_length=1)] = Field(
         description="Properties to set; null removes one.")
 
 
-class RemoveEffect(_Params):
+class RemoveEffect(Params):
     id: IdText = Field(description="A filter or transition id.")
 
 
-class AddTransition(_Params):
+class AddTransition(Params):
     service: str = Field(description="MLT transition service: " + ", ".join(TRANSITIONS) + ".")
     a_track: IdText = Field(description="The lower track (the one transitioned from / composited onto).")
     b_track: IdText = Field(description="The upper track.")
@@ -132,7 +127,7 @@ class AddTransition(_Params):
     id: IdText | None = None
 
 
-class SetProfile(_Params):
+class SetProfile(Params):
     width: Annotated[int, Field(ge=16, le=8192, multiple_of=2)] | None = None
     height: Annotated[int, Field(ge=16, le=8192, multiple_of=2)] | None = None
     fps_num: Annotated[int, Field(ge=1, le=240_000)] | None = None
@@ -142,106 +137,66 @@ class SetProfile(_Params):
     description: str | None = Field(None, max_length=100)
 
 
-class RenderVideo(_Params):
+class RenderVideo(Params):
     path: str = Field(pattern=r"(?i)^[^\x00]+\.(mp4|mkv|mov)$", description="Workspace-relative .mp4/.mkv/.mov.")
     start: Frame | None = Field(None, description="First timeline frame; 0 when omitted.")
     end: Frame | None = Field(None, description="Last timeline frame (inclusive); the end when omitted.")
 
 
-class RenderFrame(_Params):
+class RenderFrame(Params):
     path: str = Field(pattern=r"(?i)^[^\x00]+\.png$", description="Workspace-relative .png path.")
     frame: Frame
-
-
-class NoParams(_Params):
-    pass
-
-
-class Navigate(_Params):
-    offset: Annotated[int, Field(ge=0)] | None = None
-    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] | None = None
-
-
-class Batch(_Params):
-    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
-
-
-FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
-    "add_clip": (AddClip, "Place a media file or colour clip on a track.", False),
-    "move_clip": (MoveClip, "Move a clip to a free span on its own or another track.", False),
-    "trim_clip": (TrimClip, "Change a clip's source in/out points.", False),
-    "split_clip": (SplitClip, "Cut a clip in two at a timeline frame (filters are copied).", False),
-    "delete_clip": (DeleteClip, "Remove a clip, leaving a gap or rippling later clips left.", True),
-    "add_track": (AddTrack, "Add an empty track on top of the others.", False),
-    "delete_track": (DeleteTrack, "Delete a track and its clips (not the last video track, not one a transition "
-                     "uses).", True),
-    "set_track": (SetTrack, "Rename a track, or hide/show its video and mute/unmute its audio.", False),
-    "add_filter": (AddFilter, "Attach an MLT filter to a clip, a track or the whole timeline.", False),
-    "set_filter": (SetFilter, "Change a filter's properties.", False),
-    "add_transition": (AddTransition, "Add a transition between two tracks over a frame range.", False),
-    "remove_effect": (RemoveEffect, "Remove a filter or a transition.", True),
-    "set_profile": (SetProfile, "Change the video profile: size, frame rate (clips keep their times in seconds), "
-                    "display aspect.", False),
-    "render_video": (RenderVideo, "Render the timeline (or a range) to a video file with melt.", False),
-    "render_frame": (RenderFrame, "Render one timeline frame to a PNG with melt.", False),
-    "save": (NoParams, "Write the project file now.", False),
-}
-NOT_IN_BATCH = ("render_video", "render_frame", "save")
 
 
 def _fn(function: str, **params: Any) -> dict[str, Any]:
     return {"action_type": "invoke_function", "target": function, "params": params}
 
 
-EXAMPLES = [
-    _fn("add_clip", track="V1", source="color:#2266cc", out_frame=24, id="blue"),
-    _fn("trim_clip", clip="blue", out_frame=19),
-    _fn("move_clip", clip="blue", position=60),
-    _fn("split_clip", clip="blue", at=70, new_id="blue_b"),
-    _fn("add_filter", target="blue", service="brightness", params={"level": 0.5}, id="dim"),
-    _fn("set_filter", filter="dim", params={"level": "0=0;10=1"}),
-    _fn("add_track", id="V2"),
-    _fn("add_clip", track="V2", source="color:white", out_frame=9, position=65),
-    _fn("add_transition", service="luma", a_track="V1", b_track="V2", start=65, end=74, id="fade"),
-    _fn("remove_effect", id="fade"),
-    _fn("delete_clip", clip="blue_b", ripple=True),
-    _fn("set_track", track="V2", name="Overlay", hidden=True, muted=True),
-    _fn("add_track", id="V3"),
-    _fn("delete_track", track="V3"),
-    _fn("set_profile", width=320, height=180, fps_num=50, fps_den=1),
-    _fn("render_frame", path="preview.png", frame=124),
-    {"action_type": "navigate", "target": "timeline", "params": {"offset": 0, "limit": 60}},
-    {"action_type": "batch", "params": {"actions": [
-        _fn("add_filter", target="blue", service="greyscale"),
-        _fn("move_clip", clip="blue", position=0)]}},
-    {"action_type": "done", "params": {"answer": "optional text answer"}},
-]
-
-TIPS = [
-    "Times are frames at the profile's frame rate (meta/details give fps); a clip spans "
-    "[start, end) on the timeline and plays source frames in_frame..out_frame inclusive.",
-    "Clip ids (like 'c3') stay the same through moves, trims and edits; split_clip keeps the id on the first part.",
-    "Tracks are listed bottom to top; add_transition composites or dissolves b_track over a_track.",
-    "add_clip and move_clip need a free span unless ripple is true; sources are workspace paths or 'color:#rrggbb'.",
-    "Filter services and their properties: " + "; ".join(f"{k} ({', '.join(v[1]) or 'none'})"
-                                                         for k, v in FILTERS.items()) + ".",
-    "set_profile with a new frame rate rescales clips, gaps, transitions and keyframes to stay at the same "
-    "seconds (whole frames, rounded half up): at 25 -> 50 fps frame 25 becomes frame 50.",
-    "delete_track removes a track with its clips; remove transitions that use it first. set_track hidden/muted "
-    "are MLT's hide flags (hidden video still plays its audio unless muted).",
-    "Edits change the project in memory; save (or the episode's end) writes the file. render_video and "
-    "render_frame run melt on the current state; a batch is atomic (all or nothing).",
-    finish_tip("with these actions"),
-]
-
-
-def build_schema() -> ActionSchema:
-    return ActionSchema(
-        app="kdenlive",
-        action_types=["invoke_function", "navigate", "batch", "done", "infeasible"],
-        target_format="invoke_function: a function name; navigate: 'timeline' or a track id",
-        functions=function_specs(dict(FUNCTIONS)),
-        navigate_params=Navigate.model_json_schema(),
-        examples=[Action.model_validate(e) for e in EXAMPLES],
-        tips=TIPS,
-    )
+VOCABULARY = Vocabulary(
+    app="kdenlive",
+    action_types=("invoke_function", "navigate", "batch", "done", "infeasible"),
+    target_format="invoke_function: a function name; navigate: 'timeline' or a track id",
+    navigate_params=navigate_page(MAX_LIMIT),
+    batch_members=("invoke_function",),
+    batch_hint="Put only edits in a batch; render and save on their own.",
+    max_batch=MAX_BATCH,
+    examples=[
+        _fn("add_clip", track="V1", source="color:#2266cc", out_frame=24, id="blue"),
+        _fn("trim_clip", clip="blue", out_frame=19),
+        _fn("move_clip", clip="blue", position=60),
+        _fn("split_clip", clip="blue", at=70, new_id="blue_b"),
+        _fn("add_filter", target="blue", service="brightness", params={"level": 0.5}, id="dim"),
+        _fn("set_filter", filter="dim", params={"level": "0=0;10=1"}),
+        _fn("add_track", id="V2"),
+        _fn("add_clip", track="V2", source="color:white", out_frame=9, position=65),
+        _fn("add_transition", service="luma", a_track="V1", b_track="V2", start=65, end=74, id="fade"),
+        _fn("remove_effect", id="fade"),
+        _fn("delete_clip", clip="blue_b", ripple=True),
+        _fn("set_track", track="V2", name="Overlay", hidden=True, muted=True),
+        _fn("add_track", id="V3"),
+        _fn("delete_track", track="V3"),
+        _fn("set_profile", width=320, height=180, fps_num=50, fps_den=1),
+        _fn("render_frame", path="preview.png", frame=124),
+        {"action_type": "navigate", "target": "timeline", "params": {"offset": 0, "limit": 60}},
+        {"action_type": "batch", "params": {"actions": [
+            _fn("add_filter", target="blue", service="greyscale"),
+            _fn("move_clip", clip="blue", position=0)]}},
+        {"action_type": "done", "params": {"answer": "optional text answer"}},
+    ],
+    tips=[
+        "Times are frames at the profile's frame rate (meta/details give fps); a clip spans "
+        "[start, end) on the timeline and plays source frames in_frame..out_frame inclusive.",
+        "Clip ids (like 'c3') stay the same through moves, trims and edits; split_clip keeps the id on the first part.",
+        "Tracks are listed bottom to top; add_transition composites or dissolves b_track over a_track.",
+        "add_clip and move_clip need a free span unless ripple is true; sources are workspace paths or 'color:#rrggbb'.",
+        "Filter services and their properties: " + "; ".join(f"{k} ({', '.join(v[1]) or 'none'})"
+                                                             for k, v in FILTERS.items()) + ".",
+        "set_profile with a new frame rate rescales clips, gaps, transitions and keyframes to stay at the same "
+        "seconds (whole frames, rounded half up): at 25 -> 50 fps frame 25 becomes frame 50.",
+        "delete_track removes a track with its clips; remove transitions that use it first. set_track hidden/muted "
+        "are MLT's hide flags (hidden video still plays its audio unless muted).",
+        "Edits change the project in memory; save (or the episode's end) writes the file. render_video and "
+        "render_frame run melt on the current state; a batch is atomic (all or nothing).",
+        finish_tip("with these actions"),
+    ],
+)

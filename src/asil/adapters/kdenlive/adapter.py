@@ -15,18 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
-from asil.adapters.batch import batch_member, in_batch
-from asil.adapters.kdenlive import actions as act
-from asil.adapters.kdenlive.edits import EDITS, EditContext, probe_frames
+from asil.adapters.batch import in_batch
+from asil.adapters.functions import AppFunction
+from asil.adapters.kdenlive.actions import MAX_LIMIT, VOCABULARY
+from asil.adapters.kdenlive.edits import Edit, EditContext, probe_frames
+from asil.adapters.kdenlive.functions import FUNCTIONS, invocations
 from asil.adapters.kdenlive.media import media_beside, outside_files, producer_file
 from asil.adapters.kdenlive.project import Project, load_project
 from asil.adapters.kdenlive.view import TIMELINE_VIEW, rows, summary
-from asil.adapters.params import parse_function
 from asil.apps.melt import MeltRunner, ffprobe_path, melt_path, render_frame, render_video
 from asil.protocol import (
     Action,
     ActionFailed,
-    ActionSchema,
     AppState,
     DocumentError,
     InvalidAction,
@@ -38,6 +38,7 @@ from asil.protocol import (
 from asil.workspace import Workspace, atomic_write
 
 DEFAULT_LIMIT = 60
+Step = tuple[AppFunction[Edit], Any]  # a function and its parsed params
 SAMPLE = """<?xml version="1.0" encoding="utf-8"?>
 <mlt LC_NUMERIC="C" version="7.12.0" producer="main">
   <profile description="tiny 16:9" width="160" height="90" progressive="1" sample_aspect_num="1"
@@ -62,6 +63,9 @@ SAMPLE = """<?xml version="1.0" encoding="utf-8"?>
 class KdenliveAdapter(Adapter):
     """A video editing project: profile, tracks, clips, filters and transitions with stable ids."""
 
+    vocabulary = VOCABULARY
+    functions = FUNCTIONS
+
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  render_timeout_s: float = 120.0, **options: Any):
         super().__init__(workspace, document)
@@ -69,7 +73,7 @@ class KdenliveAdapter(Adapter):
             raise DocumentError("The kdenlive adapter needs a .kdenlive or .mlt project to open.")
         self.path = workspace.resolve(document)
         self.project = load_project(self.path, document)
-        self.view, self.offset, self.limit = TIMELINE_VIEW, 0, max(1, min(limit, act.MAX_LIMIT))
+        self.view, self.offset, self.limit = TIMELINE_VIEW, 0, max(1, min(limit, MAX_LIMIT))
         self.dirty = False
         self.version = 0  # counts swaps of the project, so a cached dry run is never applied to a newer state
         self.render_timeout_s = render_timeout_s
@@ -94,7 +98,7 @@ class KdenliveAdapter(Adapter):
         if offset is not None:
             self.offset = max(0, offset)
         if limit is not None:
-            self.limit = max(1, min(limit, act.MAX_LIMIT))
+            self.limit = max(1, min(limit, MAX_LIMIT))
         items = rows(self.project, self.view)
         self.offset = min(self.offset, max(0, len(items) - 1))
         window = [build() for build in items[self.offset:self.offset + self.limit]]
@@ -123,19 +127,16 @@ class KdenliveAdapter(Adapter):
             self.view, self.offset = view, 0
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
-
     def _check(self, action: Action) -> None:
         if action.action_type == "navigate":
-            act.parse_params(act.Navigate, action.params, "navigate")
+            self.vocabulary.parse_navigate(action)
             if action.target:
                 self._set_view_check(action.target)
             return
-        steps = self._steps(action)
-        if steps and steps[0][0] in act.NOT_IN_BATCH:
-            self._check_output(*steps[0])
+        steps = invocations(self.vocabulary, self.functions, action)
+        function, params = steps[0]
+        if function.handler is None:  # an output (a batch cannot hold one)
+            self._check_output(function.name, params)
             return
         draft, changed = self._dry_run(steps, action.action_type == "batch")
         self._checked = (self._key(action), draft, changed)
@@ -149,19 +150,19 @@ class KdenliveAdapter(Adapter):
 
     def _apply(self, action: Action) -> list[str]:
         if action.action_type == "navigate":
-            params = act.parse_params(act.Navigate, action.params, "navigate")
+            params = self.vocabulary.parse_navigate(action)
             if action.target:
                 self._set_view(action.target)
             self.offset = params.offset if params.offset is not None else self.offset
             self.limit = params.limit or self.limit
             return []
-        steps = self._steps(action)
-        name, params = steps[0]
-        if name == "save":
+        steps = invocations(self.vocabulary, self.functions, action)
+        function, params = steps[0]
+        if function.name == "save":
             self.save()
             return []
-        if name in act.NOT_IN_BATCH:
-            return self._output(name, params)
+        if function.handler is None:
+            return self._output(function.name, params)
         checked, self._checked = self._checked, None
         if checked is not None and checked[0] == self._key(action):
             draft, changed = checked[1], checked[2]
@@ -173,35 +174,14 @@ class KdenliveAdapter(Adapter):
     def _key(self, action: Action) -> str:
         return f"{self.version}:{action.model_dump_json()}"
 
-    def _steps(self, action: Action) -> list[tuple[str, Any]]:
-        """(function, parsed params) for a single action or each member of a batch; InvalidAction if malformed."""
-        if action.action_type == "batch":
-            steps = []
-            for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
-                try:
-                    step = self._step(batch_member(raw, hint="Put only edits in a batch; render and save on their own.",
-                                                   excluded=act.NOT_IN_BATCH, allowed=("invoke_function",)))
-                except InvalidAction as exc:
-                    raise in_batch(exc, index) from None
-                steps.append(step)
-            return steps
-        return [self._step(action)]
-
-    def _step(self, action: Action) -> tuple[str, Any]:
-        if action.action_type != "invoke_function":
-            raise InvalidAction(f"The kdenlive adapter does not support {action.action_type} actions here.",
-                                hint="Use invoke_function, navigate, batch, done or infeasible.",
-                                code="unsupported_action")
-        name = action.target or ""
-        return name, parse_function("kdenlive", act.FUNCTIONS, name, action.params)
-
-    def _dry_run(self, steps: list[tuple[str, Any]], batch: bool) -> tuple[Project, list[str]]:
+    def _dry_run(self, steps: list[Step], batch: bool) -> tuple[Project, list[str]]:
         """Run the edits on a copy of the project; the copy and the changed ids, or InvalidAction."""
         draft = self.project.copy()
         changed: list[str] = []
-        for index, (name, params) in enumerate(steps, start=1):
+        for index, (function, params) in enumerate(steps, start=1):
+            assert function.handler is not None, f"{function.name} is an output, not an edit"
             try:
-                changed += [c for c in EDITS[name](draft, self.context, params) if c not in changed]
+                changed += [c for c in function.handler(draft, self.context, params) if c not in changed]
             except (InvalidAction, ActionFailed) as exc:
                 if not batch:
                     raise

@@ -18,7 +18,7 @@ from asil.adapters.kdenlive import actions as act
 from asil.adapters.kdenlive.media import LONG, Source, parse_source, producer_service
 from asil.adapters.kdenlive.project import CLIP_ID, Placed, Project, Track, prop, set_prop
 from asil.adapters.kdenlive.rescale import rescale
-from asil.adapters.kdenlive.tracks import bad, delete_track, editable_track, set_track
+from asil.adapters.kdenlive.tracks import bad, editable_track
 from asil.apps.melt import media_seconds
 from asil.workspace import Workspace
 
@@ -30,6 +30,9 @@ class EditContext:
     workspace: Workspace
     project_dir: Path
     media_frames: Callable[[Path, float], int | None]
+
+
+Edit = Callable[[Project, EditContext, Any], list[str]]  # changes the project; the ids of changed elements
 
 
 _bad = bad
@@ -343,14 +346,6 @@ def set_profile(project: Project, ctx: EditContext, p: act.SetProfile) -> list[s
         node.set(PROFILE_FIELDS[name], str(value))
     project.profile()  # still a valid profile
     return changed
-
-
-EDITS: dict[str, Callable[[Project, EditContext, Any], list[str]]] = {
-    "add_clip": add_clip, "move_clip": move_clip, "trim_clip": trim_clip, "split_clip": split_clip,
-    "delete_clip": delete_clip, "add_track": add_track, "add_filter": add_filter, "set_filter": set_filter,
-    "add_transition": add_transition, "remove_effect": remove_effect, "set_profile": set_profile,
-    "delete_track": delete_track, "set_track": set_track,
-}
 
 
 def probe_frames(path: Path, fps: float) -> int | None:

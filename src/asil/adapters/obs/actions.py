@@ -1,4 +1,4 @@
-"""The OBS action vocabulary: parameter models, the published schema, examples and tips.
+"""The OBS action vocabulary: parameter models and what else an agent is told (examples, tips).
 
 Every action is data; the adapter checks it against OBS's current names first and then turns it
 into obs-websocket requests. Colors are ``#RRGGBB`` (or ``#RRGGBBAA``); positions and sizes are
@@ -8,15 +8,13 @@ canvas pixels; file paths are workspace-relative.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import NoParams, Params, finish_tip, function_specs
-from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
-from asil.protocol import Action, ActionSchema
+from asil.adapters.functions import Vocabulary, navigate_page
+from asil.adapters.params import Params, finish_tip
 
-MAX_BATCH = 50
 HEX_RE = re.compile(r"#[0-9A-Fa-f]{6}([0-9A-Fa-f]{2})?")
 Name = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f/#]+$",
                             description="A scene, source or filter name (no '/' or '#').")]
@@ -201,104 +199,60 @@ class Screenshot(Params):
     width: Annotated[int, Field(ge=8, le=1920)] | None = None
 
 
-
-class Navigate(Params):
-    offset: Annotated[int, Field(ge=0)] | None = None
-    limit: Annotated[int, Field(ge=1, le=200)] | None = None
-
-
-class Batch(Params):
-    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
-
-
-FUNCTIONS: dict[str, tuple[type[Params], str, bool]] = {
-    "create_scene": (CreateScene, "Create an empty scene.", False),
-    "rename_scene": (RenameScene, "Rename a scene.", False),
-    "remove_scene": (SceneParams, "Remove a scene (its items go; the inputs stay).", True),
-    "switch_scene": (SceneParams, "Make a scene the program (live) scene.", False),
-    "add_input": (AddInput, "Create a color, image, text or media input and add it to a scene.", False),
-    "add_to_scene": (AddToScene, "Show an existing input (or scene) in another scene too.", False),
-    "set_input_settings": (SetInputSettings, "Change an input's settings (merged into the current ones).", False),
-    "rename_input": (RenameInput, "Rename an input.", False),
-    "remove_input": (InputParams, "Remove an input from every scene and from OBS.", True),
-    "remove_from_scene": (ItemParams, "Remove one scene item (the input stays in OBS).", True),
-    "set_transform": (SetTransform, "Set a scene item's position, scale, rotation and/or crop.", False),
-    "set_visibility": (SetVisibility, "Show or hide a scene item.", False),
-    "move_item": (MoveItem, "Move a scene item in the scene's stack (0 = bottom).", False),
-    "add_filter": (AddFilter, "Add a filter to a source.", False),
-    "set_filter": (SetFilter, "Change a filter's settings or enable/disable it.", False),
-    "remove_filter": (FilterParams, "Remove a filter from a source.", True),
-    "set_audio": (SetAudio, "Mute/unmute an input with audio or set its volume in dB.", False),
-    "set_video": (SetVideo, "Set the canvas (base) and output resolution and the frame rate.", False),
-    "start_recording": (StartRecording, "Start recording the program output to a workspace file.", False),
-    "stop_recording": (StopRecording, "Stop the recording (optionally after_s seconds from now) and wait until "
-                       "the file is complete.", False),
-    "save_screenshot": (Screenshot, "Save OBS's own screenshot of a scene or input as a PNG.", False),
-    "save": (NoParams, "Write the scene collection and video settings now (they are also saved when the episode "
-             "ends).", False),
-}
-# What each function changes, for the observation's dirty flag and saving.
-READ_ONLY = {"save_screenshot", "save"}
-VIDEO_CHANGING = {"set_video"}  # after these the adapter reads OBS's video settings for its checkpoint
-
-EXAMPLES = [
-    {"action_type": "invoke_function", "target": "create_scene", "params": {"name": "Intro"}},
-    {"action_type": "invoke_function", "target": "add_input",
-     "params": {"scene": "Intro", "name": "Backdrop", "kind": "color", "color": "#1E90FF",
-                "width": 640, "height": 360}},
-    {"action_type": "invoke_function", "target": "add_input",
-     "params": {"scene": "Intro", "name": "Title", "kind": "text", "text": "Welcome", "font_size": 48,
-                "position": [40, 40]}},
-    {"action_type": "invoke_function", "target": "set_transform",
-     "params": {"scene": "Intro", "source": "Title", "position": [100, 200], "scale": [1.5, 1.5], "rotation": 0}},
-    {"action_type": "invoke_function", "target": "set_input_settings",
-     "params": {"input": "Title", "settings": {"text": "Welcome back"}}},
-    {"action_type": "invoke_function", "target": "add_filter",
-     "params": {"source": "Backdrop", "name": "Dim", "kind": "color_correction", "settings": {"opacity": 0.5}}},
-    {"action_type": "invoke_function", "target": "set_visibility",
-     "params": {"scene": "Intro", "source": "Title", "visible": False}},
-    {"action_type": "invoke_function", "target": "switch_scene", "params": {"scene": "Intro"}},
-    {"action_type": "invoke_function", "target": "rename_scene", "params": {"scene": "Intro", "name": "Opening"}},
-    {"action_type": "invoke_function", "target": "set_video",
-     "params": {"base_width": 1280, "base_height": 720, "output_width": 640, "output_height": 360, "fps": 30}},
-    {"action_type": "invoke_function", "target": "save_screenshot", "params": {"path": "shot.png", "width": 320}},
-    {"action_type": "navigate", "params": {"offset": 0, "limit": 40}},
-    {"action_type": "batch", "params": {"actions": [
-        {"action_type": "invoke_function", "target": "create_scene", "params": {"name": "Break"}},
+VOCABULARY = Vocabulary(
+    app="obs",
+    action_types=("invoke_function", "navigate", "batch", "done", "infeasible"),
+    target_format="invoke_function: a function name (scene/input/source/filter go in params); "
+    "navigate: an element id to show, or none",
+    navigate_params=navigate_page(200),
+    batch_members=("invoke_function",),
+    batch_hint="Put only invoke_function actions in a batch.",
+    max_batch=50,
+    examples=[
+        {"action_type": "invoke_function", "target": "create_scene", "params": {"name": "Intro"}},
         {"action_type": "invoke_function", "target": "add_input",
-         "params": {"scene": "Break", "name": "Be Right Back", "kind": "text", "text": "Be right back"}}]}},
-    {"action_type": "done", "params": {"answer": "optional text answer"}},
-]
-
-TIPS = [
-    "Element ids: 'scene:<name>', 'input:<name>', 'item:<scene>/<source>' (with '#<id>' when a source is in a "
-    "scene twice), '@program' (program scene, video, recording). A source's filters are in its meta.filters.",
-    "Scenes, inputs and filters are addressed by name in params (scene, input, source, filter). Scene and input "
-    "names share one namespace: a new name must not be used by any scene or input.",
-    "Positions and sizes are canvas pixels (see '@program' video.base); an item's position is its top-left "
-    "corner; scale 1 is the source's own size; rotation is in degrees.",
-    "Colors are '#RRGGBB' or '#RRGGBBAA'. Input settings are OBS's own keys (text: text, font {face,size}, color1; "
-    "color: color, width, height; image/media: file, local_file, looping). Paths are workspace-relative.",
-    "Filters: color_correction (opacity 0..1, brightness, contrast, saturation, gamma), chroma_key, crop_pad "
-    "(left, top, right, bottom), sharpen, scroll, gain (db) ... set_audio works on inputs with audio (media).",
-    "An input lives only while some scene shows it: removing its last scene item (or that scene) removes the "
-    "input too, as in OBS. remove_scene, remove_input, remove_from_scene and remove_filter are destructive. "
-    "A batch is atomic: if one action fails, OBS is back in the state before the batch.",
-    "set_video changes the canvas (base), the scaled output and fps; they are saved with the collection. The "
-    "output width must be a multiple of 4 and the output height even (OBS would round other sizes down).",
-    "start_recording writes a new workspace file; call stop_recording before finishing so the file is complete.",
-    finish_tip("in OBS"),
-]
-
-
-def build_schema() -> ActionSchema:
-    return ActionSchema(
-        app="obs",
-        action_types=["invoke_function", "navigate", "batch", "done", "infeasible"],
-        target_format="invoke_function: a function name (scene/input/source/filter go in params); "
-        "navigate: an element id to show, or none",
-        functions=function_specs(dict(FUNCTIONS)),
-        navigate_params=Navigate.model_json_schema(),
-        examples=[Action.model_validate(e) for e in EXAMPLES],
-        tips=TIPS,
-    )
+         "params": {"scene": "Intro", "name": "Backdrop", "kind": "color", "color": "#1E90FF",
+                    "width": 640, "height": 360}},
+        {"action_type": "invoke_function", "target": "add_input",
+         "params": {"scene": "Intro", "name": "Title", "kind": "text", "text": "Welcome", "font_size": 48,
+                    "position": [40, 40]}},
+        {"action_type": "invoke_function", "target": "set_transform",
+         "params": {"scene": "Intro", "source": "Title", "position": [100, 200], "scale": [1.5, 1.5], "rotation": 0}},
+        {"action_type": "invoke_function", "target": "set_input_settings",
+         "params": {"input": "Title", "settings": {"text": "Welcome back"}}},
+        {"action_type": "invoke_function", "target": "add_filter",
+         "params": {"source": "Backdrop", "name": "Dim", "kind": "color_correction", "settings": {"opacity": 0.5}}},
+        {"action_type": "invoke_function", "target": "set_visibility",
+         "params": {"scene": "Intro", "source": "Title", "visible": False}},
+        {"action_type": "invoke_function", "target": "switch_scene", "params": {"scene": "Intro"}},
+        {"action_type": "invoke_function", "target": "rename_scene", "params": {"scene": "Intro", "name": "Opening"}},
+        {"action_type": "invoke_function", "target": "set_video",
+         "params": {"base_width": 1280, "base_height": 720, "output_width": 640, "output_height": 360, "fps": 30}},
+        {"action_type": "invoke_function", "target": "save_screenshot", "params": {"path": "shot.png", "width": 320}},
+        {"action_type": "navigate", "params": {"offset": 0, "limit": 40}},
+        {"action_type": "batch", "params": {"actions": [
+            {"action_type": "invoke_function", "target": "create_scene", "params": {"name": "Break"}},
+            {"action_type": "invoke_function", "target": "add_input",
+             "params": {"scene": "Break", "name": "Be Right Back", "kind": "text", "text": "Be right back"}}]}},
+        {"action_type": "done", "params": {"answer": "optional text answer"}},
+    ],
+    tips=[
+        "Element ids: 'scene:<name>', 'input:<name>', 'item:<scene>/<source>' (with '#<id>' when a source is in a "
+        "scene twice), '@program' (program scene, video, recording). A source's filters are in its meta.filters.",
+        "Scenes, inputs and filters are addressed by name in params (scene, input, source, filter). Scene and input "
+        "names share one namespace: a new name must not be used by any scene or input.",
+        "Positions and sizes are canvas pixels (see '@program' video.base); an item's position is its top-left "
+        "corner; scale 1 is the source's own size; rotation is in degrees.",
+        "Colors are '#RRGGBB' or '#RRGGBBAA'. Input settings are OBS's own keys (text: text, font {face,size}, color1; "
+        "color: color, width, height; image/media: file, local_file, looping). Paths are workspace-relative.",
+        "Filters: color_correction (opacity 0..1, brightness, contrast, saturation, gamma), chroma_key, crop_pad "
+        "(left, top, right, bottom), sharpen, scroll, gain (db) ... set_audio works on inputs with audio (media).",
+        "An input lives only while some scene shows it: removing its last scene item (or that scene) removes the "
+        "input too, as in OBS. remove_scene, remove_input, remove_from_scene and remove_filter are destructive. "
+        "A batch is atomic: if one action fails, OBS is back in the state before the batch.",
+        "set_video changes the canvas (base), the scaled output and fps; they are saved with the collection. The "
+        "output width must be a multiple of 4 and the output height even (OBS would round other sizes down).",
+        "start_recording writes a new workspace file; call stop_recording before finishing so the file is complete.",
+        finish_tip("in OBS"),
+    ],
+)

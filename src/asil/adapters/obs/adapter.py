@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
-from asil.adapters.batch import batch_member, in_batch
-from asil.adapters.obs import actions as act
+from asil.adapters.batch import in_batch
+from asil.adapters.obs.actions import VOCABULARY
 from asil.adapters.obs.collection import collection_state, export_collection, install_collection, load_collection
+from asil.adapters.obs.functions import FUNCTIONS, UNCHANGED, VIDEO, invocations
 from asil.adapters.obs.live import read_details, read_skeleton, read_state
-from asil.adapters.obs.operations import OPERATIONS, Context, Names
+from asil.adapters.obs.operations import Context, Names, Operation
 from asil.adapters.obs.output_ops import screenshot
 from asil.adapters.obs.video import load_video, obs_video, video_bytes, video_document, video_state
 from asil.adapters.obs.view import DEFAULT_LIMIT, build_observation, element_ids, element_keys
-from asil.adapters.params import parse_function
 from asil.apps.display import xvfb_path
 from asil.apps.obs import (
     DEFAULT_VIDEO,
@@ -36,15 +36,18 @@ from asil.apps.obs import (
     private_root,
     websocket_client_available,
 )
-from asil.protocol import Action, ActionFailed, ActionSchema, InvalidAction, Observation
+from asil.protocol import Action, ActionFailed, InvalidAction, Observation
 from asil.workspace import Workspace, atomic_write
 
 DEFAULT_DOCUMENT = "scenes.json"
-BATCH_HINT = "Put only invoke_function actions in a batch."
+Step = tuple[str, Any]  # a function's name and its parsed params
 
 
 class ObsAdapter(Adapter):
     """OBS Studio: scenes, inputs, scene items, filters, audio, video and recording."""
+
+    vocabulary = VOCABULARY
+    functions = FUNCTIONS
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, port: int | None = None,
                  request_timeout_s: float = REQUEST_TIMEOUT_S, limit: int = DEFAULT_LIMIT, **options: Any):
@@ -146,46 +149,30 @@ class ObsAdapter(Adapter):
         return state
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
-
-    def _steps(self, action: Action) -> list[tuple[str, Any]]:
+    def _steps(self, action: Action) -> list[Step]:
         """(function, parsed params) for an invoke_function or each member of a batch."""
-        if action.action_type == "batch":
-            steps = []
-            for index, raw in enumerate(act.parse_params(act.Batch, action.params, "batch").actions, start=1):
-                try:
-                    steps.append(self._step(batch_member(raw, hint=BATCH_HINT, excluded=("save",),
-                                                         allowed=("invoke_function",))))
-                except InvalidAction as exc:
-                    raise in_batch(exc, index) from None
-            return steps
-        return [self._step(action)]
+        return [(function.name, params) for function, params in invocations(self.vocabulary, self.functions, action)]
 
-    def _step(self, action: Action) -> tuple[str, Any]:
-        if action.action_type != "invoke_function":
-            raise InvalidAction(f"The obs adapter does not support {action.action_type} actions.",
-                                hint="Use invoke_function, navigate, batch, done or infeasible.",
-                                code="unsupported_action")
-        name = action.target or ""
-        return name, parse_function("OBS", act.FUNCTIONS, name, action.params)
+    def _operation(self, name: str) -> Operation:
+        handler = self.functions[name].handler
+        assert handler is not None, f"{name} is run by the adapter itself"
+        return handler
 
     def _check(self, action: Action) -> None:
         if action.action_type == "navigate":
-            act.parse_params(act.Navigate, action.params, "navigate")
+            self.vocabulary.parse_navigate(action)
             if action.target:
                 self._element_index(action.target)
             return
         steps = self._steps(action)
-        if steps == [("save", steps[0][1])]:
+        if self.functions[steps[0][0]].handler is None:  # save: nothing to check in OBS
             return
         self._read(lambda obs: self._check_steps(steps, Names(obs)))  # Names reads lazily: all of it is a read
 
-    def _check_steps(self, steps: list[tuple[str, Any]], names: Names) -> None:
+    def _check_steps(self, steps: list[Step], names: Names) -> None:
         for index, (name, params) in enumerate(steps, start=1):
             try:
-                OPERATIONS[name][0](names, params, self.workspace)
+                self._operation(name).check(names, params, self.workspace)
             except InvalidAction as exc:
                 if len(steps) == 1:
                     raise
@@ -200,7 +187,7 @@ class ObsAdapter(Adapter):
 
     def _apply(self, action: Action) -> list[str]:
         if action.action_type == "navigate":
-            params = act.parse_params(act.Navigate, action.params, "navigate")
+            params = self.vocabulary.parse_navigate(action)
             self.limit = params.limit or self.limit
             if action.target:
                 self.offset = self._element_index(action.target)
@@ -208,17 +195,17 @@ class ObsAdapter(Adapter):
                 self.offset = params.offset
             return []
         steps = self._steps(action)
-        if [name for name, _ in steps] == ["save"]:
+        if self.functions[steps[0][0]].handler is None:  # save (a batch cannot hold it)
             self.save()
             return [self.doc]
         return self._run(steps, batch=action.action_type == "batch")
 
-    def _run(self, steps: list[tuple[str, Any]], *, batch: bool) -> list[str]:
+    def _run(self, steps: list[Step], *, batch: bool) -> list[str]:
         context = Context(self._obs(), self.workspace)
         changed: list[str] = []
         for index, (name, params) in enumerate(steps, start=1):
             try:
-                changed += [c for c in OPERATIONS[name][1](context, params) if c not in changed]
+                changed += [c for c in self._operation(name).apply(context, params) if c not in changed]
             except ObsCrashed as exc:
                 self._restore()
                 raise ActionFailed(f"{exc.message} OBS was restarted from the state before this action (a "
@@ -229,9 +216,10 @@ class ObsAdapter(Adapter):
                 where = f"Batch action {index}: " if batch else ""
                 kind = InvalidAction if isinstance(exc, InvalidAction) else ActionFailed
                 raise kind(f"{where}{exc.message} Nothing was changed.", hint=exc.hint, code=exc.code) from None
-        if any(name not in act.READ_ONLY for name, _ in steps):
+        acts_on = {self.functions[name].acts_on for name, _ in steps}
+        if acts_on - {UNCHANGED}:
             self.dirty = True
-            if any(name in act.VIDEO_CHANGING for name, _ in steps):  # what OBS really took, not what was asked
+            if VIDEO in acts_on:  # what OBS really took, not what was asked
                 self.video = obs_video(context.obs.request("GetVideoSettings"))
             self._keep_checkpoint()
         return changed

@@ -6,20 +6,19 @@ from typing import Any
 
 from asil.adapters.obs import actions as act
 from asil.adapters.obs.live import AUDIO_KINDS
-from asil.adapters.obs.operations import Context, Names, _placement_check, item_ref, obs_settings, operation
+from asil.adapters.obs.operations import Context, Names, _placement_check, item_ref, obs_settings
 from asil.protocol import InvalidAction
 from asil.workspace import Workspace
 
 
 # ------------------------------------------------------------------ scene items
-def _check_remove_from_scene(names: Names, p: act.ItemParams, ws: Workspace) -> None:
+def check_remove_from_scene(names: Names, p: act.ItemParams, ws: Workspace) -> None:
     hit = names.item(p.scene, p.source, p.item_id)
     before = names.shown()
     names.items(p.scene).remove(hit)
     names.drop_orphans(before)
 
 
-@operation("remove_from_scene", _check_remove_from_scene)
 def remove_from_scene(ctx: Context, p: act.ItemParams) -> list[str]:
     item_id = ctx.item_id(p.scene, p.source, p.item_id)
     last = ctx.shown().get(p.source, 0) == 1
@@ -29,12 +28,11 @@ def remove_from_scene(ctx: Context, p: act.ItemParams) -> list[str]:
     return [item_ref(p.scene, p.source), f"scene:{p.scene}", *([f"input:{p.source}"] if last else [])]
 
 
-def _check_set_transform(names: Names, p: act.SetTransform, ws: Workspace) -> None:
+def check_set_transform(names: Names, p: act.SetTransform, ws: Workspace) -> None:
     names.item(p.scene, p.source, p.item_id)
     _placement_check(names, p)
 
 
-@operation("set_transform", _check_set_transform)
 def set_transform(ctx: Context, p: act.SetTransform) -> list[str]:
     transform: dict[str, Any] = {}
     if p.position is not None:
@@ -50,18 +48,17 @@ def set_transform(ctx: Context, p: act.SetTransform) -> list[str]:
     return [item_ref(p.scene, p.source)]
 
 
-def _check_set_visibility(names: Names, p: act.SetVisibility, ws: Workspace) -> None:
+def check_set_visibility(names: Names, p: act.SetVisibility, ws: Workspace) -> None:
     names.item(p.scene, p.source, p.item_id)
 
 
-@operation("set_visibility", _check_set_visibility)
 def set_visibility(ctx: Context, p: act.SetVisibility) -> list[str]:
     ctx.obs.request("SetSceneItemEnabled", {"sceneName": p.scene, "sceneItemEnabled": p.visible,
                                             "sceneItemId": ctx.item_id(p.scene, p.source, p.item_id)})
     return [item_ref(p.scene, p.source)]
 
 
-def _check_move_item(names: Names, p: act.MoveItem, ws: Workspace) -> None:
+def check_move_item(names: Names, p: act.MoveItem, ws: Workspace) -> None:
     hit = names.item(p.scene, p.source, p.item_id)
     items = names.items(p.scene)
     if p.index >= len(items):
@@ -71,7 +68,6 @@ def _check_move_item(names: Names, p: act.MoveItem, ws: Workspace) -> None:
     items.insert(p.index, hit)
 
 
-@operation("move_item", _check_move_item)
 def move_item(ctx: Context, p: act.MoveItem) -> list[str]:
     ctx.obs.request("SetSceneItemIndex", {"sceneName": p.scene, "sceneItemIndex": p.index,
                                           "sceneItemId": ctx.item_id(p.scene, p.source, p.item_id)})
@@ -79,7 +75,7 @@ def move_item(ctx: Context, p: act.MoveItem) -> list[str]:
 
 
 # ------------------------------------------------------------------ filters
-def _check_add_filter(names: Names, p: act.AddFilter, ws: Workspace) -> None:
+def check_add_filter(names: Names, p: act.AddFilter, ws: Workspace) -> None:
     names.source(p.source)
     if p.kind in act.AUDIO_FILTERS and names.inputs.get(p.source) not in AUDIO_KINDS:
         raise InvalidAction(f"{p.kind} is an audio filter and {p.source!r} has no audio.",
@@ -91,7 +87,6 @@ def _check_add_filter(names: Names, p: act.AddFilter, ws: Workspace) -> None:
     names.filters(p.source).append(p.name)
 
 
-@operation("add_filter", _check_add_filter)
 def add_filter(ctx: Context, p: act.AddFilter) -> list[str]:
     ctx.obs.request("CreateSourceFilter", {"sourceName": p.source, "filterName": p.name,
                                            "filterKind": act.FILTER_KINDS[p.kind],
@@ -99,12 +94,11 @@ def add_filter(ctx: Context, p: act.AddFilter) -> list[str]:
     return [ctx.source_ref(p.source)]
 
 
-def _check_set_filter(names: Names, p: act.SetFilter, ws: Workspace) -> None:
+def check_set_filter(names: Names, p: act.SetFilter, ws: Workspace) -> None:
     names.filter(p.source, p.filter)
     obs_settings(p.settings or {}, ws)
 
 
-@operation("set_filter", _check_set_filter)
 def set_filter(ctx: Context, p: act.SetFilter) -> list[str]:
     if p.settings is not None:
         ctx.obs.request("SetSourceFilterSettings", {"sourceName": p.source, "filterName": p.filter, "overlay": True,
@@ -115,25 +109,23 @@ def set_filter(ctx: Context, p: act.SetFilter) -> list[str]:
     return [ctx.source_ref(p.source)]
 
 
-def _check_remove_filter(names: Names, p: act.FilterParams, ws: Workspace) -> None:
+def check_remove_filter(names: Names, p: act.FilterParams, ws: Workspace) -> None:
     names.filters(p.source).remove(names.filter(p.source, p.filter))
 
 
-@operation("remove_filter", _check_remove_filter)
 def remove_filter(ctx: Context, p: act.FilterParams) -> list[str]:
     ctx.obs.request("RemoveSourceFilter", {"sourceName": p.source, "filterName": p.filter})
     return [ctx.source_ref(p.source)]
 
 
 # ------------------------------------------------------------------ audio
-def _check_set_audio(names: Names, p: act.SetAudio, ws: Workspace) -> None:
+def check_set_audio(names: Names, p: act.SetAudio, ws: Workspace) -> None:
     kind = names.inputs.get(names.input(p.input))
     if kind not in AUDIO_KINDS:
         raise InvalidAction(f"Input {p.input!r} ({kind}) has no audio to mute or change.",
                             hint="set_audio works on inputs with audio, such as media inputs.", code="no_audio")
 
 
-@operation("set_audio", _check_set_audio)
 def set_audio(ctx: Context, p: act.SetAudio) -> list[str]:
     if p.muted is not None:
         ctx.obs.request("SetInputMute", {"inputName": p.input, "inputMuted": p.muted})

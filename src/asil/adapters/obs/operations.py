@@ -1,4 +1,4 @@
-"""What each OBS function checks and does: a registry of (check, apply) pairs.
+"""What each OBS function checks and does: (check, apply) pairs, for scenes and inputs.
 
 ``check`` runs against :class:`Names`, a small model of OBS's scenes, inputs, items and filters
 that a batch's checks update as they go, so a whole batch is checked before anything changes.
@@ -20,8 +20,6 @@ from asil.apps.obs import ObsSession
 from asil.protocol import InvalidAction
 from asil.workspace import Workspace
 
-RECORD_START_S = 10.0
-RECORD_STOP_S = 30.0
 SHOWN_NAMES = 12
 
 
@@ -184,16 +182,19 @@ REFUSED_SETTINGS: dict[str, tuple[Any, str]] = {
     "input": (None, "network media (an 'input' URL) is not allowed"),
     "is_local_file": (True, "media must be a local workspace file"),
 }
+
+
 Check = Callable[[Names, Any, Workspace], None]
 Apply = Callable[[Context, Any], list[str]]
-OPERATIONS: dict[str, tuple[Check, Apply]] = {}
 
 
-def operation(name: str, check: Check) -> Callable[[Apply], Apply]:
-    def wrap(apply: Apply) -> Apply:
-        OPERATIONS[name] = (check, apply)
-        return apply
-    return wrap
+@dataclass(frozen=True)
+class Operation:
+    """The handler of an OBS function: ``check`` it against (and update) the names model, ``apply`` it
+    to the running OBS (returning the ids of changed elements)."""
+
+    check: Check
+    apply: Apply
 
 
 def item_ref(scene: str, source: str) -> str:
@@ -241,18 +242,17 @@ def _place(ctx: Context, scene: str, item_id: int, p: Any) -> None:
 
 
 # ------------------------------------------------------------------ scenes
-def _check_create_scene(names: Names, p: act.CreateScene, ws: Workspace) -> None:
+def check_create_scene(names: Names, p: act.CreateScene, ws: Workspace) -> None:
     names.scenes.append(names.free(p.name))
     names._items[p.name] = []
 
 
-@operation("create_scene", _check_create_scene)
 def create_scene(ctx: Context, p: act.CreateScene) -> list[str]:
     ctx.obs.request("CreateScene", {"sceneName": p.name})
     return [f"scene:{p.name}"]
 
 
-def _check_rename_scene(names: Names, p: act.RenameScene, ws: Workspace) -> None:
+def check_rename_scene(names: Names, p: act.RenameScene, ws: Workspace) -> None:
     names.scene(p.scene)
     names.free(p.name)
     names.scenes[names.scenes.index(p.scene)] = p.name
@@ -260,13 +260,12 @@ def _check_rename_scene(names: Names, p: act.RenameScene, ws: Workspace) -> None
     names.rename_source(p.scene, p.name)
 
 
-@operation("rename_scene", _check_rename_scene)
 def rename_scene(ctx: Context, p: act.RenameScene) -> list[str]:
     ctx.obs.request("SetSceneName", {"sceneName": p.scene, "newSceneName": p.name})
     return [f"scene:{p.scene}", f"scene:{p.name}"]
 
 
-def _check_remove_scene(names: Names, p: act.SceneParams, ws: Workspace) -> None:
+def check_remove_scene(names: Names, p: act.SceneParams, ws: Workspace) -> None:
     names.scene(p.scene)
     if len(names.scenes) == 1:
         raise InvalidAction(f"{p.scene!r} is the only scene; OBS always keeps one.",
@@ -277,7 +276,6 @@ def _check_remove_scene(names: Names, p: act.SceneParams, ws: Workspace) -> None
     names.drop_orphans(before)
 
 
-@operation("remove_scene", _check_remove_scene)
 def remove_scene(ctx: Context, p: act.SceneParams) -> list[str]:
     elsewhere = ctx.shown(but_scene=p.scene)
     mine = {i["sourceName"] for i in ctx.obs.request("GetSceneItemList", {"sceneName": p.scene})["sceneItems"]}
@@ -287,11 +285,10 @@ def remove_scene(ctx: Context, p: act.SceneParams) -> list[str]:
     return [f"scene:{p.scene}", *(f"input:{name}" for name in sorted(orphans))]
 
 
-def _check_switch_scene(names: Names, p: act.SceneParams, ws: Workspace) -> None:
+def check_switch_scene(names: Names, p: act.SceneParams, ws: Workspace) -> None:
     names.scene(p.scene)
 
 
-@operation("switch_scene", _check_switch_scene)
 def switch_scene(ctx: Context, p: act.SceneParams) -> list[str]:
     ctx.obs.request("SetCurrentProgramScene", {"sceneName": p.scene})
     return ["@program"]
@@ -318,7 +315,7 @@ def _new_input_settings(p: act.AddInput, ws: Workspace, check_files: bool = True
     return obs_settings({**settings, **p.settings}, ws, check_files=check_files)
 
 
-def _check_add_input(names: Names, p: act.AddInput, ws: Workspace) -> None:
+def check_add_input(names: Names, p: act.AddInput, ws: Workspace) -> None:
     names.scene(p.scene)
     names.free(p.name)
     _placement_check(names, p)
@@ -327,7 +324,6 @@ def _check_add_input(names: Names, p: act.AddInput, ws: Workspace) -> None:
     names.items(p.scene).append((None, p.name))
 
 
-@operation("add_input", _check_add_input)
 def add_input(ctx: Context, p: act.AddInput) -> list[str]:
     made = ctx.obs.request("CreateInput", {
         "sceneName": p.scene, "inputName": p.name, "inputKind": act.INPUT_KINDS[p.kind],
@@ -336,7 +332,7 @@ def add_input(ctx: Context, p: act.AddInput) -> list[str]:
     return [f"input:{p.name}", item_ref(p.scene, p.name), f"scene:{p.scene}"]
 
 
-def _check_add_to_scene(names: Names, p: act.AddToScene, ws: Workspace) -> None:
+def check_add_to_scene(names: Names, p: act.AddToScene, ws: Workspace) -> None:
     names.scene(p.scene)
     names.source(p.input)
     if p.input == p.scene:
@@ -346,7 +342,6 @@ def _check_add_to_scene(names: Names, p: act.AddToScene, ws: Workspace) -> None:
     names.items(p.scene).append((None, p.input))
 
 
-@operation("add_to_scene", _check_add_to_scene)
 def add_to_scene(ctx: Context, p: act.AddToScene) -> list[str]:
     made = ctx.obs.request("CreateSceneItem",
                            {"sceneName": p.scene, "sourceName": p.input, "sceneItemEnabled": p.visible})
@@ -354,42 +349,36 @@ def add_to_scene(ctx: Context, p: act.AddToScene) -> list[str]:
     return [item_ref(p.scene, p.input), f"scene:{p.scene}"]
 
 
-def _check_set_input_settings(names: Names, p: act.SetInputSettings, ws: Workspace) -> None:
+def check_set_input_settings(names: Names, p: act.SetInputSettings, ws: Workspace) -> None:
     names.input(p.input)
     obs_settings(p.settings, ws)
 
 
-@operation("set_input_settings", _check_set_input_settings)
 def set_input_settings(ctx: Context, p: act.SetInputSettings) -> list[str]:
     ctx.obs.request("SetInputSettings", {"inputName": p.input, "inputSettings": obs_settings(p.settings, ctx.workspace),
                                          "overlay": True})
     return [f"input:{p.input}"]
 
 
-def _check_rename_input(names: Names, p: act.RenameInput, ws: Workspace) -> None:
+def check_rename_input(names: Names, p: act.RenameInput, ws: Workspace) -> None:
     names.input(p.input)
     names.free(p.name)
     names.inputs[p.name] = names.inputs.pop(p.input)
     names.rename_source(p.input, p.name)
 
 
-@operation("rename_input", _check_rename_input)
 def rename_input(ctx: Context, p: act.RenameInput) -> list[str]:
     ctx.obs.request("SetInputName", {"inputName": p.input, "newInputName": p.name})
     return [f"input:{p.input}", f"input:{p.name}"]
 
 
-def _check_remove_input(names: Names, p: act.InputParams, ws: Workspace) -> None:
+def check_remove_input(names: Names, p: act.InputParams, ws: Workspace) -> None:
     names.input(p.input)
     del names.inputs[p.input]
     names.drop_source(p.input)
 
 
-@operation("remove_input", _check_remove_input)
 def remove_input(ctx: Context, p: act.InputParams) -> list[str]:
     ctx.obs.request("RemoveInput", {"inputName": p.input})
     return [f"input:{p.input}"]
 
-
-import asil.adapters.obs.item_ops  # noqa: E402,F401  (registers item, filter and audio operations)
-import asil.adapters.obs.output_ops  # noqa: E402,F401  (registers video, recording and screenshot operations)

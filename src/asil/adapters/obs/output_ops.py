@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from asil.adapters.obs import actions as act
-from asil.adapters.obs.operations import Context, Names, operation
+from asil.adapters.obs.operations import Context, Names
 from asil.adapters.obs.video import OUTPUT_STEP
 from asil.apps.obs import ObsSession
 from asil.protocol import ActionFailed, InvalidAction
@@ -18,7 +18,7 @@ RECORD_STOP_S = 30.0
 
 
 # ------------------------------------------------------------------ video
-def _check_set_video(names: Names, p: act.SetVideo, ws: Workspace) -> None:
+def check_set_video(names: Names, p: act.SetVideo, ws: Workspace) -> None:
     for what in ("base", "output"):
         width, height = getattr(p, f"{what}_width"), getattr(p, f"{what}_height")
         if (width is None) != (height is None):
@@ -40,7 +40,6 @@ def _check_set_video(names: Names, p: act.SetVideo, ws: Workspace) -> None:
                             hint="Call stop_recording first.", code="busy")
 
 
-@operation("set_video", _check_set_video)
 def set_video(ctx: Context, p: act.SetVideo) -> list[str]:
     data: dict[str, int] = {}
     if p.base_width is not None and p.base_height is not None:
@@ -54,7 +53,7 @@ def set_video(ctx: Context, p: act.SetVideo) -> list[str]:
 
 
 # ------------------------------------------------------------------ recording
-def _check_start_recording(names: Names, p: act.StartRecording, ws: Workspace) -> None:
+def check_start_recording(names: Names, p: act.StartRecording, ws: Workspace) -> None:
     target = ws.resolve(p.path)
     if target.exists():
         raise InvalidAction(f"{p.path!r} already exists; OBS would not overwrite it.",
@@ -64,7 +63,6 @@ def _check_start_recording(names: Names, p: act.StartRecording, ws: Workspace) -
     names.recording = True
 
 
-@operation("start_recording", _check_start_recording)
 def start_recording(ctx: Context, p: act.StartRecording) -> list[str]:
     target = ctx.workspace.resolve(p.path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -79,13 +77,12 @@ def start_recording(ctx: Context, p: act.StartRecording) -> list[str]:
     return ["@program"]
 
 
-def _check_stop_recording(names: Names, p: act.StopRecording, ws: Workspace) -> None:
+def check_stop_recording(names: Names, p: act.StopRecording, ws: Workspace) -> None:
     if not names.recording:
         raise InvalidAction("OBS is not recording.", hint="Call start_recording first.", code="not_recording")
     names.recording = False
 
 
-@operation("stop_recording", _check_stop_recording)
 def stop_recording(ctx: Context, p: act.StopRecording) -> list[str]:
     time.sleep(p.after_s)
     path = Path(ctx.obs.request("StopRecord")["outputPath"])
@@ -120,7 +117,7 @@ def _wait_complete(path: Path, timeout_s: float = RECORD_STOP_S) -> None:
 
 
 # ------------------------------------------------------------------ screenshots
-def _check_screenshot(names: Names, p: act.Screenshot, ws: Workspace) -> None:
+def check_screenshot(names: Names, p: act.Screenshot, ws: Workspace) -> None:
     ws.resolve(p.path)
     if p.source is not None:
         names.source(p.source)
@@ -134,7 +131,6 @@ def screenshot(obs: ObsSession, target: Path, source: str | None = None, width: 
     atomic_write(target, base64.b64decode(image.partition(",")[2]))
 
 
-@operation("save_screenshot", _check_screenshot)
 def save_screenshot(ctx: Context, p: act.Screenshot) -> list[str]:
     target = ctx.workspace.resolve(p.path)
     screenshot(ctx.obs, target, p.source, p.width)

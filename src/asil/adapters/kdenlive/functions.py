@@ -1,0 +1,72 @@
+"""Kdenlive's functions, each declared once with its parameters and its edit.
+
+The order here is the order of the published schema. An edit changes a draft of the project
+(:mod:`asil.adapters.kdenlive.edits`, :mod:`asil.adapters.kdenlive.tracks`). The outputs (the two
+renders and ``save``) have no edit: the adapter runs them on the current state, so a batch,
+which runs on a draft and is all or nothing, cannot hold them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from asil.adapters.batch import in_batch
+from asil.adapters.functions import AppFunction, FunctionTable, Vocabulary
+from asil.adapters.kdenlive import actions as act
+from asil.adapters.kdenlive import edits
+from asil.adapters.kdenlive.edits import Edit
+from asil.adapters.kdenlive.tracks import delete_track, set_track
+from asil.adapters.params import NoParams
+from asil.protocol import Action, InvalidAction
+
+H = TypeVar("H")
+
+FUNCTIONS: FunctionTable[Edit] = FunctionTable("kdenlive", [
+    AppFunction("add_clip", act.AddClip, "Place a media file or colour clip on a track.", acts_on="clip",
+                handler=edits.add_clip),
+    AppFunction("move_clip", act.MoveClip, "Move a clip to a free span on its own or another track.", acts_on="clip",
+                handler=edits.move_clip),
+    AppFunction("trim_clip", act.TrimClip, "Change a clip's source in/out points.", acts_on="clip",
+                handler=edits.trim_clip),
+    AppFunction("split_clip", act.SplitClip, "Cut a clip in two at a timeline frame (filters are copied).",
+                acts_on="clip", handler=edits.split_clip),
+    AppFunction("delete_clip", act.DeleteClip, "Remove a clip, leaving a gap or rippling later clips left.",
+                destructive=True, acts_on="clip", handler=edits.delete_clip),
+    AppFunction("add_track", act.AddTrack, "Add an empty track on top of the others.", acts_on="track",
+                handler=edits.add_track),
+    AppFunction("delete_track", act.DeleteTrack, "Delete a track and its clips (not the last video track, not one "
+                "a transition uses).", destructive=True, acts_on="track", handler=delete_track),
+    AppFunction("set_track", act.SetTrack, "Rename a track, or hide/show its video and mute/unmute its audio.",
+                acts_on="track", handler=set_track),
+    AppFunction("add_filter", act.AddFilter, "Attach an MLT filter to a clip, a track or the whole timeline.",
+                acts_on="filter", handler=edits.add_filter),
+    AppFunction("set_filter", act.SetFilter, "Change a filter's properties.", acts_on="filter",
+                handler=edits.set_filter),
+    AppFunction("add_transition", act.AddTransition, "Add a transition between two tracks over a frame range.",
+                acts_on="transition", handler=edits.add_transition),
+    AppFunction("remove_effect", act.RemoveEffect, "Remove a filter or a transition.", destructive=True,
+                acts_on="effect", handler=edits.remove_effect),
+    AppFunction("set_profile", act.SetProfile, "Change the video profile: size, frame rate (clips keep their times "
+                "in seconds), display aspect.", acts_on="profile", handler=edits.set_profile),
+    AppFunction("render_video", act.RenderVideo, "Render the timeline (or a range) to a video file with melt.",
+                acts_on="file", batch=False),
+    AppFunction("render_frame", act.RenderFrame, "Render one timeline frame to a PNG with melt.", acts_on="file",
+                batch=False),
+    AppFunction("save", NoParams, "Write the project file now.", acts_on="file", batch=False),
+])
+
+
+def invocations(vocabulary: Vocabulary, functions: FunctionTable[H], action: Action) -> list[tuple[AppFunction[H], Any]]:
+    """(function, parsed params) of an invoke_function action, or of each member of a batch (errors numbered).
+
+    Generic, and the same in ``asil.adapters.obs.functions``: a candidate for ``asil.adapters.functions``.
+    """
+    vocabulary.require_type(action)
+    batch = action.action_type == "batch"
+    found = []
+    for index, member in enumerate(vocabulary.batch(action, functions) if batch else [action], start=1):
+        try:
+            found.append(functions.parse(member.target or "", member.params))
+        except InvalidAction as exc:
+            raise (in_batch(exc, index) if batch else exc) from None
+    return found
