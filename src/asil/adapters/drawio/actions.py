@@ -1,16 +1,15 @@
-"""The draw.io action vocabulary: parameter models, the published schema, examples and tips."""
+"""The draw.io action vocabulary: parameter models, and what an agent is told besides the functions."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field
 
-from asil.adapters.params import Params, finish_tip, function_specs
-from asil.adapters.params import parse_params as parse_params  # re-exported: adapters call actions.parse_params
-from asil.protocol import Action, ActionSchema
+from asil.adapters.functions import Vocabulary, navigate_page
+from asil.adapters.params import Params, finish_tip
 
-MAX_BATCH = 200
+MAX_LIMIT = 200
 StyleValue = str | int | float | bool
 CellRef = Annotated[str, Field(min_length=1, max_length=500, description="A cell id, or a label naming exactly one cell.")]
 PageRef = Annotated[str, Field(min_length=1, max_length=200, description="A page name or id; the page in view when omitted.")]
@@ -126,89 +125,51 @@ class MoveToLayer(_OnPage):
     layer: CellRef
 
 
-class NoParams(_Params):
-    pass
-
-
-class Navigate(_Params):
-    offset: Annotated[int, Field(ge=0)] | None = None
-    limit: Annotated[int, Field(ge=1, le=200)] | None = None
+class Navigate(navigate_page(MAX_LIMIT)):  # type: ignore[misc]  # the common page, and a label filter
     find: str | None = Field(None, max_length=200, description="Show only cells whose label contains this text; '' clears.")
 
 
-class Batch(_Params):
-    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
-
-
-FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
-    "add_vertex": (AddVertex, "Add a shape (vertex) with a label, position, size and style.", False),
-    "connect": (Connect, "Add an edge from one vertex to another (by id or label).", False),
-    "relabel": (Relabel, "Change the label of a vertex or edge.", False),
-    "restyle": (Restyle, "Set and/or remove style keys of cells (fillColor, strokeColor, dashed, shape...).", False),
-    "move": (Move, "Move a vertex to x/y, or by dx/dy.", False),
-    "resize": (Resize, "Change a vertex's width and/or height.", False),
-    "delete_cells": (DeleteCells, "Delete vertices/edges; edges attached to deleted vertices go too.", True),
-    "reconnect": (Reconnect, "Attach an edge to a different source and/or target vertex.", False),
-    "set_waypoints": (SetWaypoints, "Set the bend points an edge is routed through.", False),
-    "add_page": (AddPage, "Add an empty page (diagram tab).", False),
-    "rename_page": (RenamePage, "Rename a page.", False),
-    "delete_page": (DeletePage, "Delete a page and everything on it.", True),
-    "add_layer": (AddLayer, "Add a layer on top of a page's layers.", False),
-    "rename_layer": (RenameLayer, "Rename a layer.", False),
-    "move_to_layer": (MoveToLayer, "Move cells (and their contents) to another layer of the same page.", False),
-    "save": (NoParams, "Write the file now (it is also saved when the episode ends).", False),
-}
-
-
-
-
-EXAMPLES = [
-    {"action_type": "invoke_function", "target": "add_vertex",
-     "params": {"label": "Review", "x": 300, "y": 40, "style": "rhombus;whiteSpace=wrap;html=1;"}},
-    {"action_type": "invoke_function", "target": "connect", "params": {"source": "Start", "target": "Review", "label": "next"}},
-    {"action_type": "set_value", "target": "start", "params": {"value": "Begin"}},
-    {"action_type": "invoke_function", "target": "relabel", "params": {"cell": "Begin", "label": "Start here"}},
-    {"action_type": "invoke_function", "target": "restyle",
-     "params": {"cells": ["start"], "set": {"fillColor": "#d5e8d4", "strokeColor": "#82b366"}, "remove": ["dashed"]}},
-    {"action_type": "invoke_function", "target": "move", "params": {"cell": "start", "dx": 20, "dy": 0}},
-    {"action_type": "invoke_function", "target": "resize", "params": {"cell": "start", "width": 140}},
-    {"action_type": "invoke_function", "target": "add_layer", "params": {"name": "Notes"}},
-    {"action_type": "invoke_function", "target": "move_to_layer", "params": {"cells": ["Review"], "layer": "Notes"}},
-    {"action_type": "invoke_function", "target": "add_page", "params": {"name": "Details"}},
-    {"action_type": "navigate", "target": "Details", "params": {}},
-    {"action_type": "batch", "params": {"actions": [
-        {"action_type": "invoke_function", "target": "add_vertex", "params": {"label": "A", "x": 40, "y": 40}},
-        {"action_type": "invoke_function", "target": "add_vertex", "params": {"label": "B", "x": 240, "y": 40}},
-        {"action_type": "invoke_function", "target": "connect", "params": {"source": "A", "target": "B"}}]}},
-    {"action_type": "done", "params": {"answer": "optional text answer"}},
-]
-
-TIPS = [
-    "Pages are views; elements are a page's layers, vertices (shapes) and edges (connectors), each with a stable id.",
-    "Wherever a cell is expected you may give its id or its label, if exactly one vertex or edge has that label.",
-    "An element's value is its label as plain text; meta.html holds the raw HTML of HTML labels. relabel and "
-    "set_value take plain text.",
-    "Styles are draw.io keys: fillColor, strokeColor, fontColor, dashed=1, rounded=1, shape, edgeStyle ... "
-    "restyle sets or removes single keys and leaves the others alone.",
-    "Geometry is x, y, width, height in pixels; for cells inside a group or container it is relative to the container.",
-    "Deleting a vertex also deletes the edges attached to it; to move an edge's end use reconnect.",
-    "Large pages are windowed: navigate with params offset/limit to page, or find to filter by label.",
-    "Function params take 'page' (name or id) to act on a page other than the one in view.",
-    "A batch is atomic: if one action fails, none of it is applied.",
-    finish_tip(),
-]
-
-
-def build_schema() -> ActionSchema:
-    functions = function_specs(dict(FUNCTIONS))
-    return ActionSchema(
-        app="drawio",
-        action_types=["set_value", "invoke_function", "navigate", "batch", "done", "infeasible"],
-        target_format="set_value: a cell id or label on the page in view (sets its label); invoke_function: "
-        "a function name; navigate: a page name or id (or omitted for the page in view)",
-        functions=functions,
-        set_value_params=SetLabel.model_json_schema(),
-        navigate_params=Navigate.model_json_schema(),
-        examples=[Action.model_validate(e) for e in EXAMPLES],
-        tips=TIPS,
-    )
+VOCABULARY = Vocabulary(
+    app="drawio",
+    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
+    target_format="set_value: a cell id or label on the page in view (sets its label); invoke_function: "
+    "a function name; navigate: a page name or id (or omitted for the page in view)",
+    set_value_params=SetLabel,
+    navigate_params=Navigate,
+    batch_hint="Put only set_value and invoke_function actions in a batch.",
+    examples=[
+        {"action_type": "invoke_function", "target": "add_vertex",
+         "params": {"label": "Review", "x": 300, "y": 40, "style": "rhombus;whiteSpace=wrap;html=1;"}},
+        {"action_type": "invoke_function", "target": "connect",
+         "params": {"source": "Start", "target": "Review", "label": "next"}},
+        {"action_type": "set_value", "target": "start", "params": {"value": "Begin"}},
+        {"action_type": "invoke_function", "target": "relabel", "params": {"cell": "Begin", "label": "Start here"}},
+        {"action_type": "invoke_function", "target": "restyle",
+         "params": {"cells": ["start"], "set": {"fillColor": "#d5e8d4", "strokeColor": "#82b366"}, "remove": ["dashed"]}},
+        {"action_type": "invoke_function", "target": "move", "params": {"cell": "start", "dx": 20, "dy": 0}},
+        {"action_type": "invoke_function", "target": "resize", "params": {"cell": "start", "width": 140}},
+        {"action_type": "invoke_function", "target": "add_layer", "params": {"name": "Notes"}},
+        {"action_type": "invoke_function", "target": "move_to_layer", "params": {"cells": ["Review"], "layer": "Notes"}},
+        {"action_type": "invoke_function", "target": "add_page", "params": {"name": "Details"}},
+        {"action_type": "navigate", "target": "Details", "params": {}},
+        {"action_type": "batch", "params": {"actions": [
+            {"action_type": "invoke_function", "target": "add_vertex", "params": {"label": "A", "x": 40, "y": 40}},
+            {"action_type": "invoke_function", "target": "add_vertex", "params": {"label": "B", "x": 240, "y": 40}},
+            {"action_type": "invoke_function", "target": "connect", "params": {"source": "A", "target": "B"}}]}},
+        {"action_type": "done", "params": {"answer": "optional text answer"}},
+    ],
+    tips=[
+        "Pages are views; elements are a page's layers, vertices (shapes) and edges (connectors), each with a stable id.",
+        "Wherever a cell is expected you may give its id or its label, if exactly one vertex or edge has that label.",
+        "An element's value is its label as plain text; meta.html holds the raw HTML of HTML labels. relabel and "
+        "set_value take plain text.",
+        "Styles are draw.io keys: fillColor, strokeColor, fontColor, dashed=1, rounded=1, shape, edgeStyle ... "
+        "restyle sets or removes single keys and leaves the others alone.",
+        "Geometry is x, y, width, height in pixels; for cells inside a group or container it is relative to the container.",
+        "Deleting a vertex also deletes the edges attached to it; to move an edge's end use reconnect.",
+        "Large pages are windowed: navigate with params offset/limit to page, or find to filter by label.",
+        "Function params take 'page' (name or id) to act on a page other than the one in view.",
+        "A batch is atomic: if one action fails, none of it is applied.",
+        finish_tip(),
+    ],
+)

@@ -10,16 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
-from asil.adapters.batch import batch_member, in_batch
+from asil.adapters.batch import in_batch
 from asil.adapters.drawio import actions as act
-from asil.adapters.drawio import structure  # noqa: F401  (registers the page and layer planners)
 from asil.adapters.drawio.codec import UnsafeDocument
 from asil.adapters.drawio.model import Document, Page
 from asil.adapters.drawio.observe import DEFAULT_LIMIT, counts, listed_cells, window
-from asil.adapters.drawio.ops import PLANNERS, Plan, find_page, page_key, set_value
+from asil.adapters.drawio.ops import Plan, find_page, page_key, set_value
+from asil.adapters.drawio.structure import FUNCTIONS  # the table the cell, page and layer planners are declared in
 from asil.protocol import (
     Action,
-    ActionSchema,
     AppState,
     DocumentError,
     InvalidAction,
@@ -35,7 +34,6 @@ SAMPLE = """<mxfile host="asil" agent="ASIL sample"><diagram id="flow" name="Flo
 <mxCell id="start" value="Start" style="ellipse;whiteSpace=wrap;html=1;" vertex="1" parent="1"><mxGeometry x="40" y="40"
  width="120" height="60" as="geometry"/></mxCell></root></mxGraphModel></diagram></mxfile>
 """
-MAX_LIMIT = 200
 
 
 class DrawioAdapter(Adapter):
@@ -65,7 +63,7 @@ class DrawioAdapter(Adapter):
         if offset is not None:
             self.offset = max(0, offset)
         if limit is not None:
-            self.limit = max(1, min(limit, MAX_LIMIT))
+            self.limit = max(1, min(limit, act.MAX_LIMIT))
         page = self.page()
         cells = listed_cells(page, self.find)
         self.offset = min(self.offset, max(0, len(cells) - 1))
@@ -104,15 +102,14 @@ class DrawioAdapter(Adapter):
         self.view = page_key(page)
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
+    vocabulary = act.VOCABULARY
+    functions = FUNCTIONS
 
     def _check(self, action: Action) -> None:
         if action.action_type == "batch":
             self._run_batch(action, self.doc.copy())
         elif action.action_type == "navigate":
-            act.parse_params(act.Navigate, action.params, "navigate")
+            self.vocabulary.parse_navigate(action)
             if action.target:
                 find_page(self.doc, action.target, self.view)
         else:
@@ -136,30 +133,18 @@ class DrawioAdapter(Adapter):
         return changed
 
     def _plan(self, action: Action, doc: Document) -> Plan:
-        kind = action.action_type
-        if kind == "set_value":
+        self.vocabulary.require_type(action)
+        if action.action_type == "set_value":
             return set_value(doc, self.view, action.target, action.params)
-        if kind != "invoke_function":
-            raise InvalidAction(f"The drawio adapter does not support {kind} actions.", code="unsupported_action",
-                                hint="Use set_value, invoke_function, navigate, batch, done or infeasible.")
-        name = action.target or ""
-        if name == "save":
-            act.parse_params(act.NoParams, action.params, "save")
-            return Plan([], lambda: None)
-        if name not in PLANNERS:
-            raise InvalidAction(f"Unknown drawio function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
-                                code="unknown_function")
-        params = act.parse_params(act.FUNCTIONS[name][0], action.params, name)
-        return PLANNERS[name](doc, self.view, params)
+        function, params = self.functions.parse(action.target, action.params)
+        assert function.handler is not None  # every drawio function is declared with its planner
+        return function.handler(doc, self.view, params)
 
     def _run_batch(self, action: Action, doc: Document) -> list[str]:
         """Plan and apply every sub-action on ``doc`` (a copy): the caller keeps it only if all succeed."""
-        params = act.parse_params(act.Batch, action.params, "batch")
         changed: list[str] = []
-        for index, raw in enumerate(params.actions, start=1):
+        for index, sub in enumerate(self.vocabulary.batch(action, self.functions), start=1):
             try:
-                sub = batch_member(raw, hint="Put only set_value and invoke_function actions in a batch.",
-                                   excluded=("save",))
                 plan = self._plan(sub, doc)
             except InvalidAction as exc:
                 raise in_batch(exc, index) from None
@@ -168,7 +153,7 @@ class DrawioAdapter(Adapter):
         return changed
 
     def _navigate(self, action: Action) -> list[str]:
-        params = act.parse_params(act.Navigate, action.params, "navigate")
+        params = self.vocabulary.parse_navigate(action)
         if action.target:
             self._go(action.target)
         if params.find is not None:

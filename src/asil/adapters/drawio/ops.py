@@ -1,6 +1,9 @@
 """Planners for the draw.io functions: each checks its params against the document and returns
 the ids it will change plus a closure that makes the change. Checking never mutates, so a
-plan can be validated alone and applied later (``_check`` then ``_apply``)."""
+plan can be validated alone and applied later (``_check`` then ``_apply``).
+
+Each planner is declared with its function in :data:`FUNCTIONS`: the cell functions here, then
+the page and layer functions and ``save`` in :mod:`asil.adapters.drawio.structure`."""
 
 from __future__ import annotations
 
@@ -12,6 +15,8 @@ from xml.etree import ElementTree as ET
 from asil.adapters.drawio import actions as act
 from asil.adapters.drawio.codec import format_style, html_label, norm_label, parse_style, style_dict, valid_style_key
 from asil.adapters.drawio.model import Cell, Document, Page
+from asil.adapters.functions import FunctionTable
+from asil.adapters.params import parse_params
 from asil.protocol import InvalidAction
 
 DEFAULT_VERTEX_STYLE = "rounded=1;whiteSpace=wrap;html=1;"
@@ -25,16 +30,8 @@ class Plan:
     apply: Callable[[], None]
 
 
-Planner = Callable[[Document, str, Any], Plan]
-PLANNERS: dict[str, Planner] = {}
-
-
-def planner(name: str) -> Callable[[Planner], Planner]:
-    def wrap(func: Planner) -> Planner:
-        PLANNERS[name] = func
-        return func
-
-    return wrap
+Planner = Callable[[Document, str, Any], Plan]  # (document, page in view, parsed params) -> Plan
+FUNCTIONS: FunctionTable[Planner] = FunctionTable("drawio")
 
 
 # ---------------------------------------------------------------- lookups
@@ -155,7 +152,7 @@ def touch(page: Page, apply: Callable[[], None]) -> Callable[[], None]:
 # ---------------------------------------------------------------- cells
 
 
-@planner("add_vertex")
+@FUNCTIONS.function("add_vertex", act.AddVertex, "Add a shape (vertex) with a label, position, size and style.", acts_on="vertex")
 def plan_add_vertex(doc: Document, view: str, p: act.AddVertex) -> Plan:
     page = find_page(doc, p.page, view)
     if p.layer is not None and p.parent is not None:
@@ -179,7 +176,7 @@ def _free_spot(page: Page) -> tuple[float, float]:
     return right + 40.0, min(c.number("y") for c in tops)
 
 
-@planner("connect")
+@FUNCTIONS.function("connect", act.Connect, "Add an edge from one vertex to another (by id or label).", acts_on="edge")
 def plan_connect(doc: Document, view: str, p: act.Connect) -> Plan:
     page = find_page(doc, p.page, view)
     source, target = resolve(page, p.source, ("vertex",)), resolve(page, p.target, ("vertex",))
@@ -199,13 +196,14 @@ def relabel(page: Page, cell: Cell, text: str, raw_html: bool = False) -> Plan:
     return Plan([cell.id], touch(page, lambda: cell.node.set(cell.label_attr, value)))
 
 
-@planner("relabel")
+@FUNCTIONS.function("relabel", act.Relabel, "Change the label of a vertex or edge.", acts_on="cell")
 def plan_relabel(doc: Document, view: str, p: act.Relabel) -> Plan:
     page = find_page(doc, p.page, view)
     return relabel(page, resolve(page, p.cell), p.label, p.html)
 
 
-@planner("restyle")
+@FUNCTIONS.function("restyle", act.Restyle,
+                    "Set and/or remove style keys of cells (fillColor, strokeColor, dashed, shape...).", acts_on="cells")
 def plan_restyle(doc: Document, view: str, p: act.Restyle) -> Plan:
     page = find_page(doc, p.page, view)
     cells = [resolve(page, ref) for ref in p.cells]
@@ -228,7 +226,7 @@ def plan_restyle(doc: Document, view: str, p: act.Restyle) -> Plan:
     return Plan([c.id for c in cells], touch(page, apply))
 
 
-@planner("move")
+@FUNCTIONS.function("move", act.Move, "Move a vertex to x/y, or by dx/dy.", acts_on="vertex")
 def plan_move(doc: Document, view: str, p: act.Move) -> Plan:
     page = find_page(doc, p.page, view)
     cell = resolve(page, p.cell, ("vertex",))
@@ -247,7 +245,7 @@ def plan_move(doc: Document, view: str, p: act.Move) -> Plan:
     return Plan([cell.id], touch(page, apply))
 
 
-@planner("resize")
+@FUNCTIONS.function("resize", act.Resize, "Change a vertex's width and/or height.", acts_on="vertex")
 def plan_resize(doc: Document, view: str, p: act.Resize) -> Plan:
     page = find_page(doc, p.page, view)
     cell = resolve(page, p.cell, ("vertex",))
@@ -263,7 +261,8 @@ def plan_resize(doc: Document, view: str, p: act.Resize) -> Plan:
     return Plan([cell.id], touch(page, apply))
 
 
-@planner("delete_cells")
+@FUNCTIONS.function("delete_cells", act.DeleteCells, "Delete vertices/edges; edges attached to deleted vertices go too.",
+                    destructive=True, acts_on="cells")
 def plan_delete(doc: Document, view: str, p: act.DeleteCells) -> Plan:
     page = find_page(doc, p.page, view)
     doomed = {resolve(page, ref).id for ref in p.cells}
@@ -282,7 +281,7 @@ def plan_delete(doc: Document, view: str, p: act.DeleteCells) -> Plan:
     return Plan(order, touch(page, apply))
 
 
-@planner("reconnect")
+@FUNCTIONS.function("reconnect", act.Reconnect, "Attach an edge to a different source and/or target vertex.", acts_on="edge")
 def plan_reconnect(doc: Document, view: str, p: act.Reconnect) -> Plan:
     page = find_page(doc, p.page, view)
     edge = resolve(page, p.edge, ("edge",))
@@ -297,7 +296,7 @@ def plan_reconnect(doc: Document, view: str, p: act.Reconnect) -> Plan:
     return Plan([edge.id], touch(page, apply))
 
 
-@planner("set_waypoints")
+@FUNCTIONS.function("set_waypoints", act.SetWaypoints, "Set the bend points an edge is routed through.", acts_on="edge")
 def plan_waypoints(doc: Document, view: str, p: act.SetWaypoints) -> Plan:
     page = find_page(doc, p.page, view)
     edge = resolve(page, p.edge, ("edge",))
@@ -316,7 +315,7 @@ def plan_waypoints(doc: Document, view: str, p: act.SetWaypoints) -> Plan:
 
 def set_value(doc: Document, view: str, target: str | None, params: dict[str, Any]) -> Plan:
     page = find_page(doc, None, view)
-    parsed = act.parse_params(act.SetLabel, params, "set_value")
+    parsed = parse_params(act.SetLabel, params, "set_value")
     if not target:
         raise InvalidAction("set_value needs a target: the id or label of a cell.", hint="e.g. target 'start'.")
     return relabel(page, resolve(page, target), parsed.value)

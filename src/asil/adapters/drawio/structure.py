@@ -1,4 +1,5 @@
-"""Planners for pages (``<diagram>`` elements) and layers (children of a page's root cell)."""
+"""Planners for pages (``<diagram>`` elements) and layers (children of a page's root cell), declared
+in :data:`FUNCTIONS` after the cell functions of :mod:`asil.adapters.drawio.ops`; ``save`` comes last."""
 
 from __future__ import annotations
 
@@ -8,7 +9,18 @@ from xml.etree import ElementTree as ET
 from asil.adapters.drawio import actions as act
 from asil.adapters.drawio.codec import norm_label, parse_xml
 from asil.adapters.drawio.model import Document, Page
-from asil.adapters.drawio.ops import Plan, append_cell, find_page, new_cell_id, num, page_key, planner, resolve, touch
+from asil.adapters.drawio.ops import FUNCTIONS as FUNCTIONS  # completed here: the adapter takes it from this module
+from asil.adapters.drawio.ops import (
+    Plan,
+    append_cell,
+    find_page,
+    new_cell_id,
+    num,
+    page_key,
+    resolve,
+    touch,
+)
+from asil.adapters.params import NoParams
 from asil.protocol import InvalidAction
 
 EMPTY_ROOT = '<root><mxCell id="0"/><mxCell id="1" parent="0"/></root>'
@@ -31,7 +43,7 @@ def _diagram_index(doc: Document, page: Page) -> int:
     return list(doc.top).index(page.diagram)
 
 
-@planner("add_page")
+@FUNCTIONS.function("add_page", act.AddPage, "Add an empty page (diagram tab).", acts_on="page")
 def plan_add_page(doc: Document, view: str, p: act.AddPage) -> Plan:
     _pages_of(doc)
     _free_page_name(doc, p.name)
@@ -57,7 +69,7 @@ def plan_add_page(doc: Document, view: str, p: act.AddPage) -> Plan:
     return Plan([page_id], apply)
 
 
-@planner("rename_page")
+@FUNCTIONS.function("rename_page", act.RenamePage, "Rename a page.", acts_on="page")
 def plan_rename_page(doc: Document, view: str, p: act.RenamePage) -> Plan:
     _pages_of(doc)
     page = find_page(doc, p.page, view)
@@ -67,7 +79,7 @@ def plan_rename_page(doc: Document, view: str, p: act.RenamePage) -> Plan:
     return Plan([page_key(page)], lambda: diagram.set("name", p.new_name))
 
 
-@planner("delete_page")
+@FUNCTIONS.function("delete_page", act.DeletePage, "Delete a page and everything on it.", destructive=True, acts_on="page")
 def plan_delete_page(doc: Document, view: str, p: act.DeletePage) -> Plan:
     _pages_of(doc)
     page = find_page(doc, p.page, view)
@@ -89,7 +101,7 @@ def _free_layer_name(page: Page, name: str) -> None:
                             code="layer_exists")
 
 
-@planner("add_layer")
+@FUNCTIONS.function("add_layer", act.AddLayer, "Add a layer on top of a page's layers.", acts_on="layer")
 def plan_add_layer(doc: Document, view: str, p: act.AddLayer) -> Plan:
     page = find_page(doc, p.page, view)
     _free_layer_name(page, p.name)
@@ -101,7 +113,7 @@ def plan_add_layer(doc: Document, view: str, p: act.AddLayer) -> Plan:
     return Plan([new_id], touch(page, lambda: append_cell(page, node)))
 
 
-@planner("rename_layer")
+@FUNCTIONS.function("rename_layer", act.RenameLayer, "Rename a layer.", acts_on="layer")
 def plan_rename_layer(doc: Document, view: str, p: act.RenameLayer) -> Plan:
     page = find_page(doc, p.page, view)
     layer = resolve(page, p.layer, ("layer",))
@@ -110,7 +122,8 @@ def plan_rename_layer(doc: Document, view: str, p: act.RenameLayer) -> Plan:
     return Plan([layer.id], touch(page, lambda: layer.node.set(layer.label_attr, p.new_name)))
 
 
-@planner("move_to_layer")
+@FUNCTIONS.function("move_to_layer", act.MoveToLayer, "Move cells (and their contents) to another layer of the same page.",
+                    acts_on="cells")
 def plan_move_to_layer(doc: Document, view: str, p: act.MoveToLayer) -> Plan:
     page = find_page(doc, p.page, view)
     layer = resolve(page, p.layer, ("layer",))
@@ -127,3 +140,10 @@ def plan_move_to_layer(doc: Document, view: str, p: act.MoveToLayer) -> Plan:
             cell.cell.set("parent", layer.id)
 
     return Plan([c.id for c in cells], touch(page, apply))
+
+
+# The adapter writes the file when it applies save; planning it checks nothing and changes nothing.
+@FUNCTIONS.function("save", NoParams, "Write the file now (it is also saved when the episode ends).", batch=False,
+                    acts_on="file")
+def plan_save(doc: Document, view: str, p: NoParams) -> Plan:
+    return Plan([], lambda: None)

@@ -1,4 +1,4 @@
-"""The Inkscape action vocabulary: parameter models, the published schema, examples and tips."""
+"""The Inkscape action vocabulary: parameter models, and what an agent is told besides the functions."""
 
 from __future__ import annotations
 
@@ -6,11 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from asil.adapters.params import Params, finish_tip, function_specs
-from asil.adapters.params import parse_params as parse_params  # re-exported: adapters call actions.parse_params
-from asil.protocol import Action, ActionSchema
+from asil.adapters.functions import Vocabulary, navigate_page
+from asil.adapters.params import Params, finish_tip
 
-MAX_BATCH = 200
 MAX_LIMIT = 100
 IdText = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.:\-]{0,99}$")]
 Ids = Annotated[list[IdText], Field(min_length=1, max_length=500)]
@@ -153,98 +151,50 @@ class ExportPng(_Params):
     id: IdText | None = Field(None, description="Export only this element.")
 
 
-class NoParams(_Params):
-    pass
-
-
 class SetValue(_Params):
     value: str = Field(max_length=10_000, description="New text of a text element.")
-
-
-class Navigate(_Params):
-    offset: Annotated[int, Field(ge=0)] | None = None
-    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] | None = None
-
-
-class Batch(_Params):
-    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
-
-
-FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
-    "add_rect": (AddRect, "Draw a rectangle.", False),
-    "add_circle": (AddCircle, "Draw a circle.", False),
-    "add_ellipse": (AddEllipse, "Draw an ellipse.", False),
-    "add_line": (AddLine, "Draw a straight line (give it a stroke to see it).", False),
-    "add_path": (AddPath, "Draw a path from SVG path data.", False),
-    "add_text": (AddText, "Write a text element.", False),
-    "edit_element": (EditElement, "Set geometry, path data, transform or label of an element.", False),
-    "set_text": (SetText, "Replace the characters of a text element (its spans are merged).", False),
-    "delete_elements": (ElementIds, "Delete elements and everything inside them.", True),
-    "group": (Group, "Put elements that share a parent into a new group, keeping their order.", False),
-    "ungroup": (OneElement, "Dissolve a group; its transform and style pass to the children.", False),
-    "move": (Move, "Shift elements by dx, dy in document units.", False),
-    "restyle": (Restyle, "Set or remove CSS style properties (fill, stroke, stroke-width, opacity, ...).", False),
-    "set_visibility": (SetVisibility, "Hide (display:none) or show elements.", False),
-    "reorder": (Reorder, "Change stacking order: to front/back of the parent, or raise/lower one step.", False),
-    "add_layer": (AddLayer, "Add an empty layer at the top or bottom.", False),
-    "rename_layer": (RenameLayer, "Change a layer's label.", False),
-    "delete_layer": (DeleteLayer, "Delete a layer and everything on it.", True),
-    "move_to_layer": (MoveToLayer, "Move elements into a layer (on top of it), keeping where they appear.", False),
-    "align": (Align, "Align elements' visual bounding boxes on an edge or centre line.", False),
-    "export_png": (ExportPng, "Export the page, the drawing or one element to PNG with Inkscape.", False),
-    "save": (NoParams, "Write the document now (every change is already written back).", False),
-}
-
-
 
 
 def _fn(name: str, **params: Any) -> dict[str, Any]:
     return {"action_type": "invoke_function", "target": name, "params": params}
 
 
-EXAMPLES = [
-    _fn("add_rect", x=20, y=20, width=120, height=60, id="button", style={"fill": "#3366cc", "stroke": "none"}),
-    _fn("add_circle", cx=300, cy=80, r=30, style={"fill": "#ff9900"}),
-    _fn("add_text", x=30, y=60, text="Sign up", font_size=18, id="caption", style={"fill": "#ffffff"}),
-    {"action_type": "set_value", "target": "caption", "params": {"value": "Join now"}},
-    _fn("edit_element", id="button", attributes={"width": 160, "height": 48}),
-    _fn("restyle", ids=["button"], style={"fill": "#cc3333", "stroke": "#000000", "stroke-width": "2"}),
-    _fn("move", ids=["button", "caption"], dx=10, dy=-5),
-    _fn("align", ids=["button", "caption"], edge="center_x", relative_to="first"),
-    _fn("group", ids=["button", "caption"], id="cta", label="Call to action"),
-    _fn("add_layer", label="Notes", id="notes"),
-    _fn("move_to_layer", ids=["cta"], layer="notes"),
-    _fn("reorder", id="cta", to="back"),
-    _fn("export_png", path="preview.png", dpi=48),
-    {"action_type": "navigate", "target": "document", "params": {"offset": 0, "limit": 40}},
-    {"action_type": "batch", "params": {"actions": [
-        _fn("restyle", ids=["button"], style={"fill": "#228833"}),
-        _fn("rename_layer", layer="notes", label="Annotations")]}},
-    {"action_type": "done", "params": {"answer": "optional text answer"}},
-]
-
-TIPS = [
-    "Element ids are the SVG id attributes (elements without one got a stable id when the file was opened). "
-    "Layers are groups with type 'layer'; navigate to a layer id to list only its elements.",
-    "Coordinates are document user units (px when the viewBox matches the page size); y grows downwards.",
-    "meta.bbox is [x, y, width, height] of what you see (stroke included, text estimated) in document units.",
-    "meta.style lists the element's own style; fill/stroke are inherited from groups and layers when unset.",
-    "Colours are '#rrggbb'. Use restyle with null to remove a property, set_visibility to hide or show.",
-    "Every change is written back to the file; a batch is atomic (all or nothing).",
-    finish_tip("with these actions"),
-]
-
-
-def build_schema() -> ActionSchema:
-    functions = function_specs(dict(FUNCTIONS))
-    return ActionSchema(
-        app="inkscape",
-        action_types=["set_value", "invoke_function", "navigate", "batch", "done", "infeasible"],
-        target_format="set_value: a text element id; invoke_function: a function name; "
-        "navigate: 'document' or a layer id",
-        functions=functions,
-        set_value_params=SetValue.model_json_schema(),
-        navigate_params=Navigate.model_json_schema(),
-        examples=[Action.model_validate(e) for e in EXAMPLES],
-        tips=TIPS,
-    )
+VOCABULARY = Vocabulary(
+    app="inkscape",
+    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
+    target_format="set_value: a text element id; invoke_function: a function name; "
+    "navigate: 'document' or a layer id",
+    set_value_params=SetValue,
+    navigate_params=navigate_page(MAX_LIMIT),
+    batch_hint="Put only set_value and invoke_function edits in a batch.",
+    examples=[
+        _fn("add_rect", x=20, y=20, width=120, height=60, id="button", style={"fill": "#3366cc", "stroke": "none"}),
+        _fn("add_circle", cx=300, cy=80, r=30, style={"fill": "#ff9900"}),
+        _fn("add_text", x=30, y=60, text="Sign up", font_size=18, id="caption", style={"fill": "#ffffff"}),
+        {"action_type": "set_value", "target": "caption", "params": {"value": "Join now"}},
+        _fn("edit_element", id="button", attributes={"width": 160, "height": 48}),
+        _fn("restyle", ids=["button"], style={"fill": "#cc3333", "stroke": "#000000", "stroke-width": "2"}),
+        _fn("move", ids=["button", "caption"], dx=10, dy=-5),
+        _fn("align", ids=["button", "caption"], edge="center_x", relative_to="first"),
+        _fn("group", ids=["button", "caption"], id="cta", label="Call to action"),
+        _fn("add_layer", label="Notes", id="notes"),
+        _fn("move_to_layer", ids=["cta"], layer="notes"),
+        _fn("reorder", id="cta", to="back"),
+        _fn("export_png", path="preview.png", dpi=48),
+        {"action_type": "navigate", "target": "document", "params": {"offset": 0, "limit": 40}},
+        {"action_type": "batch", "params": {"actions": [
+            _fn("restyle", ids=["button"], style={"fill": "#228833"}),
+            _fn("rename_layer", layer="notes", label="Annotations")]}},
+        {"action_type": "done", "params": {"answer": "optional text answer"}},
+    ],
+    tips=[
+        "Element ids are the SVG id attributes (elements without one got a stable id when the file was opened). "
+        "Layers are groups with type 'layer'; navigate to a layer id to list only its elements.",
+        "Coordinates are document user units (px when the viewBox matches the page size); y grows downwards.",
+        "meta.bbox is [x, y, width, height] of what you see (stroke included, text estimated) in document units.",
+        "meta.style lists the element's own style; fill/stroke are inherited from groups and layers when unset.",
+        "Colours are '#rrggbb'. Use restyle with null to remove a property, set_visibility to hide or show.",
+        "Every change is written back to the file; a batch is atomic (all or nothing).",
+        finish_tip("with these actions"),
+    ],
+)

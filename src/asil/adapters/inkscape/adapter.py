@@ -13,15 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from asil.adapters.base import Adapter, Readiness
-from asil.adapters.batch import batch_member, in_batch
+from asil.adapters.batch import in_batch
 from asil.adapters.inkscape import actions as act
 from asil.adapters.inkscape.observe import describe, element_of
-from asil.adapters.inkscape.ops import Editor
+from asil.adapters.inkscape.ops import FILE, FUNCTIONS, Commit, Editor
 from asil.adapters.inkscape.svgdoc import LABEL, SvgDocument, parse_svg_bytes
 from asil.protocol import (
     Action,
     ActionFailed,
-    ActionSchema,
     AppState,
     DocumentError,
     InvalidAction,
@@ -37,7 +36,6 @@ if TYPE_CHECKING:
 
 DEFAULT_LIMIT = 40
 DOCUMENT_VIEW = "document"
-NOT_IN_BATCH = {"save", "export_png"}
 SAMPLE = """<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape"
      width="400" height="200" viewBox="0 0 400 200">
@@ -62,7 +60,7 @@ class InkscapeAdapter(Adapter):
         self.doc = SvgDocument.load(self.path, document)
         self.view = DOCUMENT_VIEW
         self.offset, self.limit = 0, max(1, min(limit, act.MAX_LIMIT))
-        self.editor = Editor(self.doc, lambda: None if self.view == DOCUMENT_VIEW else self.view)
+        self.editor = Editor(self.doc, lambda: None if self.view == DOCUMENT_VIEW else self.view, self)
 
     # ------------------------------------------------------------ observe
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
@@ -103,16 +101,15 @@ class InkscapeAdapter(Adapter):
             self.view, self.offset = view, 0
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
+    vocabulary = act.VOCABULARY
+    functions = FUNCTIONS
 
     def _check(self, action: Action) -> None:
         kind = action.action_type
         if kind == "batch":
             self._batch_actions(action)
         elif kind == "navigate":
-            act.parse_params(act.Navigate, action.params, "navigate")
+            self.vocabulary.parse_navigate(action)
             if action.target and action.target != DOCUMENT_VIEW:
                 self.editor.layer(action.target)
         else:
@@ -121,63 +118,38 @@ class InkscapeAdapter(Adapter):
     def _apply(self, action: Action) -> list[str]:
         kind = action.action_type
         if kind == "navigate":
-            params = act.parse_params(act.Navigate, action.params, "navigate")
+            params = self.vocabulary.parse_navigate(action)
             self._set_view(action.target or self.view)
             self.offset = params.offset if params.offset is not None else self.offset
             self.limit = params.limit or self.limit
             return []
         if kind == "batch":
             return self._apply_batch(action)
-        if action.target == "save":
-            self.save()
-            return []
-        if action.target == "export_png":
-            self._export(act.parse_params(act.ExportPng, action.params, "export_png"))
-            return []
-        changed: list[str] = self._plan(action)()
-        self._write()
+        changed = self._plan(action)()
+        if kind == "set_value" or self.functions[str(action.target)].acts_on != FILE:  # an edit: write it back
+            self._write()
         return changed
 
-    def _plan(self, action: Action) -> Any:
+    def _plan(self, action: Action) -> Commit:
         """Check one non-batch action and return its commit function."""
-        kind = action.action_type
-        if kind == "set_value":
-            params = act.parse_params(act.SetValue, action.params, "set_value")
-            return self.editor.plan("set_text", act.SetText(id=action.target or "", text=params.value)
-                                    if action.target else _no_target())
-        if kind != "invoke_function":
-            raise InvalidAction(f"The inkscape adapter does not support {kind} actions.",
-                                hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
-                                code="unsupported_action")
-        name = action.target
-        if name not in act.FUNCTIONS:
-            raise InvalidAction(f"Unknown inkscape function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
-                                code="unknown_function")
-        params = act.parse_params(act.FUNCTIONS[name][0], action.params, name)
-        if name == "export_png":
-            self.workspace.resolve(params.path)
-            if params.id is not None:
-                self.editor.element(params.id)
-            return lambda: []
-        if name == "save":
-            return lambda: []
-        return self.editor.plan(name, params)
+        self.vocabulary.require_type(action)
+        if action.action_type == "set_value":
+            params = self.vocabulary.parse_set_value(action)
+            return self.editor.plan_set_text(act.SetText(id=action.target or "", text=params.value)
+                                             if action.target else _no_target())
+        function, params = self.functions.parse(action.target, action.params)
+        assert function.handler is not None  # every inkscape function is declared with its planner
+        return function.handler(self.editor, params)
 
     def _batch_actions(self, action: Action) -> list[Action]:
-        params = act.parse_params(act.Batch, action.params, "batch")
-        subs = []
-        for index, raw in enumerate(params.actions, start=1):
-            try:
-                sub = batch_member(raw, hint="Put only set_value and invoke_function edits in a batch.",
-                                   excluded=NOT_IN_BATCH)
-                if sub.action_type == "invoke_function" and sub.target not in act.FUNCTIONS:
-                    raise InvalidAction(f"Unknown inkscape function {sub.target!r}.",
-                                        hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
-                if sub.action_type == "invoke_function":
-                    act.parse_params(act.FUNCTIONS[str(sub.target)][0], sub.params, str(sub.target))
-            except InvalidAction as exc:
-                raise in_batch(exc, index) from None
-            subs.append(sub)
+        """The batch's members, each function's params checked (the state they act on comes only as they apply)."""
+        subs = self.vocabulary.batch(action, self.functions)
+        for index, sub in enumerate(subs, start=1):
+            if sub.action_type == "invoke_function":
+                try:
+                    self.functions.parse(sub.target, sub.params)
+                except InvalidAction as exc:
+                    raise in_batch(exc, index) from None
         return subs
 
     def _apply_batch(self, action: Action) -> list[str]:
@@ -208,7 +180,8 @@ class InkscapeAdapter(Adapter):
         if self.doc.assigned:
             self._write()
 
-    def _export(self, p: act.ExportPng) -> None:
+    def export_png(self, p: act.ExportPng) -> None:
+        """Export the current state to PNG with the Inkscape command line (the export_png function)."""
         from asil.apps.inkscape import export_png
 
         target = self.workspace.resolve(p.path)

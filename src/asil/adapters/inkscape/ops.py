@@ -1,13 +1,14 @@
 """The semantic edits of an SVG document. Each ``plan_*`` checks everything first and returns a
 ``Commit`` that mutates; so a checked action never half-applies, and ``_check`` can plan without
-committing.
+committing. Each planner is declared with its function in :data:`FUNCTIONS`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from asil.adapters.functions import FunctionTable
 from asil.adapters.inkscape import actions as act
 from asil.adapters.inkscape import geometry as geo
 from asil.adapters.inkscape.svgdoc import (
@@ -23,12 +24,17 @@ from asil.adapters.inkscape.svgdoc import (
     parse_style,
     q,
 )
+from asil.adapters.params import NoParams
 from asil.protocol import InvalidAction
+from asil.workspace import Workspace
 
 if TYPE_CHECKING:
     from lxml.etree import _Element
 
-Commit = Callable[[], list[str]]
+Commit = Callable[[], list[str]]  # makes a checked change; returns the ids it changed
+Planner = Callable[["Editor", Any], Commit]  # (editor, parsed params) -> Commit
+FUNCTIONS: FunctionTable[Planner] = FunctionTable("inkscape")
+FILE = "file"  # what export_png and save act on: the adapter writes nothing back after them
 GEOMETRY = {
     "rect": {"x", "y", "width", "height", "rx", "ry"}, "image": {"x", "y", "width", "height"},
     "circle": {"cx", "cy", "r"}, "ellipse": {"cx", "cy", "rx", "ry"}, "line": {"x1", "y1", "x2", "y2"},
@@ -40,16 +46,23 @@ POSITION = {"rect": ("x", "y"), "image": ("x", "y"), "circle": ("cx", "cy"), "el
             "text": ("x", "y")}
 
 
+class DocumentFile(Protocol):
+    """What export_png and save need from the adapter: its workspace, the exporter and the writer."""
+
+    workspace: Workspace
+
+    def export_png(self, p: act.ExportPng) -> None: ...
+
+    def save(self) -> None: ...
+
+
 class Editor:
     """Plans edits against one document; ``current_layer`` is where new shapes go by default."""
 
-    def __init__(self, doc: SvgDocument, current_layer: Callable[[], str | None]):
+    def __init__(self, doc: SvgDocument, current_layer: Callable[[], str | None], file: DocumentFile):
         self.doc = doc
         self.current_layer = current_layer
-
-    def plan(self, name: str, params: Any) -> Commit:
-        planner: Callable[[Any], Commit] = getattr(self, f"_plan_{name}")
-        return planner(params)
+        self.file = file
 
     # ------------------------------------------------------------ lookups
     def element(self, element_id: str, what: str = "element") -> _Element:
@@ -117,33 +130,41 @@ class Editor:
 
         return commit
 
-    def _plan_add_rect(self, p: act.AddRect) -> Commit:
+    @FUNCTIONS.function("add_rect", act.AddRect, "Draw a rectangle.", acts_on="elements")
+    def plan_add_rect(self, p: act.AddRect) -> Commit:
         attrs = {"x": geo.num(p.x), "y": geo.num(p.y), "width": geo.num(p.width), "height": geo.num(p.height)}
         if p.rx is not None:
             attrs["rx"] = geo.num(p.rx)
         return self._new("rect", attrs, p)
 
-    def _plan_add_circle(self, p: act.AddCircle) -> Commit:
+    @FUNCTIONS.function("add_circle", act.AddCircle, "Draw a circle.", acts_on="elements")
+    def plan_add_circle(self, p: act.AddCircle) -> Commit:
         return self._new("circle", {"cx": geo.num(p.cx), "cy": geo.num(p.cy), "r": geo.num(p.r)}, p)
 
-    def _plan_add_ellipse(self, p: act.AddEllipse) -> Commit:
+    @FUNCTIONS.function("add_ellipse", act.AddEllipse, "Draw an ellipse.", acts_on="elements")
+    def plan_add_ellipse(self, p: act.AddEllipse) -> Commit:
         return self._new("ellipse", {"cx": geo.num(p.cx), "cy": geo.num(p.cy), "rx": geo.num(p.rx),
                                      "ry": geo.num(p.ry)}, p)
 
-    def _plan_add_line(self, p: act.AddLine) -> Commit:
+    @FUNCTIONS.function("add_line", act.AddLine, "Draw a straight line (give it a stroke to see it).", acts_on="elements")
+    def plan_add_line(self, p: act.AddLine) -> Commit:
         return self._new("line", {k: geo.num(getattr(p, k)) for k in ("x1", "y1", "x2", "y2")}, p)
 
-    def _plan_add_path(self, p: act.AddPath) -> Commit:
+    @FUNCTIONS.function("add_path", act.AddPath, "Draw a path from SVG path data.", acts_on="elements")
+    def plan_add_path(self, p: act.AddPath) -> Commit:
         _check_path(p.d)
         return self._new("path", {"d": p.d}, p)
 
-    def _plan_add_text(self, p: act.AddText) -> Commit:
+    @FUNCTIONS.function("add_text", act.AddText, "Write a text element.", acts_on="elements")
+    def plan_add_text(self, p: act.AddText) -> Commit:
         if p.font_size is not None:
             p = p.model_copy(update={"style": {"font-size": f"{geo.num(p.font_size)}px", **(p.style or {})}})
         return self._new("text", {"x": geo.num(p.x), "y": geo.num(p.y)}, p, text=p.text)
 
     # ------------------------------------------------------------ editing
-    def _plan_edit_element(self, p: act.EditElement) -> Commit:
+    @FUNCTIONS.function("edit_element", act.EditElement, "Set geometry, path data, transform or label of an element.",
+                        acts_on="elements")
+    def plan_edit_element(self, p: act.EditElement) -> Commit:
         el = self.element(p.id)
         kind = local(el)
         allowed = GEOMETRY.get(kind, set()) | {"transform", "label"}
@@ -165,14 +186,18 @@ class Editor:
 
         return commit
 
-    def _plan_set_text(self, p: act.SetText) -> Commit:
+    @FUNCTIONS.function("set_text", act.SetText, "Replace the characters of a text element (its spans are merged).",
+                        acts_on="elements")
+    def plan_set_text(self, p: act.SetText) -> Commit:
         el = self.element(p.id)
         if local(el) != "text":
             raise InvalidAction(f"{p.id!r} is a {local(el)}, not a text element.", hint="set_text edits text elements.",
                                 code="not_text")
         return lambda: _replace_text(el, p.text, p.id)
 
-    def _plan_delete_elements(self, p: act.ElementIds) -> Commit:
+    @FUNCTIONS.function("delete_elements", act.ElementIds, "Delete elements and everything inside them.", destructive=True,
+                        acts_on="elements")
+    def plan_delete_elements(self, p: act.ElementIds) -> Commit:
         chosen = self.elements(p.ids)
 
         def commit() -> list[str]:
@@ -183,7 +208,9 @@ class Editor:
 
         return commit
 
-    def _plan_group(self, p: act.Group) -> Commit:
+    @FUNCTIONS.function("group", act.Group, "Put elements that share a parent into a new group, keeping their order.",
+                        acts_on="elements")
+    def plan_group(self, p: act.Group) -> Commit:
         chosen = self.elements(p.ids)
         parents = {el.getparent() for el in chosen}
         if len(parents) != 1:
@@ -211,14 +238,17 @@ class Editor:
 
         return commit
 
-    def _plan_ungroup(self, p: act.OneElement) -> Commit:
+    @FUNCTIONS.function("ungroup", act.OneElement, "Dissolve a group; its transform and style pass to the children.",
+                        acts_on="elements")
+    def plan_ungroup(self, p: act.OneElement) -> Commit:
         group = self.element(p.id)
         if local(group) != "g" or is_layer(group):
             raise InvalidAction(f"{p.id!r} is not a group.", hint="ungroup dissolves a group (not a layer).",
                                 code="not_a_group")
         return lambda: _dissolve(self.doc, group)
 
-    def _plan_move(self, p: act.Move) -> Commit:
+    @FUNCTIONS.function("move", act.Move, "Shift elements by dx, dy in document units.", acts_on="elements")
+    def plan_move(self, p: act.Move) -> Commit:
         chosen = self.elements(p.ids)
         shifts = [(el, _local_delta(self.doc, el, p.dx, p.dy)) for el in chosen]
 
@@ -229,7 +259,9 @@ class Editor:
 
         return commit
 
-    def _plan_restyle(self, p: act.Restyle) -> Commit:
+    @FUNCTIONS.function("restyle", act.Restyle, "Set or remove CSS style properties (fill, stroke, stroke-width, opacity, ...).",
+                        acts_on="elements")
+    def plan_restyle(self, p: act.Restyle) -> Commit:
         chosen = [self.element(i) for i in dict.fromkeys(p.ids)]
 
         def commit() -> list[str]:
@@ -239,13 +271,16 @@ class Editor:
 
         return commit
 
-    def _plan_set_visibility(self, p: act.SetVisibility) -> Commit:
+    @FUNCTIONS.function("set_visibility", act.SetVisibility, "Hide (display:none) or show elements.", acts_on="elements")
+    def plan_set_visibility(self, p: act.SetVisibility) -> Commit:
         change: dict[str, str | None] = {"display": None if p.visible else "none"}
         if p.visible:
             change["visibility"] = None
-        return self._plan_restyle(act.Restyle(ids=p.ids, style=change))
+        return self.plan_restyle(act.Restyle(ids=p.ids, style=change))
 
-    def _plan_reorder(self, p: act.Reorder) -> Commit:
+    @FUNCTIONS.function("reorder", act.Reorder, "Change stacking order: to front/back of the parent, or raise/lower one step.",
+                        acts_on="elements")
+    def plan_reorder(self, p: act.Reorder) -> Commit:
         el = self.element(p.id)
         parent = el.getparent()
         assert parent is not None
@@ -266,7 +301,8 @@ class Editor:
         return commit
 
     # ------------------------------------------------------------ layers
-    def _plan_add_layer(self, p: act.AddLayer) -> Commit:
+    @FUNCTIONS.function("add_layer", act.AddLayer, "Add an empty layer at the top or bottom.", acts_on="layers")
+    def plan_add_layer(self, p: act.AddLayer) -> Commit:
         new_id = self.free_id(p.id, "layer")
 
         def commit() -> list[str]:
@@ -286,7 +322,8 @@ class Editor:
 
         return commit
 
-    def _plan_rename_layer(self, p: act.RenameLayer) -> Commit:
+    @FUNCTIONS.function("rename_layer", act.RenameLayer, "Change a layer's label.", acts_on="layers")
+    def plan_rename_layer(self, p: act.RenameLayer) -> Commit:
         layer = self.layer(p.layer)
 
         def commit() -> list[str]:
@@ -295,10 +332,14 @@ class Editor:
 
         return commit
 
-    def _plan_delete_layer(self, p: act.DeleteLayer) -> Commit:
-        return self._plan_delete_elements(act.ElementIds(ids=[self.layer(p.layer).get("id") or p.layer]))
+    @FUNCTIONS.function("delete_layer", act.DeleteLayer, "Delete a layer and everything on it.", destructive=True,
+                        acts_on="layers")
+    def plan_delete_layer(self, p: act.DeleteLayer) -> Commit:
+        return self.plan_delete_elements(act.ElementIds(ids=[self.layer(p.layer).get("id") or p.layer]))
 
-    def _plan_move_to_layer(self, p: act.MoveToLayer) -> Commit:
+    @FUNCTIONS.function("move_to_layer", act.MoveToLayer,
+                        "Move elements into a layer (on top of it), keeping where they appear.", acts_on="elements")
+    def plan_move_to_layer(self, p: act.MoveToLayer) -> Commit:
         layer = self.layer(p.layer)
         chosen = self.elements(p.ids)
         for el in chosen:
@@ -317,7 +358,9 @@ class Editor:
         return commit
 
     # ------------------------------------------------------------ align
-    def _plan_align(self, p: act.Align) -> Commit:
+    @FUNCTIONS.function("align", act.Align, "Align elements' visual bounding boxes on an edge or centre line.",
+                        acts_on="elements")
+    def plan_align(self, p: act.Align) -> Commit:
         chosen = self.elements(p.ids)
         boxes = {}
         for el in chosen:
@@ -357,6 +400,29 @@ class Editor:
 
 # ---------------------------------------------------------------- helpers
 
+
+    # ------------------------------------------------------------ the file (not edits: a batch holds neither)
+    @FUNCTIONS.function("export_png", act.ExportPng, "Export the page, the drawing or one element to PNG with Inkscape.",
+                        batch=False, acts_on=FILE)
+    def plan_export_png(self, p: act.ExportPng) -> Commit:
+        self.file.workspace.resolve(p.path)
+        if p.id is not None:
+            self.element(p.id)
+
+        def commit() -> list[str]:
+            self.file.export_png(p)
+            return []
+
+        return commit
+
+    @FUNCTIONS.function("save", NoParams, "Write the document now (every change is already written back).",
+                        batch=False, acts_on=FILE)
+    def plan_save(self, p: NoParams) -> Commit:
+        def commit() -> list[str]:
+            self.file.save()
+            return []
+
+        return commit
 
 def _check_path(d: str) -> None:
     try:

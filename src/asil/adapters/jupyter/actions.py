@@ -1,14 +1,13 @@
-"""The notebook action vocabulary: parameter models, the published schema, examples and tips."""
+"""The notebook action vocabulary: parameter models, and what an agent is told besides the functions."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, finish_tip, function_specs
-from asil.adapters.params import parse_params as parse_params  # re-exported: adapters call actions.parse_params
-from asil.protocol import Action, ActionSchema
+from asil.adapters.functions import Vocabulary, navigate_page
+from asil.adapters.params import Params, finish_tip
 
 MAX_BATCH = 100
 MAX_SOURCE = 200_000  # characters of one cell's source
@@ -87,80 +86,45 @@ class RunAll(_Params):
     restart: bool = Field(False, description="Restart the kernel first, as 'Restart Kernel and Run All Cells'.")
 
 
-class NoParams(_Params):
-    pass
-
-
-class Navigate(_Params):
-    offset: Annotated[int, Field(ge=0)] | None = Field(None, description="0-based index of the first cell to show.")
-    limit: Annotated[int, Field(ge=1, le=100)] | None = None
-
-
-class Batch(_Params):
-    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
-
-
-FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
-    "insert_cell": (InsertCell, "Insert a new cell (code, markdown or raw).", False),
-    "edit_cell": (EditCell, "Replace the whole source of a cell.", False),
-    "replace_in_cell": (ReplaceInCell, "Replace a piece of text inside one cell's source.", False),
-    "delete_cell": (CellOnly, "Delete a cell.", True),
-    "move_cell": (MoveCell, "Move a cell before/after another cell or to an index.", False),
-    "set_cell_type": (SetCellType, "Change a cell's type; a code cell's outputs are dropped.", False),
-    "clear_outputs": (ClearOutputs, "Clear the outputs and execution counts of one cell or all cells.", False),
-    "run_cell": (RunCell, "Run one code cell in the notebook's kernel and record its outputs.", False),
-    "run_all": (RunAll, "Run every code cell from the top; stops at the first cell that fails.", False),
-    "restart_kernel": (NoParams, "Restart the kernel: all variables are lost; outputs stay.", False),
-    "save": (NoParams, "Write the notebook to disk now (it is also saved when the episode ends).", False),
-}
-
-
-
-EXAMPLES = [
-    {"action_type": "set_value", "target": "cell-1",
-     "params": {"source": "values = [3, 5, 8]\ntotal = sum(values)\nprint(total)"}},
-    {"action_type": "invoke_function", "target": "insert_cell",
-     "params": {"after": "cell-1", "cell_type": "markdown", "source": "## Results"}},
-    {"action_type": "invoke_function", "target": "replace_in_cell",
-     "params": {"cell": "cell-1", "old": "print(total)", "new": "print('total:', total)"}},
-    {"action_type": "invoke_function", "target": "run_cell", "params": {"cell": "cell-1", "timeout_s": 30}},
-    {"action_type": "invoke_function", "target": "run_all", "params": {"restart": True}},
-    {"action_type": "invoke_function", "target": "move_cell", "params": {"cell": "cell-1", "index": 0}},
-    {"action_type": "invoke_function", "target": "set_cell_type", "params": {"cell": "cell-2", "cell_type": "raw"}},
-    {"action_type": "invoke_function", "target": "clear_outputs", "params": {}},
-    {"action_type": "navigate", "target": "cell-1", "params": {"limit": 20}},
-    {"action_type": "batch", "params": {"actions": [
+VOCABULARY = Vocabulary(
+    app="jupyter",
+    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
+    target_format="set_value: a cell id; invoke_function: a function name (the cell goes in params.cell); "
+    "navigate: a cell id to show, or none",
+    set_value_params=SetSource,
+    navigate_params=navigate_page(100),
+    batch_hint="Put only set_value and invoke_function actions in a batch.",
+    max_batch=MAX_BATCH,
+    examples=[
+        {"action_type": "set_value", "target": "cell-1",
+         "params": {"source": "values = [3, 5, 8]\ntotal = sum(values)\nprint(total)"}},
         {"action_type": "invoke_function", "target": "insert_cell",
-         "params": {"id": "mean-cell", "source": "mean = total / len(values)"}},
-        {"action_type": "invoke_function", "target": "delete_cell", "params": {"cell": "cell-2"}}]}},
-    {"action_type": "done", "params": {"answer": "optional text answer"}},
-]
-
-TIPS = [
-    "Cells are elements; their ids (e.g. 'cell-1', '3f2a9c1e') never change when other cells move. "
-    "set_value on a cell id replaces its source.",
-    "run_cell and run_all execute in a real Python kernel that keeps variables between runs, like JupyterLab. "
-    "Outputs (text, results, errors) appear in the cell's meta.outputs; images are summarized.",
-    "Code runs confined: it may read and write files in the workspace only, has no network, and each cell "
-    "has a time limit (timeout_s). A cell past its limit is interrupted, or the kernel restarted.",
-    "A batch is atomic for the notebook: if one action fails, the notebook is as before. Code a batch already "
-    "ran cannot be undone in the kernel (variables, written files) — run code outside batches when that matters.",
-    "Prefer replace_in_cell for small fixes; insert_cell takes 'id' to name the new cell.",
-    "Large notebooks are shown a window of cells at a time: navigate with a cell id or params.offset to page.",
-    finish_tip(),
-]
-
-
-def build_schema() -> ActionSchema:
-    functions = function_specs(dict(FUNCTIONS))
-    return ActionSchema(
-        app="jupyter",
-        action_types=["set_value", "invoke_function", "navigate", "batch", "done", "infeasible"],
-        target_format="set_value: a cell id; invoke_function: a function name (the cell goes in params.cell); "
-        "navigate: a cell id to show, or none",
-        functions=functions,
-        set_value_params=SetSource.model_json_schema(),
-        navigate_params=Navigate.model_json_schema(),
-        examples=[Action.model_validate(e) for e in EXAMPLES],
-        tips=TIPS,
-    )
+         "params": {"after": "cell-1", "cell_type": "markdown", "source": "## Results"}},
+        {"action_type": "invoke_function", "target": "replace_in_cell",
+         "params": {"cell": "cell-1", "old": "print(total)", "new": "print('total:', total)"}},
+        {"action_type": "invoke_function", "target": "run_cell", "params": {"cell": "cell-1", "timeout_s": 30}},
+        {"action_type": "invoke_function", "target": "run_all", "params": {"restart": True}},
+        {"action_type": "invoke_function", "target": "move_cell", "params": {"cell": "cell-1", "index": 0}},
+        {"action_type": "invoke_function", "target": "set_cell_type", "params": {"cell": "cell-2", "cell_type": "raw"}},
+        {"action_type": "invoke_function", "target": "clear_outputs", "params": {}},
+        {"action_type": "navigate", "target": "cell-1", "params": {"limit": 20}},
+        {"action_type": "batch", "params": {"actions": [
+            {"action_type": "invoke_function", "target": "insert_cell",
+             "params": {"id": "mean-cell", "source": "mean = total / len(values)"}},
+            {"action_type": "invoke_function", "target": "delete_cell", "params": {"cell": "cell-2"}}]}},
+        {"action_type": "done", "params": {"answer": "optional text answer"}},
+    ],
+    tips=[
+        "Cells are elements; their ids (e.g. 'cell-1', '3f2a9c1e') never change when other cells move. "
+        "set_value on a cell id replaces its source.",
+        "run_cell and run_all execute in a real Python kernel that keeps variables between runs, like JupyterLab. "
+        "Outputs (text, results, errors) appear in the cell's meta.outputs; images are summarized.",
+        "Code runs confined: it may read and write files in the workspace only, has no network, and each cell "
+        "has a time limit (timeout_s). A cell past its limit is interrupted, or the kernel restarted.",
+        "A batch is atomic for the notebook: if one action fails, the notebook is as before. Code a batch already "
+        "ran cannot be undone in the kernel (variables, written files) — run code outside batches when that matters.",
+        "Prefer replace_in_cell for small fixes; insert_cell takes 'id' to name the new cell.",
+        "Large notebooks are shown a window of cells at a time: navigate with a cell id or params.offset to page.",
+        finish_tip(),
+    ],
+)

@@ -9,11 +9,13 @@ in :meth:`close`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
-from asil.adapters.batch import batch_member, in_batch
+from asil.adapters.batch import in_batch
+from asil.adapters.functions import FunctionTable
 from asil.adapters.jupyter import actions as act
 from asil.adapters.jupyter.fresh import FreshRun
 from asil.adapters.jupyter.kernel import CellRun, SandboxKernel, kernel_readiness
@@ -31,11 +33,11 @@ from asil.adapters.jupyter.notebook import (
 )
 from asil.adapters.jupyter.outputs import for_file, output_text
 from asil.adapters.jupyter.view import DEFAULT_LIMIT, build_observation
+from asil.adapters.params import NoParams
 from asil.protocol import (
     Action,
     ActionFailed,
     ActionResult,
-    ActionSchema,
     DocumentError,
     InvalidAction,
     Observation,
@@ -47,6 +49,11 @@ class CellFailed(ActionFailed):
     """Code raised or timed out; its outputs were recorded in the notebook (as JupyterLab does)."""
 
     code = "cell_error"
+
+
+# A notebook function: (adapter, working copy of the notebook, parsed params, run code?) -> changed cell ids.
+NotebookFunction = Callable[["JupyterAdapter", Notebook, Any, bool], list[str]]
+FUNCTIONS: FunctionTable[NotebookFunction] = FunctionTable("notebook")
 
 
 class JupyterAdapter(Adapter):
@@ -88,9 +95,8 @@ class JupyterAdapter(Adapter):
                 "default_cell_timeout_s": act.DEFAULT_TIMEOUT_S}
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
+    vocabulary = act.VOCABULARY
+    functions = FUNCTIONS
 
     def execute(self, action: Action, observe: bool = True) -> ActionResult:
         """The base template, plus the text that code runs printed (``ActionResult.output``)."""
@@ -126,31 +132,20 @@ class JupyterAdapter(Adapter):
 
     def _dispatch(self, action: Action, nb: Notebook, run: bool) -> list[str]:
         """Apply one action to ``nb`` (a working copy); with ``run=False`` code is only checked, never run."""
-        kind = action.action_type
-        if kind == "set_value":
-            params = act.parse_params(act.SetSource, action.params, "set_value")
-            return self._fn_edit_cell(nb, act.EditCell(cell=action.target or "", source=params.source), run)
-        if kind == "invoke_function":
-            name = action.target
-            if name not in act.FUNCTIONS:
-                raise InvalidAction(f"Unknown notebook function {name!r}.",
-                                    hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
-            parsed = act.parse_params(act.FUNCTIONS[name][0], action.params, name)
-            result: list[str] = getattr(self, f"_fn_{name}")(nb, parsed, run)
-            return result
-        if kind == "batch":
+        self.vocabulary.require_type(action)
+        if action.action_type == "set_value":
+            params = self.vocabulary.parse_set_value(action)
+            return self._edit_cell(nb, act.EditCell(cell=action.target or "", source=params.source), run)
+        if action.action_type == "batch":
             return self._batch(action, nb, run)
-        raise InvalidAction(f"The jupyter adapter does not support {kind} actions.",
-                            hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
-                            code="unsupported_action")
+        function, parsed = self.functions.parse(action.target, action.params)
+        assert function.handler is not None  # every notebook function is declared with its handler
+        return function.handler(self, nb, parsed, run)
 
     def _batch(self, action: Action, nb: Notebook, run: bool) -> list[str]:
-        params = act.parse_params(act.Batch, action.params, "batch")
         changed: list[str] = []
-        for index, raw in enumerate(params.actions, start=1):
+        for index, sub in enumerate(self.vocabulary.batch(action, self.functions), start=1):
             try:
-                sub = batch_member(raw, hint="Put only set_value and invoke_function actions in a batch.",
-                                   excluded=("save",))
                 sub_changed = self._dispatch(sub, nb, run)
             except (InvalidAction, ActionFailed) as exc:
                 raise in_batch(exc, index, "Nothing in the notebook was changed.") from None
@@ -158,25 +153,40 @@ class JupyterAdapter(Adapter):
         return changed
 
     def _check_navigate(self, action: Action) -> None:
-        act.parse_params(act.Navigate, action.params, "navigate")
+        self.vocabulary.parse_navigate(action)
         if action.target:
             _find(self.nb, action.target)
 
     def _navigate(self, action: Action) -> None:
-        params = act.parse_params(act.Navigate, action.params, "navigate")
+        params = self.vocabulary.parse_navigate(action)
         self.limit = params.limit or self.limit
         if action.target:
             self.offset = _find(self.nb, action.target)
         elif params.offset is not None:
             self.offset = params.offset
 
-    # ------------------------------------------------------------ functions (each: nb, params, run)
-    def _fn_edit_cell(self, nb: Notebook, p: act.EditCell, run: bool) -> list[str]:
+    # ------------------------------------------------------------ functions (each: nb, params, run), in schema order
+    @FUNCTIONS.function("insert_cell", act.InsertCell, "Insert a new cell (code, markdown or raw).", acts_on="cells")
+    def _insert_cell(self, nb: Notebook, p: act.InsertCell, run: bool) -> list[str]:
+        taken = {c["id"] for c in nb["cells"]}
+        if p.id is not None and p.id in taken:
+            raise InvalidAction(f"A cell with id {p.id!r} already exists.", hint="Pick another id or omit it.",
+                                code="cell_exists")
+        if len(nb["cells"]) >= MAX_CELLS:
+            raise InvalidAction(f"The notebook already has {MAX_CELLS} cells, the most allowed here.")
+        cell = new_cell(p.cell_type, p.source, p.id or new_cell_id(taken))
+        nb["cells"].insert(_place(nb, p, len(nb["cells"])), cell)
+        return [cell["id"]]
+
+    @FUNCTIONS.function("edit_cell", act.EditCell, "Replace the whole source of a cell.", acts_on="cell")
+    def _edit_cell(self, nb: Notebook, p: act.EditCell, run: bool) -> list[str]:
         cell = nb["cells"][_find(nb, p.cell)]
         cell["source"] = split_source(p.source)
         return [cell["id"]]
 
-    def _fn_replace_in_cell(self, nb: Notebook, p: act.ReplaceInCell, run: bool) -> list[str]:
+    @FUNCTIONS.function("replace_in_cell", act.ReplaceInCell, "Replace a piece of text inside one cell's source.",
+                        acts_on="cell")
+    def _replace_in_cell(self, nb: Notebook, p: act.ReplaceInCell, run: bool) -> list[str]:
         cell = nb["cells"][_find(nb, p.cell)]
         source = join_source(cell["source"])
         found = source.count(p.old)
@@ -193,35 +203,31 @@ class JupyterAdapter(Adapter):
         cell["source"] = split_source(new)
         return [cell["id"]]
 
-    def _fn_insert_cell(self, nb: Notebook, p: act.InsertCell, run: bool) -> list[str]:
-        taken = {c["id"] for c in nb["cells"]}
-        if p.id is not None and p.id in taken:
-            raise InvalidAction(f"A cell with id {p.id!r} already exists.", hint="Pick another id or omit it.",
-                                code="cell_exists")
-        if len(nb["cells"]) >= MAX_CELLS:
-            raise InvalidAction(f"The notebook already has {MAX_CELLS} cells, the most allowed here.")
-        cell = new_cell(p.cell_type, p.source, p.id or new_cell_id(taken))
-        nb["cells"].insert(_place(nb, p, len(nb["cells"])), cell)
-        return [cell["id"]]
-
-    def _fn_delete_cell(self, nb: Notebook, p: act.CellOnly, run: bool) -> list[str]:
+    @FUNCTIONS.function("delete_cell", act.CellOnly, "Delete a cell.", destructive=True, acts_on="cell")
+    def _delete_cell(self, nb: Notebook, p: act.CellOnly, run: bool) -> list[str]:
         del nb["cells"][_find(nb, p.cell)]
         return [p.cell]
 
-    def _fn_move_cell(self, nb: Notebook, p: act.MoveCell, run: bool) -> list[str]:
+    @FUNCTIONS.function("move_cell", act.MoveCell, "Move a cell before/after another cell or to an index.",
+                        acts_on="cell")
+    def _move_cell(self, nb: Notebook, p: act.MoveCell, run: bool) -> list[str]:
         if p.cell in (p.before, p.after):
             raise InvalidAction("A cell cannot be moved next to itself.", hint="Name another cell in before/after.")
         cell = nb["cells"].pop(_find(nb, p.cell))
         nb["cells"].insert(_place(nb, p, len(nb["cells"])), cell)
         return [p.cell]
 
-    def _fn_set_cell_type(self, nb: Notebook, p: act.SetCellType, run: bool) -> list[str]:
+    @FUNCTIONS.function("set_cell_type", act.SetCellType, "Change a cell's type; a code cell's outputs are dropped.",
+                        acts_on="cell")
+    def _set_cell_type(self, nb: Notebook, p: act.SetCellType, run: bool) -> list[str]:
         cell = nb["cells"][_find(nb, p.cell)]
         if cell["cell_type"] != p.cell_type:
             retype_cell(cell, p.cell_type)
         return [p.cell]
 
-    def _fn_clear_outputs(self, nb: Notebook, p: act.ClearOutputs, run: bool) -> list[str]:
+    @FUNCTIONS.function("clear_outputs", act.ClearOutputs,
+                        "Clear the outputs and execution counts of one cell or all cells.", acts_on="outputs")
+    def _clear_outputs(self, nb: Notebook, p: act.ClearOutputs, run: bool) -> list[str]:
         cells = [nb["cells"][_find(nb, p.cell)]] if p.cell else nb["cells"]
         changed = []
         for cell in cells:
@@ -230,7 +236,9 @@ class JupyterAdapter(Adapter):
                 changed.append(cell["id"])
         return changed
 
-    def _fn_run_cell(self, nb: Notebook, p: act.RunCell, run: bool) -> list[str]:
+    @FUNCTIONS.function("run_cell", act.RunCell, "Run one code cell in the notebook's kernel and record its outputs.",
+                        acts_on="kernel")
+    def _run_cell(self, nb: Notebook, p: act.RunCell, run: bool) -> list[str]:
         cell = nb["cells"][_find(nb, p.cell)]
         if cell["cell_type"] != "code":
             raise InvalidAction(f"Cell {p.cell!r} is a {cell['cell_type']} cell; only code cells run.",
@@ -239,7 +247,9 @@ class JupyterAdapter(Adapter):
             self._run_into(cell, p.timeout_s)
         return [p.cell]
 
-    def _fn_run_all(self, nb: Notebook, p: act.RunAll, run: bool) -> list[str]:
+    @FUNCTIONS.function("run_all", act.RunAll, "Run every code cell from the top; stops at the first cell that fails.",
+                        acts_on="kernel")
+    def _run_all(self, nb: Notebook, p: act.RunAll, run: bool) -> list[str]:
         if not run:
             return []
         if p.restart and self.kernel is not None and self.kernel.alive:
@@ -251,12 +261,17 @@ class JupyterAdapter(Adapter):
                 self._run_into(cell, p.timeout_s)
         return changed
 
-    def _fn_restart_kernel(self, nb: Notebook, p: act.NoParams, run: bool) -> list[str]:
+    @FUNCTIONS.function("restart_kernel", NoParams, "Restart the kernel: all variables are lost; outputs stay.",
+                        acts_on="kernel")
+    def _restart_kernel(self, nb: Notebook, p: NoParams, run: bool) -> list[str]:
         if run and self.kernel is not None and self.kernel.alive:
             self.kernel.restart()
         return []
 
-    def _fn_save(self, nb: Notebook, p: act.NoParams, run: bool) -> list[str]:
+    # _apply writes the file itself; a batch cannot hold save
+    @FUNCTIONS.function("save", NoParams, "Write the notebook to disk now (it is also saved when the episode ends).",
+                        acts_on="file", batch=False)
+    def _save(self, nb: Notebook, p: NoParams, run: bool) -> list[str]:
         return []
 
     def _run_into(self, cell: Cell, timeout_s: float) -> CellRun:
