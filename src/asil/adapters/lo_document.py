@@ -21,7 +21,7 @@ from asil.adapters.base import Adapter, Readiness
 from asil.adapters.batch import in_batch
 from asil.adapters.functions import AppFunction
 from asil.adapters.odf.safety import check_package
-from asil.adapters.params import Params
+from asil.adapters.params import NoParams, Params
 from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
 from asil.protocol import Action, ActionFailed, AppUnavailable, DocumentError, InvalidAction, Observation
 from asil.workspace import Workspace, commit_file
@@ -29,6 +29,27 @@ from asil.workspace import Workspace, commit_file
 Step = dict[str, Any]
 Plan = tuple[list[Step], list[str]]
 H = TypeVar("H")
+
+
+def save_function(what: str) -> AppFunction[Any]:
+    """The ``save`` function of a LibreOffice app (``what``: "document"); a batch cannot hold it."""
+    return AppFunction("save", NoParams, f"Write the {what} to disk now (it is also saved when the episode ends).",
+                       acts_on="file", batch=False, handler=_plan_save)
+
+
+def export_pdf_function(what: str, params: type[Params]) -> AppFunction[Any]:
+    """The ``export_pdf`` function (``params`` has the workspace-relative ``path``); a batch cannot hold it."""
+    return AppFunction("export_pdf", params, f"Export the {what} as PDF through LibreOffice.", acts_on="file",
+                       batch=False, handler=_plan_export_pdf)
+
+
+def _plan_save(doc: OfficeAdapter, p: NoParams, *state: Any) -> Plan:
+    return [{"op": "save"}], []
+
+
+def _plan_export_pdf(doc: OfficeAdapter, p: Any) -> Plan:
+    doc.workspace.resolve(p.path)
+    return [{"op": "export_pdf", "path": p.path}], []
 
 
 def planner(function: AppFunction[H]) -> H:
@@ -51,7 +72,8 @@ def navigate_window(max_limit: int, first: str, count: str) -> type[Params]:
 
 class OfficeAdapter(Adapter):
     """A document open in the shared headless LibreOffice through one engine script: opening it, engine
-    calls that survive a LibreOffice restart, atomic writes (save, export), closing it."""
+    calls that survive a LibreOffice restart, engine steps run one by one or as an atomic batch, atomic
+    writes (save, export), closing it."""
 
     ENGINE: ClassVar[str] = ""
     KIND: ClassVar[str] = ""  # "spreadsheet", "text document", "presentation"
@@ -117,6 +139,19 @@ class OfficeAdapter(Adapter):
             except Exception:  # closing a document that LibreOffice already dropped is fine
                 pass
         self._doc = ""
+
+    def _run(self, steps: list[Step], atomic: bool) -> Any:
+        """Run engine steps; a batch is undone as a whole when any step fails."""
+        if atomic:
+            # The snapshot lives outside the user's folder so a batch leaves no debris beside the document.
+            with tempfile.TemporaryDirectory(prefix="asil-batch-") as scratch:
+                snapshot = (Path(scratch) / f"snapshot{self.extensions[0]}").as_uri()
+                return self._call("batch", steps=steps, snapshot_url=snapshot)
+        result = None
+        for step in steps:
+            request = dict(step)
+            result = self._call(request.pop("op"), **request)
+        return result
 
     def _plan_batch(self, action: Action, plan: Callable[[Action], Plan]) -> Plan:
         """Plan the members of a batch in order with ``plan``; a member's refusal names its place."""
@@ -244,19 +279,6 @@ class OfficeDocumentAdapter(OfficeAdapter):
     def _goto(self, ident: str) -> None:
         raise NotImplementedError
 
-    def _run(self, steps: list[Step], atomic: bool) -> Any:
-        """Run engine steps; a batch is undone as a whole when any step fails."""
-        if atomic:
-            # The snapshot lives outside the user's folder so a batch leaves no debris beside the document.
-            with tempfile.TemporaryDirectory(prefix="asil-batch-") as scratch:
-                snapshot = (Path(scratch) / f"snapshot{self.extensions[0]}").as_uri()
-                return self._call("batch", steps=steps, snapshot_url=snapshot)
-        result = None
-        for step in steps:
-            request = dict(step)
-            result = self._call(request.pop("op"), **request)
-        return result
-
     # ------------------------------------------------------------ writing
     def export_pdf(self, relative: str) -> Path:
         """Export the document as PDF through LibreOffice into the workspace (atomic)."""
@@ -289,12 +311,12 @@ class OfficeDocumentAdapter(OfficeAdapter):
         return path
 
 
-def create_with_engine(engine: str, path: Path, spec: dict[str, Any], office: Office | None = None) -> None:
-    """Build a document with LibreOffice from a JSON spec, written atomically."""
+def create_with_engine(engine: str, path: Path, office: Office | None = None, **spec: Any) -> None:
+    """Build a document with LibreOffice from a JSON spec (the engine's ``create`` arguments), written atomically."""
     office = office or shared_office()
     tmp = path.with_name(f".{path.name}.asil-create")
     try:
-        office.call(engine, "create", url=tmp.as_uri(), spec=spec)
+        office.call(engine, "create", url=tmp.as_uri(), **spec)
         commit_file(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -14,8 +14,8 @@ from pydantic import Field
 
 from asil.adapters.calc.refs import MAX_COLS, MAX_ROWS, CellRange, check_sheet_name, column_index, column_letters, quote_sheet
 from asil.adapters.functions import FunctionTable, Vocabulary
-from asil.adapters.lo_document import Plan
-from asil.adapters.params import NoParams, Params, finish_tip
+from asil.adapters.lo_document import Plan, save_function
+from asil.adapters.params import Params, finish_tip
 from asil.protocol import InvalidAction
 
 if TYPE_CHECKING:
@@ -220,10 +220,7 @@ def format_range(doc: CalcAdapter, p: FormatRange, sheets: list[str]) -> Plan:
     return [{"op": "format_range", **where.engine_args(), "style": style}], cell_ids(where)
 
 
-@FUNCTIONS.function("save", NoParams, "Write the document to disk now (it is also saved when the episode ends).",
-                    acts_on="file", batch=False)
-def save(doc: CalcAdapter, p: NoParams, sheets: list[str]) -> Plan:
-    return [{"op": "save"}], []
+FUNCTIONS.add("save", save_function("document"))
 
 
 def _require_free(name: str, sheets: list[str]) -> None:

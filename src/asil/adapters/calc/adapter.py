@@ -18,9 +18,9 @@ from asil.adapters.calc.refs import (
     quote_sheet,
     split_sheet,
 )
-from asil.adapters.lo_document import OfficeAdapter, Plan, Step, planner
+from asil.adapters.lo_document import OfficeAdapter, Plan, Step, create_with_engine, planner
 from asil.adapters.odf.safety import check_package
-from asil.apps.libreoffice import Office, shared_office
+from asil.apps.libreoffice import Office
 from asil.protocol import (
     Action,
     ActionFailed,
@@ -122,13 +122,7 @@ class CalcAdapter(OfficeAdapter):
             self.save()
             return []
         self._forget()
-        if action.action_type == "batch":
-            # The snapshot lives outside the user's folder so a batch leaves no debris beside the document.
-            with tempfile.TemporaryDirectory(prefix="asil-batch-") as scratch:
-                self._call("batch", steps=steps, snapshot_url=(Path(scratch) / "snapshot.ods").as_uri())
-        else:
-            step = dict(steps[0])
-            self._call(step.pop("op"), **step)
+        self._run(steps, atomic=action.action_type == "batch")
         self._follow_renames(steps)
         return changed
 
@@ -256,13 +250,7 @@ class CalcAdapter(OfficeAdapter):
 
 def create_spreadsheet(path: Path, sheets: list[dict[str, Any]], office: Office | None = None) -> None:
     """Build an .ods with LibreOffice from ``[{"name", "rows", "bold_rows"}]`` (atomic)."""
-    office = office or shared_office()
-    tmp = path.with_name(f".{path.name}.asil-create")
-    try:
-        office.call(ENGINE, "create", url=tmp.as_uri(), sheets=sheets)
-        commit_file(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    create_with_engine(ENGINE, path, office, sheets=sheets)
 
 
 def check_ods(path: Path, shown: str) -> None:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field
 
 from asil.adapters.functions import FunctionTable, Vocabulary
-from asil.adapters.lo_document import Plan, navigate_window
-from asil.adapters.params import NoParams, Params, finish_tip
+from asil.adapters.lo_document import Plan, export_pdf_function, navigate_window, save_function
+from asil.adapters.params import Params, finish_tip
 from asil.protocol import InvalidAction
 
 if TYPE_CHECKING:
@@ -218,17 +218,8 @@ def set_layout(doc: ImpressAdapter, p: SetLayout) -> Plan:
     return [{"op": "set_layout", "slide": p.slide, "layout": p.layout}], [p.slide]
 
 
-@FUNCTIONS.function("export_pdf", ExportPdf, "Export the presentation as PDF through LibreOffice.", acts_on="file",
-                    batch=False)
-def export_pdf(doc: ImpressAdapter, p: ExportPdf) -> Plan:
-    doc.workspace.resolve(p.path)
-    return [{"op": "export_pdf", "path": p.path}], []
-
-
-@FUNCTIONS.function("save", NoParams, "Write the presentation to disk now (it is also saved when the episode ends).",
-                    acts_on="file", batch=False)
-def save(doc: ImpressAdapter, p: NoParams) -> Plan:
-    return [{"op": "save"}], []
+FUNCTIONS.add("export_pdf", export_pdf_function("presentation", ExportPdf))
+FUNCTIONS.add("save", save_function("presentation"))
 
 
 VOCABULARY = Vocabulary(

@@ -39,12 +39,8 @@ class ImpressAdapter(OfficeDocumentAdapter):
     PDF_FILTER = "impress_pdf_Export"
     vocabulary = act.VOCABULARY
     functions = act.FUNCTIONS
-
-    def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
-                 limit: int | None = None, **options: Any):
-        self._ids: list[tuple[str, list[str]]] | None = None
-        self._simulating = False
-        super().__init__(workspace, document, office=office, limit=limit)
+    _ids: list[tuple[str, list[str]]] | None = None  # (slide id, shape names), read once per change
+    _simulating = False  # planning a batch against a copy of _ids
 
     # ------------------------------------------------------------ state
     def slide_ids(self) -> list[tuple[str, list[str]]]:
@@ -159,7 +155,7 @@ class ImpressAdapter(OfficeDocumentAdapter):
 
 def create_presentation(path: Path, spec: dict[str, Any], office: Office | None = None) -> None:
     """Build an .odp with LibreOffice from ``{"slides": [...]}`` (atomic)."""
-    create_with_engine(ENGINE, path, spec, office)
+    create_with_engine(ENGINE, path, office, spec=spec)
 
 
 def slide_elements(slide: dict[str, Any]) -> list[Element]:

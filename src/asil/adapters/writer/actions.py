@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from asil.adapters.functions import FunctionTable, Vocabulary
-from asil.adapters.lo_document import Plan, navigate_window
-from asil.adapters.params import NoParams, Params, finish_tip
+from asil.adapters.lo_document import Plan, export_pdf_function, navigate_window, save_function
+from asil.adapters.params import Params, finish_tip
 from asil.protocol import ActionSchema, InvalidAction
 
 if TYPE_CHECKING:
@@ -153,9 +153,7 @@ def delete(doc: WriterAdapter, p: DeleteBlock) -> Plan:
 @FUNCTIONS.function("set_paragraph_style", SetParagraphStyle,
                     "Apply a paragraph style (headings, body text, quotes...).", acts_on="paragraphs")
 def set_paragraph_style(doc: WriterAdapter, p: SetParagraphStyle) -> Plan:
-    for ident in p.paragraphs:
-        doc.require(ident, "paragraph")
-    return [{"op": "set_style", "paragraphs": p.paragraphs, "style": p.style}], list(p.paragraphs)
+    return [{"op": "set_style", "paragraphs": _paragraphs(doc, p.paragraphs), "style": p.style}], list(p.paragraphs)
 
 
 @FUNCTIONS.function("format_text", FormatText,
@@ -173,9 +171,12 @@ def format_text(doc: WriterAdapter, p: FormatText) -> Plan:
                     "Turn paragraphs into bulleted or numbered list items, or back into plain paragraphs.",
                     acts_on="paragraphs")
 def set_list(doc: WriterAdapter, p: SetList) -> Plan:
-    for ident in p.paragraphs:
-        doc.require(ident, "paragraph")
-    return [{"op": "set_list", "paragraphs": p.paragraphs, "kind": p.kind}], list(p.paragraphs)
+    return [{"op": "set_list", "paragraphs": _paragraphs(doc, p.paragraphs), "kind": p.kind}], list(p.paragraphs)
+
+
+def _paragraphs(doc: WriterAdapter, ids: list[str]) -> list[str]:
+    """``ids`` if each names a paragraph; InvalidAction (no_element) for the first that does not."""
+    return [doc.require(ident, "paragraph") for ident in ids]
 
 
 @FUNCTIONS.function("find_replace", FindReplace,
@@ -246,17 +247,8 @@ def set_footer(doc: WriterAdapter, p: MarginText) -> Plan:
     return [{"op": "set_margin_text", "part": "footer", "text": p.text}], ["footer"]
 
 
-@FUNCTIONS.function("export_pdf", ExportPdf, "Export the document as PDF through LibreOffice.", acts_on="file",
-                    batch=False)
-def export_pdf(doc: WriterAdapter, p: ExportPdf) -> Plan:
-    doc.workspace.resolve(p.path)
-    return [{"op": "export_pdf", "path": p.path}], []
-
-
-@FUNCTIONS.function("save", NoParams, "Write the document to disk now (it is also saved when the episode ends).",
-                    acts_on="file", batch=False)
-def save(doc: WriterAdapter, p: NoParams) -> Plan:
-    return [{"op": "save"}], []
+FUNCTIONS.add("export_pdf", export_pdf_function("document", ExportPdf))
+FUNCTIONS.add("save", save_function("document"))
 
 
 def cell_text(value: Any) -> str:

@@ -47,11 +47,7 @@ class WriterAdapter(OfficeDocumentAdapter):
     PDF_FILTER = "writer_pdf_Export"
     vocabulary = act.VOCABULARY
     functions = act.FUNCTIONS
-
-    def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
-                 limit: int | None = None, **options: Any):
-        self._blocks: list[tuple[str, str]] | None = None
-        super().__init__(workspace, document, office=office, limit=limit)
+    _blocks: list[tuple[str, str]] | None = None  # (kind, id) of every block, read once per change
 
     # ------------------------------------------------------------ state
     def block_ids(self) -> list[tuple[str, str]]:
@@ -135,7 +131,7 @@ class WriterAdapter(OfficeDocumentAdapter):
 
 def create_document(path: Path, spec: dict[str, Any], office: Office | None = None) -> None:
     """Build an .odt with LibreOffice from ``{"blocks": [...], "page", "header", "footer"}`` (atomic)."""
-    create_with_engine(ENGINE, path, spec, office)
+    create_with_engine(ENGINE, path, office, spec=spec)
 
 
 def block_element(block: dict[str, Any]) -> Element:
