@@ -13,7 +13,7 @@ import pytest
 from mcp import ClientSession
 from PIL import Image
 
-from asil.adapters.calc.actions import EXAMPLES, TIPS
+from asil.adapters.calc.actions import VOCABULARY
 from asil.adapters.calc.adapter import create_spreadsheet
 from asil.adapters.calc.raw import RawWorkbook
 from asil.adapters.calc.validator import raw_judge
@@ -75,9 +75,9 @@ async def _discover(session: ClientSession) -> None:
     tools = {tool.name: tool for tool in (await session.list_tools()).tools}
     assert set(tools) == TOOLS
     act = tools["act"].description or ""
-    shown = [json.dumps(Action.model_validate(e).model_dump(mode="json", exclude_defaults=True)) for e in EXAMPLES]
+    shown = [json.dumps(Action.model_validate(e).model_dump(mode="json", exclude_defaults=True)) for e in VOCABULARY.examples]
     assert all(example in act for example in shown)
-    assert all(tip in act for tip in TIPS) and "delete_sheet(sheet) [destructive]" in act
+    assert all(tip in act for tip in VOCABULARY.tips) and "delete_sheet(sheet) [destructive]" in act
     schema = data_of(await session.call_tool("schema", {}))
     assert schema["functions"]["delete_sheet"]["destructive"] is True
     resource = await session.read_resource("asil://schema/calc")  # type: ignore[arg-type]

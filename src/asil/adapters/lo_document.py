@@ -11,24 +11,69 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, TypeVar
+
+from pydantic import Field
 
 from asil.adapters.base import Adapter, Readiness
-from asil.adapters.batch import batch_member, in_batch
+from asil.adapters.batch import in_batch
+from asil.adapters.functions import AppFunction
 from asil.adapters.odf.safety import check_package
-from asil.adapters.params import Params, parse_params
+from asil.adapters.params import NoParams, Params
 from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
-from asil.protocol import Action, ActionFailed, AppUnavailable, DocumentError, InvalidAction
+from asil.protocol import Action, ActionFailed, AppUnavailable, DocumentError, InvalidAction, Observation
 from asil.workspace import Workspace, commit_file
 
 Step = dict[str, Any]
 Plan = tuple[list[Step], list[str]]
+H = TypeVar("H")
+
+
+def save_function(what: str) -> AppFunction[Any]:
+    """The ``save`` function of a LibreOffice app (``what``: "document"); a batch cannot hold it."""
+    return AppFunction("save", NoParams, f"Write the {what} to disk now (it is also saved when the episode ends).",
+                       acts_on="file", batch=False, handler=_plan_save)
+
+
+def export_pdf_function(what: str, params: type[Params]) -> AppFunction[Any]:
+    """The ``export_pdf`` function (``params`` has the workspace-relative ``path``); a batch cannot hold it."""
+    return AppFunction("export_pdf", params, f"Export the {what} as PDF through LibreOffice.", acts_on="file",
+                       batch=False, handler=_plan_export_pdf)
+
+
+def _plan_save(doc: OfficeAdapter, p: NoParams, *state: Any) -> Plan:
+    return [{"op": "save"}], []
+
+
+def _plan_export_pdf(doc: OfficeAdapter, p: Any) -> Plan:
+    doc.workspace.resolve(p.path)
+    return [{"op": "export_pdf", "path": p.path}], []
+
+
+def planner(function: AppFunction[H]) -> H:
+    """The planner of a function (every LibreOffice function is declared with one)."""
+    if function.handler is None:
+        raise TypeError(f"the {function.name!r} function was declared without a planner")
+    return function.handler
+
+
+def navigate_window(max_limit: int, first: str, count: str) -> type[Params]:
+    """The navigate params of a windowed document: ``offset`` (described by ``first``) and ``limit`` up to
+    ``max_limit`` (described by ``count``); ``navigate_page`` with descriptions of what is paged."""
+
+    class Navigate(Params):
+        offset: Annotated[int, Field(ge=0)] | None = Field(None, description=first)
+        limit: Annotated[int, Field(ge=1, le=max_limit)] | None = Field(None, description=count)
+
+    return Navigate
 
 
 class OfficeAdapter(Adapter):
     """A document open in the shared headless LibreOffice through one engine script: opening it, engine
-    calls that survive a LibreOffice restart, atomic writes (save, export), closing it."""
+    calls that survive a LibreOffice restart, engine steps run one by one or as an atomic batch, atomic
+    writes (save, export), closing it."""
 
     ENGINE: ClassVar[str] = ""
     KIND: ClassVar[str] = ""  # "spreadsheet", "text document", "presentation"
@@ -95,6 +140,32 @@ class OfficeAdapter(Adapter):
                 pass
         self._doc = ""
 
+    def _run(self, steps: list[Step], atomic: bool) -> Any:
+        """Run engine steps; a batch is undone as a whole when any step fails."""
+        if atomic:
+            # The snapshot lives outside the user's folder so a batch leaves no debris beside the document.
+            with tempfile.TemporaryDirectory(prefix="asil-batch-") as scratch:
+                snapshot = (Path(scratch) / f"snapshot{self.extensions[0]}").as_uri()
+                return self._call("batch", steps=steps, snapshot_url=snapshot)
+        result = None
+        for step in steps:
+            request = dict(step)
+            result = self._call(request.pop("op"), **request)
+        return result
+
+    def _plan_batch(self, action: Action, plan: Callable[[Action], Plan]) -> Plan:
+        """Plan the members of a batch in order with ``plan``; a member's refusal names its place."""
+        steps: list[Step] = []
+        changed: list[str] = []
+        for index, member in enumerate(self.vocabulary.batch(action, self.functions), start=1):
+            try:
+                sub_steps, sub_changed = plan(member)
+            except InvalidAction as exc:
+                raise in_batch(exc, index) from None
+            steps += sub_steps
+            changed += [c for c in sub_changed if c not in changed]
+        return steps, changed
+
     @classmethod
     def readiness(cls) -> Readiness:
         if soffice_path() is None:
@@ -109,15 +180,40 @@ class OfficeAdapter(Adapter):
 
 
 class OfficeDocumentAdapter(OfficeAdapter):
-    """A Writer or Impress document: actions planned into engine steps, run one by one or as an atomic batch."""
+    """A Writer or Impress document: a window over its blocks or slides; actions planned into engine steps
+    by the function table's planners, run one by one or as an atomic batch."""
 
     CREATING: ClassVar[tuple[str, ...]] = ()  # functions whose engine result is the id of what they made
-    NAVIGATE: ClassVar[type[Params]]  # the params models of navigate and batch (each app has its own limits)
-    BATCH: ClassVar[type[Params]]
-    offset: int  # the observation window over blocks or slides
-    limit: int
+    DEFAULT_LIMIT: ClassVar[int]  # the observation window over blocks or slides: its default and largest size
+    MAX_LIMIT: ClassVar[int]
     SAVE_FILTER: ClassVar[str] = ""
     PDF_FILTER: ClassVar[str] = ""
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
+                 limit: int | None = None, **options: Any):
+        super().__init__(workspace, document, office=office)
+        self.offset, self.limit = 0, limit or self.DEFAULT_LIMIT
+
+    @property
+    def dirty(self) -> bool:
+        return bool(self._call("dirty"))
+
+    # ------------------------------------------------------------ observe
+    def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
+        if view is not None:
+            self._goto(view)
+        if offset is not None:
+            self.offset = max(0, offset)
+        if limit is not None:
+            self.limit = max(1, min(limit, self.MAX_LIMIT))
+        data = self._call("observe", offset=self.offset, limit=self.limit)
+        if self.offset >= data["total"] > 0:
+            self.offset = max(0, data["total"] - self.limit)
+            data = self._call("observe", offset=self.offset, limit=self.limit)
+        return self._observation(data)
+
+    def _observation(self, data: dict[str, Any]) -> Observation:
+        raise NotImplementedError
 
     # ------------------------------------------------------------ actions
     def _check(self, action: Action) -> None:
@@ -143,19 +239,18 @@ class OfficeDocumentAdapter(OfficeAdapter):
 
     def _plan(self, action: Action) -> Plan:
         """Check an action against the state and turn it into engine steps and changed ids."""
+        self.vocabulary.require_type(action)
         kind = action.action_type
         if kind == "set_value":
             return self._plan_set_value(action)
         if kind == "invoke_function":
-            return self._plan_function(action.target, action.params)
+            function, params = self.functions.parse(action.target, action.params)
+            plan: Plan = planner(function)(self, params)
+            return plan
         if kind == "navigate":
             self._navigate(action, dry=True)
             return [], []
-        if kind == "batch":
-            return self._plan_batch(parse_params(self.BATCH, action.params, "batch").actions)
-        raise InvalidAction(f"The {self.name} adapter does not support {kind} actions.",
-                            hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
-                            code="unsupported_action")
+        return self._plan_batch(action, self._plan)
 
     def _keeps_ids(self, steps: list[Step]) -> bool:
         """Whether these engine steps leave every block/slide id where it was (then cached ids stay valid)."""
@@ -164,21 +259,18 @@ class OfficeDocumentAdapter(OfficeAdapter):
     def _plan_set_value(self, action: Action) -> Plan:
         raise NotImplementedError
 
-    def _plan_function(self, name: str | None, params: dict[str, Any]) -> Plan:
-        raise NotImplementedError
-
     def _navigate(self, action: Action, dry: bool = False) -> None:
         """Check (dry) or move the observation window: to ``target``'s id, then to params offset/limit."""
-        window = parse_params(self.NAVIGATE, action.params, "navigate").model_dump()
+        window = self.vocabulary.parse_navigate(action)
         if dry:
             if action.target:
                 self._find(action.target)
             return
         if action.target:
             self._goto(action.target)
-        if window["offset"] is not None:
-            self.offset = window["offset"]
-        self.limit = window["limit"] or self.limit
+        if window.offset is not None:
+            self.offset = window.offset
+        self.limit = window.limit or self.limit
 
     def _find(self, ident: str) -> None:
         """Raise InvalidAction unless ``ident`` names something navigation can go to."""
@@ -186,33 +278,6 @@ class OfficeDocumentAdapter(OfficeAdapter):
 
     def _goto(self, ident: str) -> None:
         raise NotImplementedError
-
-    def _plan_batch(self, actions: list[dict[str, Any]]) -> Plan:
-        steps: list[Step] = []
-        changed: list[str] = []
-        for index, raw in enumerate(actions, start=1):
-            try:
-                sub = batch_member(raw, hint="Put only set_value and invoke_function editing actions in a batch.",
-                                   excluded=("save", "export_pdf"))
-                sub_steps, sub_changed = self._plan(sub)
-            except InvalidAction as exc:
-                raise in_batch(exc, index) from None
-            steps += sub_steps
-            changed += [c for c in sub_changed if c not in changed]
-        return steps, changed
-
-    def _run(self, steps: list[Step], atomic: bool) -> Any:
-        """Run engine steps; a batch is undone as a whole when any step fails."""
-        if atomic:
-            # The snapshot lives outside the user's folder so a batch leaves no debris beside the document.
-            with tempfile.TemporaryDirectory(prefix="asil-batch-") as scratch:
-                snapshot = (Path(scratch) / f"snapshot{self.extensions[0]}").as_uri()
-                return self._call("batch", steps=steps, snapshot_url=snapshot)
-        result = None
-        for step in steps:
-            request = dict(step)
-            result = self._call(request.pop("op"), **request)
-        return result
 
     # ------------------------------------------------------------ writing
     def export_pdf(self, relative: str) -> Path:
@@ -246,12 +311,12 @@ class OfficeDocumentAdapter(OfficeAdapter):
         return path
 
 
-def create_with_engine(engine: str, path: Path, spec: dict[str, Any], office: Office | None = None) -> None:
-    """Build a document with LibreOffice from a JSON spec, written atomically."""
+def create_with_engine(engine: str, path: Path, office: Office | None = None, **spec: Any) -> None:
+    """Build a document with LibreOffice from a JSON spec (the engine's ``create`` arguments), written atomically."""
     office = office or shared_office()
     tmp = path.with_name(f".{path.name}.asil-create")
     try:
-        office.call(engine, "create", url=tmp.as_uri(), spec=spec)
+        office.call(engine, "create", url=tmp.as_uri(), **spec)
         commit_file(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -8,28 +8,22 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.batch import batch_member, in_batch
 from asil.adapters.calc import actions as act
 from asil.adapters.calc.refs import (
     MAX_COLS,
     MAX_ROWS,
     CellRange,
     cell_id,
-    check_sheet_name,
-    column_index,
-    column_letters,
     parse_range,
     quote_sheet,
     split_sheet,
 )
-from asil.adapters.lo_document import OfficeAdapter
+from asil.adapters.lo_document import OfficeAdapter, Plan, Step, create_with_engine, planner
 from asil.adapters.odf.safety import check_package
-from asil.adapters.params import parse_params
-from asil.apps.libreoffice import Office, shared_office
+from asil.apps.libreoffice import Office
 from asil.protocol import (
     Action,
     ActionFailed,
-    ActionSchema,
     AppState,
     Element,
     InvalidAction,
@@ -45,7 +39,6 @@ ODS_MIMETYPE = b"application/vnd.oasis.opendocument.spreadsheet"
 NULL_DATE = dt.datetime(1899, 12, 30)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_RENDER_PIXELS = 20_000
-Step = dict[str, Any]
 
 
 class CalcAdapter(OfficeAdapter):
@@ -54,6 +47,8 @@ class CalcAdapter(OfficeAdapter):
     ENGINE = ENGINE
     KIND = "spreadsheet"
     MIMETYPE = ODS_MIMETYPE
+    vocabulary = act.VOCABULARY
+    functions = act.FUNCTIONS
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
                  rows: int = 20, cols: int = 10, **options: Any):
@@ -115,10 +110,6 @@ class CalcAdapter(OfficeAdapter):
         )
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
-
     def _check(self, action: Action) -> None:
         self._plan(action, list(self.sheet_names()))
 
@@ -131,13 +122,7 @@ class CalcAdapter(OfficeAdapter):
             self.save()
             return []
         self._forget()
-        if action.action_type == "batch":
-            # The snapshot lives outside the user's folder so a batch leaves no debris beside the document.
-            with tempfile.TemporaryDirectory(prefix="asil-batch-") as scratch:
-                self._call("batch", steps=steps, snapshot_url=(Path(scratch) / "snapshot.ods").as_uri())
-        else:
-            step = dict(steps[0])
-            self._call(step.pop("op"), **step)
+        self._run(steps, atomic=action.action_type == "batch")
         self._follow_renames(steps)
         return changed
 
@@ -147,7 +132,7 @@ class CalcAdapter(OfficeAdapter):
                 self.view = step["new_name"]
 
     def _navigate(self, action: Action) -> None:
-        params = parse_params(act.Navigate, action.params, "navigate")
+        params = self.vocabulary.parse_navigate(action)
         target = action.target or self.view
         if target in self.sheet_names():
             self.view, self.row0, self.col0 = target, 0, 0
@@ -157,28 +142,27 @@ class CalcAdapter(OfficeAdapter):
         self.rows = params.rows or self.rows
         self.cols = params.cols or self.cols
 
-    def _plan(self, action: Action, sheets: list[str]) -> tuple[list[Step], list[str]]:
+    def _plan(self, action: Action, sheets: list[str]) -> Plan:
         """Check an action against the state and turn it into engine steps and changed ids."""
+        self.vocabulary.require_type(action)
         kind = action.action_type
         if kind == "set_value":
             return self._plan_set_value(action, sheets)
         if kind == "invoke_function":
-            return self._plan_function(action.target, action.params, sheets)
+            function, params = self.functions.parse(action.target, action.params)
+            plan: Plan = planner(function)(self, params, sheets)
+            return plan
         if kind == "navigate":
             self._check_navigate(action, sheets)
             return [], []
-        if kind == "batch":
-            return self._plan_batch(action, sheets)
-        raise InvalidAction(f"The calc adapter does not support {kind} actions.",
-                            hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
-                            code="unsupported_action")
+        return self._plan_batch(action, lambda member: self._plan(member, sheets))
 
-    def _plan_set_value(self, action: Action, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        where = self._range(action.target, sheets)
+    def _plan_set_value(self, action: Action, sheets: list[str]) -> Plan:
+        where = self.cell_range(action.target, sheets)
         if not where.is_cell:
             raise InvalidAction(f"set_value targets one cell, but {action.target!r} is a range.",
                                 hint="Use invoke_function set_range to fill a range.")
-        params = parse_params(act.SetValue, action.params, "set_value")
+        params = self.vocabulary.parse_set_value(action)
         given = params.model_fields_set
         if len(given) != 1:
             raise InvalidAction("set_value needs exactly one of 'value' or 'formula'.",
@@ -190,38 +174,13 @@ class CalcAdapter(OfficeAdapter):
         step = {"op": "set_range", "sheet": where.sheet, "col": where.col, "row": where.row, "values": [[value]]}
         return [step], [str(where)]
 
-    def _plan_function(self, name: str | None, params: dict[str, Any], sheets: list[str]) -> tuple[list[Step], list[str]]:
-        if name not in act.FUNCTIONS:
-            raise InvalidAction(f"Unknown calc function {name!r}.",
-                                hint=f"Functions: {', '.join(act.FUNCTIONS)}.", code="unknown_function")
-        model = act.FUNCTIONS[name][0]
-        parsed = parse_params(model, params, name)
-        planner = getattr(self, f"_fn_{name}")
-        result: tuple[list[Step], list[str]] = planner(parsed, sheets)
-        return result
-
-    def _plan_batch(self, action: Action, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        params = parse_params(act.Batch, action.params, "batch")
-        steps: list[Step] = []
-        changed: list[str] = []
-        for index, raw in enumerate(params.actions, start=1):
-            try:
-                sub = batch_member(raw, hint="Put only set_value and invoke_function actions in a batch.",
-                                   excluded=("save",))
-                sub_steps, sub_changed = self._plan(sub, sheets)
-            except InvalidAction as exc:
-                raise in_batch(exc, index) from None
-            steps += sub_steps
-            changed += [c for c in sub_changed if c not in changed]
-        return steps, changed
-
     def _check_navigate(self, action: Action, sheets: list[str]) -> None:
-        parse_params(act.Navigate, action.params, "navigate")
+        self.vocabulary.parse_navigate(action)
         if action.target and action.target not in sheets:
-            self._range(action.target, sheets)
+            self.cell_range(action.target, sheets)
 
-    # ------------------------------------------------------------ function planners
-    def _range(self, text: str | None, sheets: list[str]) -> CellRange:
+    def cell_range(self, text: str | None, sheets: list[str]) -> CellRange:
+        """The range ``text`` names (the sheet in view when it names none), on one of ``sheets``."""
         where = parse_range(text or "", self.view)
         if where.sheet not in sheets:
             raise InvalidAction(f"There is no sheet named {where.sheet!r}.", hint=f"Sheets: {', '.join(sheets)}.",
@@ -231,105 +190,13 @@ class CalcAdapter(OfficeAdapter):
                                 hint="Split the work into smaller ranges.")
         return where
 
-    def _sheet(self, name: str | None, sheets: list[str]) -> str:
+    def sheet(self, name: str | None, sheets: list[str]) -> str:
+        """``name`` (the sheet in view when None) if it is one of ``sheets``; InvalidAction (no_sheet) otherwise."""
         name = name or self.view
         if name not in sheets:
             raise InvalidAction(f"There is no sheet named {name!r}.", hint=f"Sheets: {', '.join(sheets)}.",
                                 code="no_sheet")
         return name
-
-    def _fn_set_range(self, p: act.SetRange, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        where = self._range(p.range, sheets)
-        height, width = len(p.values), max(len(r) for r in p.values)
-        if width == 0:
-            raise InvalidAction("set_range needs at least one value.", hint="values is a list of rows, e.g. [[1, 2]].")
-        if not where.is_cell and (where.row2 - where.row + 1, where.col2 - where.col + 1) != (height, width):
-            raise InvalidAction(
-                f"values has {height} rows x {width} columns but {p.range!r} is "
-                f"{where.row2 - where.row + 1} x {where.col2 - where.col + 1}.",
-                hint="Give only the top-left cell, or a range of the same shape.", code="bad_params")
-        if where.row + height > MAX_ROWS or where.col + width > MAX_COLS:
-            raise InvalidAction("The values run past the last row or column of the sheet.", hint="Start higher or left.")
-        full = CellRange(where.sheet, where.col, where.row, where.col + width - 1, where.row + height - 1)
-        step = {"op": "set_range", "sheet": where.sheet, "col": where.col, "row": where.row, "values": p.values}
-        return [step], _ids(full)
-
-    def _fn_clear_range(self, p: act.ClearRange, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        where = self._range(p.range, sheets)
-        return [{"op": "clear_range", **where.engine_args(), "formats": p.formats}], _ids(where)
-
-    def _fn_insert_rows(self, p: act.RowSpan, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        return self._rows("insert_rows", p, sheets)
-
-    def _fn_delete_rows(self, p: act.RowSpan, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        return self._rows("delete_rows", p, sheets)
-
-    def _rows(self, op: str, p: act.RowSpan, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        sheet = self._sheet(p.sheet, sheets)
-        if p.row + p.count - 1 > MAX_ROWS:
-            raise InvalidAction(f"Rows {p.row}..{p.row + p.count - 1} run past the last row {MAX_ROWS}.",
-                                hint="Use a smaller row number or count.")
-        return [{"op": op, "sheet": sheet, "index": p.row - 1, "count": p.count}], [quote_sheet(sheet)]
-
-    def _fn_insert_columns(self, p: act.ColumnSpan, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        return self._columns("insert_columns", p, sheets)
-
-    def _fn_delete_columns(self, p: act.ColumnSpan, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        return self._columns("delete_columns", p, sheets)
-
-    def _columns(self, op: str, p: act.ColumnSpan, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        sheet = self._sheet(p.sheet, sheets)
-        index = column_index(p.column)
-        if index + p.count > MAX_COLS:
-            raise InvalidAction("The columns run past the last column AMJ.", hint="Use a smaller column or count.")
-        return [{"op": op, "sheet": sheet, "index": index, "count": p.count}], [quote_sheet(sheet)]
-
-    def _fn_add_sheet(self, p: act.AddSheet, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        check_sheet_name(p.name)
-        _require_free(p.name, sheets)
-        position = len(sheets) if p.position is None else min(p.position - 1, len(sheets))
-        sheets.insert(position, p.name)
-        return [{"op": "add_sheet", "name": p.name, "position": position}], [quote_sheet(p.name)]
-
-    def _fn_rename_sheet(self, p: act.RenameSheet, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        sheet = self._sheet(p.sheet, sheets)
-        check_sheet_name(p.new_name)
-        _require_free(p.new_name, [s for s in sheets if s != sheet])
-        sheets[sheets.index(sheet)] = p.new_name
-        return [{"op": "rename_sheet", "sheet": sheet, "new_name": p.new_name}], [quote_sheet(p.new_name)]
-
-    def _fn_delete_sheet(self, p: act.DeleteSheet, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        sheet = self._sheet(p.sheet, sheets)
-        if len(sheets) == 1:
-            raise InvalidAction("The last sheet of a spreadsheet cannot be deleted.",
-                                hint="Add another sheet first, or clear this one.")
-        sheets.remove(sheet)
-        return [{"op": "delete_sheet", "sheet": sheet}], [quote_sheet(sheet)]
-
-    def _fn_sort_range(self, p: act.SortRange, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        where = self._range(p.range, sheets)
-        keys = []
-        for key in p.keys:
-            column = column_index(key.column)
-            if not where.col <= column <= where.col2:
-                raise InvalidAction(f"Sort column {key.column!r} is outside the range {p.range!r}.",
-                                    hint=f"Pick a column between {column_letters(where.col)} and "
-                                    f"{column_letters(where.col2)}.", code="bad_params")
-            keys.append({"column": column, "descending": key.descending})
-        step = {"op": "sort_range", **where.engine_args(), "keys": keys, "has_header": p.has_header}
-        return [step], _ids(where)
-
-    def _fn_format_range(self, p: act.FormatRange, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        where = self._range(p.range, sheets)
-        style = {k: getattr(p, k) for k in ("bold", "number_format", "background") if k in p.model_fields_set}
-        if not style or ("bold" in style and style["bold"] is None) or ("number_format" in style and not style["number_format"]):
-            raise InvalidAction("format_range needs bold (true/false), number_format (text) and/or background.",
-                                hint='e.g. {"range": "Sheet1!B2:B9", "bold": true, "number_format": "0.00"}.',
-                                code="bad_params")
-        return [{"op": "format_range", **where.engine_args(), "style": style}], _ids(where)
-
-    def _fn_save(self, p: act.NoParams, sheets: list[str]) -> tuple[list[Step], list[str]]:
-        return [{"op": "save"}], []
 
     # ------------------------------------------------------------ persistence and life
     def export(self, relative: str, filter_name: str, sheet: str | None = None) -> Path:
@@ -383,13 +250,7 @@ class CalcAdapter(OfficeAdapter):
 
 def create_spreadsheet(path: Path, sheets: list[dict[str, Any]], office: Office | None = None) -> None:
     """Build an .ods with LibreOffice from ``[{"name", "rows", "bold_rows"}]`` (atomic)."""
-    office = office or shared_office()
-    tmp = path.with_name(f".{path.name}.asil-create")
-    try:
-        office.call(ENGINE, "create", url=tmp.as_uri(), sheets=sheets)
-        commit_file(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    create_with_engine(ENGINE, path, office, sheets=sheets)
 
 
 def check_ods(path: Path, shown: str) -> None:
@@ -406,15 +267,6 @@ def check_png(path: Path) -> None:
     if not (16 <= width <= MAX_RENDER_PIXELS and 16 <= height <= MAX_RENDER_PIXELS):
         raise ActionFailed(f"LibreOffice produced a {width}x{height} image, which is not a usable size.",
                            code="render_failed")
-
-
-def _require_free(name: str, sheets: list[str]) -> None:
-    if name.casefold() in (s.casefold() for s in sheets):
-        raise InvalidAction(f"A sheet named {name!r} already exists.", hint="Pick another name.", code="sheet_exists")
-
-
-def _ids(where: CellRange) -> list[str]:
-    return where.cell_ids() if where.size <= 100 else [str(where)]
 
 
 def cell_element(sheet: str, cell: dict[str, Any]) -> Element:
