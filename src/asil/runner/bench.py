@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from asil.agents.base import Agent
+from asil.agents.lstc.config import ablation_names
 from asil.runner.episode import run_episode
 from asil.runner.pool import JobEnd, LocalPool
 from asil.runner.results import (
@@ -37,7 +38,7 @@ from asil.workspace import atomic_write
 Backend = Literal["inline", "local", "ray"]
 BACKENDS = ("local", "ray")  # what the CLI offers
 
-__all__ = ["AgentSpec", "BACKENDS", "run_bench", "format_table", "summarize"]
+__all__ = ["AgentSpec", "BACKENDS", "run_bench", "run_settings", "format_table", "summarize"]
 
 
 class Runner(Protocol):
@@ -76,12 +77,14 @@ def make_runner(backend: Backend, agent: AgentSpec | Callable[[], Agent], out_di
     return LocalPool(workers, str(out_dir.resolve()), episode_timeout_s)
 
 
-def default_settings(agent: AgentSpec | Callable[[], Agent], budget: int | None, backend: Backend) -> RunSettings:
+def run_settings(agent: AgentSpec | Callable[[], Agent], budget: int | None, backend: str) -> RunSettings:
+    """What makes a run comparable, resolved once from the agent, the run-wide budget and the backend.
+
+    ``budget`` stays None when each task keeps its own (``Task.step_budget`` resolves it per episode).
+    """
     if isinstance(agent, AgentSpec):
-        ablate = agent.options.get("ablate") or []
-        ablations = sorted(a.strip() for a in (ablate.split(",") if isinstance(ablate, str) else ablate) if a.strip())
-        return RunSettings(agent=agent.name, model=agent.options.get("model"), budget=budget, ablations=ablations,
-                           backend=backend)
+        return RunSettings(agent=agent.name, model=agent.options.get("model"), budget=budget,
+                           ablations=sorted(ablation_names(agent.options.get("ablate"))), backend=backend)
     return RunSettings(agent=str(getattr(agent(), "name", "custom")), budget=budget, backend=backend)
 
 
@@ -96,7 +99,7 @@ def run_bench(tasks: list[Task], agent: AgentSpec | Callable[[], Agent], out_dir
     """
     out_dir = Path(out_dir)
     chosen: Backend = backend or ("local" if isinstance(agent, AgentSpec) else "inline")
-    record = record or RunRecord(settings=default_settings(agent, budget, chosen), workers=workers,
+    record = record or RunRecord(settings=run_settings(agent, budget, chosen), workers=workers,
                                  episode_timeout_s=episode_timeout_s, render=render)
     open_run(out_dir, record)
     started = time.monotonic()
