@@ -9,7 +9,6 @@ one folder per task (written whole by this process), summary.json.
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +16,6 @@ from typing import Any, Literal, Protocol
 
 from asil.agents.base import Agent
 from asil.agents.lstc.config import ablation_names
-from asil.runner.episode import run_episode
 from asil.runner.pool import JobEnd, LocalPool
 from asil.runner.results import (
     PRIVATE,
@@ -27,11 +25,10 @@ from asil.runner.results import (
     failure_files,
     open_run,
     plan_resume,
-    read_task_folder,
 )
 from asil.runner.summary import BenchSummary, format_table, summarize
 from asil.runner.trace import EpisodeResult
-from asil.runner.worker import AgentSpec, EpisodeJob, EpisodeOutcome
+from asil.runner.worker import AgentSpec, EpisodeJob, run_job
 from asil.tasks.model import Task
 from asil.workspace import atomic_write
 
@@ -54,13 +51,8 @@ class InlineRunner:
     def run(self, jobs: list[EpisodeJob], on_end: Callable[[JobEnd], None]) -> None:
         for job in jobs:
             started = time.monotonic()
-            task = job.load_task()
-            with tempfile.TemporaryDirectory(prefix="asil-episode-") as scratch:
-                run_episode(task, self.make_agent(), Path(scratch), budget=job.budget, render=job.render,
-                            full_observations=job.full_observations)
-                files = read_task_folder(Path(scratch) / task.id)
-            elapsed = time.monotonic() - started
-            on_end(JobEnd(job, EpisodeOutcome(task.id, files, elapsed), elapsed_s=elapsed))
+            outcome = run_job(job, self.make_agent())
+            on_end(JobEnd(job, outcome, elapsed_s=time.monotonic() - started))
 
 
 def make_runner(backend: Backend, agent: AgentSpec | Callable[[], Agent], out_dir: Path, workers: int,
