@@ -68,6 +68,13 @@ class Task(_Strict):
         """
         return budget or self.budget
 
+    def reference_steps(self) -> list[Action]:
+        """The reference solution as it is played: it ends with ``done`` when it ends without a control action."""
+        actions = list(self.reference)
+        if not actions[-1].is_control:
+            actions.append(Action(action_type="done"))
+        return actions
+
     def options_for(self, app: str) -> dict[str, Any]:
         """Adapter options the task grants ``app`` (e.g. allow_code); none by default."""
         return dict(self.setup.options.get(app, {}))
