@@ -17,10 +17,13 @@ def test_the_reply_shapes_are_declared_lazily_beside_their_agents() -> None:
             "print([m for m in sys.modules if m.startswith('asil.agents')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-    assert REPLY_SHAPES.target("react") == "asil.agents.react:scripted_reply"
-    assert {REPLY_SHAPES.target(k) for k in ("planner", "abstraction", "verification", "refinement")} == {
-        f"asil.agents.lstc.scripted:{k}_reply" for k in ("planner", "abstraction", "verification", "refinement")}
-    assert all(callable(REPLY_SHAPES[kind]) for kind in REPLY_SHAPES)
+    from asil.agents import react
+    from asil.agents.lstc import scripted
+
+    assert REPLY_SHAPES["react"] is react.scripted_reply
+    for kind in ("planner", "abstraction", "verification", "refinement"):
+        assert REPLY_SHAPES[kind] is getattr(scripted, f"{kind}_reply")
+    assert set(REPLY_SHAPES) == {"react", "planner", "abstraction", "verification", "refinement"}
 
 
 def test_a_call_kind_without_a_reply_shape_is_an_llm_error() -> None:
