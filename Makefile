@@ -13,9 +13,10 @@ demo: $(STAMP)  ## the main job: every built-in task (core and multi suites) wit
 test: $(STAMP)  ## the whole test suite (real applications), two workers
 	$(BIN)/python -m pytest -n 2 --dist worksteal
 
-check: $(STAMP)  ## lint and strict typing
+check: $(STAMP)  ## lint, strict typing, and the package layers (import-linter contracts in pyproject.toml)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 schemas: $(STAMP)  ## regenerate the committed JSON Schemas after changing a contract model
 	$(BIN)/python -m asil.contracts schemas

@@ -12,7 +12,7 @@ import pytest
 
 from asil.agents.prompting import schema_text
 from asil.plugins import adapter_class
-from asil.runner.bench import AgentSpec, run_bench
+from asil.runner.bench import AgentSpec, run_bench, run_settings
 from asil.runner.results import RunRecord, RunSettings, open_run
 from asil.tasks import load_tasks
 from tests.bench_helpers import asil, layout, outcomes, schema, task_dir
@@ -79,6 +79,13 @@ def _processes_with(marker: bytes) -> list[int]:
         except OSError:
             pass
     return found
+
+
+def test_run_settings_are_resolved_from_the_agent_spec_the_budget_and_the_backend() -> None:
+    lstc = AgentSpec("lstc", {"model": "m", "ablate": " no-s2l,, no-candidates"})
+    assert run_settings(lstc, 50, "ray") == RunSettings(agent="lstc", model="m", budget=50,
+                                                       ablations=["no-candidates", "no-s2l"], backend="ray")
+    assert run_settings(AgentSpec("oracle"), None, "local") == RunSettings(agent="oracle")
 
 
 def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:

@@ -36,6 +36,11 @@ def test_oracle_episode_writes_the_result_directory(tmp_path: Path) -> None:
     assert (folder / "result.txt").read_text() == "1\n"
 
 
+def test_a_run_wide_budget_replaces_the_task_s_own() -> None:
+    task = get_task("calc-total-column")
+    assert (task.step_budget(), task.step_budget(None), task.step_budget(3)) == (task.budget, task.budget, 3)
+
+
 def test_step_budget_truncates_the_episode(tmp_path: Path) -> None:
     task = get_task("calc-total-column")
     result = run_episode(task, make_agent("oracle"), tmp_path, budget=1)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from asil.env import Env, bash_action
+from asil.env import Env
+from asil.protocol import bash_action
 from asil.shell import run_shell
 from asil.tasks import get_task
 from asil.workspace import Workspace

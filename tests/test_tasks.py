@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from asil.env import Env
 from asil.evaluate.evaluator import evaluate_paths
 from asil.evaluate.raw import raw_verdict
-from asil.protocol import Action
+from asil.runner.check import reference_env
 from asil.tasks import load_tasks, prepare_workspace
 from asil.tasks.model import Task
 
@@ -43,13 +42,10 @@ def test_task_is_sound_and_the_raw_validator_agrees(task: Task) -> None:
         _agree(task, initial, None, None)
     finally:
         initial.cleanup()
-    env = Env(task, budget=max(task.budget, len(task.reference) + 1))
+    env = reference_env(task)
     env.reset()
     try:
-        actions = list(task.reference)
-        if not actions[-1].is_control:
-            actions.append(Action(action_type="done"))
-        for index, action in enumerate(actions, start=1):
+        for index, action in enumerate(task.reference_steps(), start=1):
             result = env.step(action).result
             assert result.ok, f"{task.id}: reference action {index} was {result.status}: {result.error}"
         evaluation = env.evaluate()  # saves and closes every app, as at the end of a real episode

@@ -105,7 +105,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         for task in tasks:
             print(f"{task.id:<34} {task.suite:<6} {','.join(task.apps):<8} {task.domain:<14} {task.instruction[:70]}")
         return EXIT_OK
-    from asil.tasks.check import check_task
+    from asil.runner.check import check_task
 
     failures = 0
     for task in tasks:
@@ -133,9 +133,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from asil.runner.bench import AgentSpec, run_bench
+    from asil.runner.bench import AgentSpec, run_bench, run_settings
     from asil.runner.progress import Progress
-    from asil.runner.results import RunRecord, RunSettings
+    from asil.runner.results import RunRecord
     from asil.runner.summary import format_table
 
     tasks = _load_tasks(args)
@@ -145,11 +145,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UsageError(f"--episode-timeout must be a positive number of seconds, not {args.episode_timeout:g}.")
     if args.ray_address and args.backend != "ray":
         raise UsageError("--ray-address applies to the ray backend only.", hint="Add --backend ray.")
-    options = _agent_kwargs(args)
-    ablations = sorted(a.strip() for a in (args.ablate or "").split(",") if a.strip())
-    settings = RunSettings(agent=args.agent, model=options.get("model"), budget=args.budget, ablations=ablations,
-                           backend=args.backend)
-    record = RunRecord(settings=settings, suite=args.suite, app=args.app,
+    agent = AgentSpec(args.agent, _agent_kwargs(args))
+    record = RunRecord(settings=run_settings(agent, args.budget, args.backend), suite=args.suite, app=args.app,
                        tasks_dir=str(args.tasks_dir) if args.tasks_dir else None, workers=args.workers,
                        episode_timeout_s=args.episode_timeout, render=args.render)
     progress = Progress(len(tasks))
@@ -159,7 +156,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         progress.succeeded = sum(r.success for r in finished.values())
         progress.start()
 
-    summary = run_bench(tasks, AgentSpec(args.agent, options), Path(args.out), budget=args.budget,
+    summary = run_bench(tasks, agent, Path(args.out), budget=args.budget,
                         progress=progress.update, render=args.render, backend=args.backend, workers=args.workers,
                         episode_timeout_s=args.episode_timeout, ray_address=args.ray_address, record=record,
                         on_resume=resumed)

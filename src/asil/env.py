@@ -31,7 +31,7 @@ class Env:
     def __init__(self, task: Task, budget: int | None = None, workspace: Workspace | None = None):
         self.task = task
         self._budget_override = budget
-        self.budget = budget or task.budget
+        self.budget = task.step_budget(budget)
         self._workspace_given = workspace
         self.workspace: Workspace | None = None
         self.adapters: dict[str, Adapter] = {}
@@ -50,7 +50,7 @@ class Env:
         self.close()
         if task is not None:
             self.task = task
-            self.budget = self._budget_override or task.budget
+            self.budget = task.step_budget(self._budget_override)
         self.workspace = prepare_workspace(self.task, self._workspace_given)
         for app in self.task.apps:
             self.adapters[app] = adapter_class(app)(self.workspace, self.task.document_for(app),
@@ -206,9 +206,4 @@ def _bash(env: Env, action: Action) -> StepOutcome:
 CHANNELS = {"api": Env.step, "bash": _bash}
 
 
-def bash_action(command: str, timeout_s: float = 30.0) -> Action:
-    """How a bash-channel step is recorded: an ``invoke_function`` of ``bash``."""
-    return Action(action_type="invoke_function", target="bash", params={"command": command, "timeout_s": timeout_s})
-
-
-__all__ = ["CHANNELS", "Env", "StepOutcome", "bash_action"]
+__all__ = ["CHANNELS", "Env", "StepOutcome"]

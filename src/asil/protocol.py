@@ -6,6 +6,8 @@ These models are contracts (see DESIGN.md): their JSON Schemas are committed in
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -88,6 +90,13 @@ class Observation(_Strict):
         data = self.model_dump(mode="json", exclude={"elements"})
         data["elements"] = [e.model_dump(mode="json", exclude_defaults=True) for e in self.elements]
         return data
+
+    def digest(self) -> str:
+        """Identifies the observed state: equal digests mean nothing visible changed (the step counter aside)."""
+        data = self.to_agent_dict()
+        data["metadata"].pop("step", None)
+        text = json.dumps(data, sort_keys=True)
+        return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 class Action(_Strict):
@@ -181,10 +190,13 @@ class AppUnavailable(AsilError):
     code = "app_unavailable"
 
 
+def bash_action(command: str, timeout_s: float = 30.0) -> Action:
+    """How a step on the ``bash`` execution channel is recorded: an ``invoke_function`` of ``bash``."""
+    return Action(action_type="invoke_function", target="bash", params={"command": command, "timeout_s": timeout_s})
+
+
 def parse_action(data: Any) -> Action:
     """Parse a JSON string or dict into an Action, raising InvalidAction with one clear sentence."""
-    import json
-
     from pydantic import ValidationError
 
     if isinstance(data, str):

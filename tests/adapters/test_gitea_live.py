@@ -21,8 +21,8 @@ from asil.env import Env
 from asil.evaluate.evaluator import evaluate_paths
 from asil.evaluate.raw import raw_verdict
 from asil.protocol import Action
+from asil.runner.check import check_task
 from asil.tasks import load_tasks, prepare_workspace
-from asil.tasks.check import check_task
 from asil.tasks.model import Task
 from asil.workspace import Workspace
 

@@ -16,9 +16,7 @@ class OracleAgent:
         self._queue: list[Action] = []
 
     def reset(self, task: Task, schemas: dict[str, ActionSchema]) -> None:
-        self._queue = list(task.reference)
-        if not self._queue[-1].is_control:
-            self._queue.append(Action(action_type="done"))
+        self._queue = task.reference_steps()
 
     def act(self, observation: Observation, last: ActionResult | None) -> Decision:
         action = self._queue.pop(0) if self._queue else Action(action_type="done")

@@ -11,6 +11,7 @@ from asil.agents.base import Decision
 from asil.agents.llm_agent import ModelClient
 from asil.agents.prompting import observation_text, render, schema_text
 from asil.llm.parse import DecisionParseError
+from asil.llm.scripted import ScriptedProvider
 from asil.protocol import Action, ActionResult, ActionSchema, Observation
 from asil.tasks.model import Task
 
@@ -31,6 +32,13 @@ def parse_action_reply(data: dict[str, Any]) -> Action:
 
 def _check_reply(data: dict[str, Any]) -> None:
     parse_action_reply(data)
+
+
+def scripted_reply(script: ScriptedProvider, context: dict[str, Any], fault: str | None) -> dict[str, Any]:
+    """What the ``scripted`` provider replies to a ReAct call: the next reference action (or the ending)."""
+    step = script.next_actions(context, fault)
+    action = {"action_type": step} if isinstance(step, str) else step[0]
+    return {"thought": "Next step of the plan.", "action": action}
 
 
 class ReActAgent:

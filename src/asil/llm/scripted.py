@@ -2,6 +2,9 @@
 
 It lets the whole prompt -> parse -> control path run without a model. Replies are real text
 (with a thinking block and a code fence, as small models write them) that the agents parse.
+What a reply to each call kind looks like is the business of the agent that makes the call, so
+the reply shapes live beside the agents (``asil.agents.react``, ``asil.agents.lstc.scripted``) and
+are found through ``REPLY_SHAPES``, declared lazily here: this package does not import the agents.
 ``faults`` injects known mistakes into successive planner/react calls so tests can watch the
 controller recover: ``malformed``, ``wrong_action``, ``repeat``, ``premature_done``.
 """
@@ -10,14 +13,23 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from asil.llm.base import LLMError, LLMReply, Message, timed_reply
+from asil.registry import Registry
 from asil.tasks.model import Task
 
 FAULTS = ("malformed", "wrong_action", "repeat", "premature_done")
 WRONG_ACTION = {"action_type": "set_value", "target": "NoSuchSheet!A1", "params": {"value": 1}}
 NO_CHANGE_ACTION = {"action_type": "navigate", "target": "A1"}
+
+# A reply shape: (the provider, the call's context, the injected fault or None) -> the reply's JSON.
+ReplyShape = Callable[["ScriptedProvider", dict[str, Any], str | None], dict[str, Any]]
+REPLY_SHAPES: Registry[ReplyShape] = Registry("scripted reply shape")
+REPLY_SHAPES.declare("react", "asil.agents.react:scripted_reply")
+for _kind in ("planner", "abstraction", "verification", "refinement"):
+    REPLY_SHAPES.declare(_kind, f"asil.agents.lstc.scripted:{_kind}_reply")
 
 
 class ScriptedProvider:
@@ -56,13 +68,13 @@ class ScriptedProvider:
     def _reply(self, kind: str, context: dict[str, Any], fault: str | None) -> dict[str, Any]:
         if kind == "repair":
             return self._reply(context.get("for_kind", "planner"), context, None)
-        builders = {"react": self._react, "planner": self._planner, "abstraction": self._abstraction,
-                    "verification": self._verification, "refinement": self._refinement}
-        if kind not in builders:
+        if kind not in REPLY_SHAPES:
             raise LLMError(f"The scripted provider has no replies for {kind!r} calls.")
-        return builders[kind](context, fault)
+        return REPLY_SHAPES[kind](self, context, fault)
 
-    def _remaining(self, context: dict[str, Any]) -> list[dict[str, Any]]:
+    # ------------------------------------------------------------ the reference, for the reply shapes
+    def remaining(self, context: dict[str, Any]) -> list[dict[str, Any]]:
+        """The reference actions (as JSON) not yet done, given ``context["succeeded"]``."""
         assert self.task is not None
         reference = [a.model_dump(mode="json") for a in self.task.reference if not a.is_control]
         done = [json.dumps(a, sort_keys=True) for a in context.get("succeeded", [])]
@@ -76,53 +88,14 @@ class ScriptedProvider:
         assert self.task is not None
         return "infeasible" if self.task.reference[-1].action_type == "infeasible" else "done"
 
-    def _next_actions(self, context: dict[str, Any], fault: str | None) -> list[dict[str, Any]] | str:
+    def next_actions(self, context: dict[str, Any], fault: str | None) -> list[dict[str, Any]] | str:
+        """What to do next: the remaining reference actions, else the ending (``done``/``infeasible``);
+        an injected ``fault`` replaces them with its known mistake."""
         if fault == "wrong_action":
             return [WRONG_ACTION]
         if fault == "repeat":
             return [NO_CHANGE_ACTION]
         if fault == "premature_done":
             return "done"
-        remaining = self._remaining(context)
+        remaining = self.remaining(context)
         return remaining or self._ending()
-
-    def _react(self, context: dict[str, Any], fault: str | None) -> dict[str, Any]:
-        step = self._next_actions(context, fault)
-        action = {"action_type": step} if isinstance(step, str) else step[0]
-        return {"thought": "Next step of the plan.", "action": action}
-
-    def _planner(self, context: dict[str, Any], fault: str | None) -> dict[str, Any]:
-        fmt = context.get("format", {})
-        step = self._next_actions(context, fault)
-        subgoal_text = context.get("subgoal") or "Carry out the requested change"
-        mode = "continue" if context.get("subgoal") and fmt.get("persistent_subgoal", True) else "new"
-        reply: dict[str, Any] = {"subgoal": {"mode": mode, "text": subgoal_text}}
-        if isinstance(step, str):
-            reply.update(control=step, reason="The task is complete." if step == "done" else "Not possible here.")
-        else:
-            entries = [{"channel": "api", "action": a} for a in step]
-            if fmt.get("multi_action", True):
-                reply["actions"] = entries
-            else:
-                reply["action"] = entries[0]
-        if fmt.get("candidates", True):
-            reply = {"candidates": [{"subgoal": subgoal_text, "why": "follows the reference"}], "best": 0,
-                     "rationale": "Only one sound option.", **reply}
-        return reply
-
-    def _abstraction(self, context: dict[str, Any], fault: str | None) -> dict[str, Any]:
-        if context.get("status") != "ok":
-            return {"evidence": f"The action failed: {context.get('error', 'unknown error')}", "state": "error"}
-        state = "continue" if context.get("pending", 0) else "advance"
-        return {"evidence": f"Applied {json.dumps(context.get('action'))}; changed {context.get('changed', [])}.",
-                "state": state}
-
-    def _verification(self, context: dict[str, Any], fault: str | None) -> dict[str, Any]:
-        remaining = self._remaining(context)
-        if remaining:
-            return {"verdict": "reject", "reason": f"{len(remaining)} required change(s) are not made yet."}
-        return {"verdict": "accept", "reason": "Every required change is visible in the state."}
-
-    def _refinement(self, context: dict[str, Any], fault: str | None) -> dict[str, Any]:
-        evidence = context.get("evidence", [])
-        return {"summary": f"{len(evidence)} facts established so far: " + "; ".join(evidence[-3:])}

@@ -9,14 +9,13 @@ one folder per task (written whole by this process), summary.json.
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from asil.agents.base import Agent
-from asil.runner.episode import run_episode
+from asil.agents.lstc.config import ablation_names
 from asil.runner.pool import JobEnd, LocalPool
 from asil.runner.results import (
     PRIVATE,
@@ -26,18 +25,17 @@ from asil.runner.results import (
     failure_files,
     open_run,
     plan_resume,
-    read_task_folder,
 )
 from asil.runner.summary import BenchSummary, format_table, summarize
 from asil.runner.trace import EpisodeResult
-from asil.runner.worker import AgentSpec, EpisodeJob, EpisodeOutcome
+from asil.runner.worker import AgentSpec, EpisodeJob, run_job
 from asil.tasks.model import Task
 from asil.workspace import atomic_write
 
 Backend = Literal["inline", "local", "ray"]
 BACKENDS = ("local", "ray")  # what the CLI offers
 
-__all__ = ["AgentSpec", "BACKENDS", "run_bench", "format_table", "summarize"]
+__all__ = ["AgentSpec", "BACKENDS", "run_bench", "run_settings", "format_table", "summarize"]
 
 
 class Runner(Protocol):
@@ -53,13 +51,8 @@ class InlineRunner:
     def run(self, jobs: list[EpisodeJob], on_end: Callable[[JobEnd], None]) -> None:
         for job in jobs:
             started = time.monotonic()
-            task = job.load_task()
-            with tempfile.TemporaryDirectory(prefix="asil-episode-") as scratch:
-                run_episode(task, self.make_agent(), Path(scratch), budget=job.budget, render=job.render,
-                            full_observations=job.full_observations)
-                files = read_task_folder(Path(scratch) / task.id)
-            elapsed = time.monotonic() - started
-            on_end(JobEnd(job, EpisodeOutcome(task.id, files, elapsed), elapsed_s=elapsed))
+            outcome = run_job(job, self.make_agent())
+            on_end(JobEnd(job, outcome, elapsed_s=time.monotonic() - started))
 
 
 def make_runner(backend: Backend, agent: AgentSpec | Callable[[], Agent], out_dir: Path, workers: int,
@@ -76,12 +69,14 @@ def make_runner(backend: Backend, agent: AgentSpec | Callable[[], Agent], out_di
     return LocalPool(workers, str(out_dir.resolve()), episode_timeout_s)
 
 
-def default_settings(agent: AgentSpec | Callable[[], Agent], budget: int | None, backend: Backend) -> RunSettings:
+def run_settings(agent: AgentSpec | Callable[[], Agent], budget: int | None, backend: str) -> RunSettings:
+    """What makes a run comparable, resolved once from the agent, the run-wide budget and the backend.
+
+    ``budget`` stays None when each task keeps its own (``Task.step_budget`` resolves it per episode).
+    """
     if isinstance(agent, AgentSpec):
-        ablate = agent.options.get("ablate") or []
-        ablations = sorted(a.strip() for a in (ablate.split(",") if isinstance(ablate, str) else ablate) if a.strip())
-        return RunSettings(agent=agent.name, model=agent.options.get("model"), budget=budget, ablations=ablations,
-                           backend=backend)
+        return RunSettings(agent=agent.name, model=agent.options.get("model"), budget=budget,
+                           ablations=sorted(ablation_names(agent.options.get("ablate"))), backend=backend)
     return RunSettings(agent=str(getattr(agent(), "name", "custom")), budget=budget, backend=backend)
 
 
@@ -96,7 +91,7 @@ def run_bench(tasks: list[Task], agent: AgentSpec | Callable[[], Agent], out_dir
     """
     out_dir = Path(out_dir)
     chosen: Backend = backend or ("local" if isinstance(agent, AgentSpec) else "inline")
-    record = record or RunRecord(settings=default_settings(agent, budget, chosen), workers=workers,
+    record = record or RunRecord(settings=run_settings(agent, budget, chosen), workers=workers,
                                  episode_timeout_s=episode_timeout_s, render=render)
     open_run(out_dir, record)
     started = time.monotonic()

@@ -14,7 +14,7 @@ from asil.env import Env, StepOutcome
 from asil.evaluate.evaluator import Evaluation
 from asil.llm.base import LLMError
 from asil.protocol import ActionResult, AsilError, Observation
-from asil.runner.trace import EpisodeResult, Termination, TraceLine, TraceWriter, digest
+from asil.runner.trace import EpisodeResult, Termination, TraceLine, TraceWriter
 from asil.tasks.model import Task
 from asil.workspace import atomic_write
 
@@ -37,7 +37,7 @@ class _Episode:
     def record(self, observation: Observation, decision: Decision, outcome: StepOutcome) -> None:
         result = outcome.result
         self.writer.write(TraceLine(
-            step=self.env.steps, observation_digest=digest(observation),
+            step=self.env.steps, observation_digest=observation.digest(),
             observation=observation.to_agent_dict() if self.writer.full else None,
             thought=decision.thought, action=decision.action, channel=decision.channel, status=result.status,
             error=result.error, changed=result.changed, output=result.output,

@@ -145,7 +145,7 @@ def failure_files(task: Task, agent: str, budget: int | None, termination: Termi
     """The folder the harness writes for an episode it had to kill (timeout) or that died (crash)."""
     steps = sum(1 for line in trajectory.splitlines() if line.strip())
     result = EpisodeResult(task_id=task.id, suite=task.suite, apps=task.apps, domain=task.domain, agent=agent,
-                           score=0.0, success=False, checkpoints=[], steps=steps, budget=budget or task.budget,
+                           score=0.0, success=False, checkpoints=[], steps=steps, budget=task.step_budget(budget),
                            time_s=round(elapsed_s, 3), termination=termination, error=reason)
     files = {"traj.jsonl": trajectory, "result.json": result.model_dump_json(indent=2).encode(),
              "result.txt": b"0\n"}

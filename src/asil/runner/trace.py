@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from asil.evaluate.evaluator import CheckpointVerdict
-from asil.protocol import Action, ActionError, Observation
+from asil.protocol import Action, ActionError
 from asil.workspace import atomic_write
 
 # timeout and crash are written by the bench harness when a worker had to be killed or died.
@@ -58,14 +56,6 @@ class EpisodeResult(BaseModel):
     error: str | None = None
     metrics: dict[str, Any] = Field(default_factory=dict, description="agent metrics (LSTC: commitments, "
                                     "channels, verification class, runtime events, usage per call kind)")
-
-
-def digest(observation: Observation) -> str:
-    """Identifies the observed state: equal digests mean nothing visible changed (the step counter aside)."""
-    data = observation.to_agent_dict()
-    data["metadata"].pop("step", None)
-    text = json.dumps(data, sort_keys=True)
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 class TraceWriter:

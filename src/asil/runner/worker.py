@@ -69,13 +69,16 @@ class EpisodeOutcome:
     worker_s: float  # wall time of the job inside the worker, episode included
 
 
-def run_job(job: EpisodeJob) -> EpisodeOutcome:
-    """Run one episode in a private folder and return that folder's files."""
+def run_job(job: EpisodeJob, agent: Agent | None = None) -> EpisodeOutcome:
+    """Run one episode in a private folder and return that folder's files.
+
+    The agent is built from ``job.agent`` unless one is given (the inline backend's factories).
+    """
     started = time.monotonic()
     task = job.load_task()
     with tempfile.TemporaryDirectory(prefix="asil-episode-") as scratch:
-        run_episode(task, job.agent.build(), Path(scratch), budget=job.budget, render=job.render,
-                    full_observations=job.full_observations)
+        run_episode(task, agent if agent is not None else job.agent.build(), Path(scratch), budget=job.budget,
+                    render=job.render, full_observations=job.full_observations)
         files = read_task_folder(Path(scratch) / task.id)
     return EpisodeOutcome(task.id, files, time.monotonic() - started)
 

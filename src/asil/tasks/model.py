@@ -61,6 +61,20 @@ class Task(_Strict):
             raise ValueError("a task is infeasible exactly when its reference ends with an 'infeasible' action")
         return self
 
+    def step_budget(self, budget: int | None = None) -> int:
+        """The step budget of an episode of this task: the run's ``budget`` when given, else the task's own.
+
+        The one place a run-wide budget (``--budget``) and a task's budget are resolved.
+        """
+        return budget or self.budget
+
+    def reference_steps(self) -> list[Action]:
+        """The reference solution as it is played: it ends with ``done`` when it ends without a control action."""
+        actions = list(self.reference)
+        if not actions[-1].is_control:
+            actions.append(Action(action_type="done"))
+        return actions
+
     def options_for(self, app: str) -> dict[str, Any]:
         """Adapter options the task grants ``app`` (e.g. allow_code); none by default."""
         return dict(self.setup.options.get(app, {}))

@@ -16,7 +16,6 @@ from asil.agents.lstc.state import ControlState, Route, Verification
 from asil.agents.prompting import observation_text, schema_text
 from asil.llm.parse import DecisionParseError
 from asil.protocol import Action, ActionResult, ActionSchema, Observation
-from asil.runner.trace import digest
 from asil.tasks.model import Task
 
 
@@ -135,7 +134,7 @@ class LSTCAgent:
         self.counts[channel] += 1
         if self.state.subgoal is not None:
             self.state.subgoal.actions += 1
-        self.inflight = control.Executed(channel, action, digest(observation), observation.summary, len(self.queue))
+        self.inflight = control.Executed(channel, action, observation.digest(), observation.summary, len(self.queue))
         return Decision(action=action, channel=channel, thought=thought, tokens=self.client.take_tokens())
 
     # ------------------------------------------------------------ Short-to-Long control
@@ -149,7 +148,7 @@ class LSTCAgent:
                                                     observation.summary)
         else:
             evidence, route = control.raw_evidence(executed, result)
-        finding = self.guard.check(executed, digest(observation)) if self.cfg.stall_loop else None
+        finding = self.guard.check(executed, observation.digest()) if self.cfg.stall_loop else None
         if result.ok and finding is not None:
             route = "stall"
         if not result.ok:  # a committed list stops early when an action fails

@@ -63,11 +63,18 @@ class UnknownAblation(AsilError):
     code = "unknown_ablation"
 
 
+def ablation_names(ablate: list[str] | str | None) -> list[str]:
+    """The ablations named by ``--ablate``/``ablate=``: ``"no-l2s, no-candidates"`` or a list, blanks dropped.
+
+    The one parser of ablation names: the LSTC agent configures itself from it and a bench records it.
+    """
+    return [n.strip() for n in (ablate.split(",") if isinstance(ablate, str) else ablate or []) if n.strip()]
+
+
 def configure(ablate: list[str] | str | None = None, **overrides: Any) -> LSTCConfig:
     """A config with the named ablations applied: ``configure("no-l2s,no-candidates")``."""
-    names = [n.strip() for n in (ablate.split(",") if isinstance(ablate, str) else ablate or []) if n.strip()]
     values: dict[str, Any] = {}
-    for name in names:
+    for name in ablation_names(ablate):
         if name not in ABLATIONS:
             raise UnknownAblation(f"Unknown ablation {name!r}.", hint=f"Ablations: {', '.join(ABLATIONS)}.")
         values.update(ABLATIONS[name])

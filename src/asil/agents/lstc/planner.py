@@ -11,10 +11,9 @@ from pydantic import ValidationError
 from asil.agents.lstc.config import LSTCConfig
 from asil.agents.lstc.state import ControlState
 from asil.agents.prompting import render
-from asil.env import bash_action
 from asil.llm.base import Message
 from asil.llm.parse import DecisionParseError
-from asil.protocol import Action
+from asil.protocol import Action, bash_action
 
 PROMPTS = "asil.agents.lstc"
 CONTROLS = (None, "done", "infeasible")

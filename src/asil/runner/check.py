@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from asil.env import Env
 from asil.evaluate.evaluator import Evaluation, evaluate_paths
-from asil.protocol import Action
 from asil.tasks.model import Task
 from asil.tasks.setup import prepare_workspace
 
@@ -42,14 +41,16 @@ def check_task(task: Task) -> TaskCheck:
                      untouched.success, untouched.score, detail)
 
 
+def reference_env(task: Task) -> Env:
+    """An Env for playing the task's reference solution: its budget leaves room for every reference action."""
+    return Env(task, budget=max(task.budget, len(task.reference) + 1))
+
+
 def _run_reference(task: Task) -> tuple[str, Evaluation | None]:
-    env = Env(task, budget=max(task.budget, len(task.reference) + 1))
+    env = reference_env(task)
     try:
         env.reset()
-        actions = list(task.reference)
-        if not actions[-1].is_control:
-            actions.append(Action(action_type="done"))
-        for index, action in enumerate(actions, start=1):
+        for index, action in enumerate(task.reference_steps(), start=1):
             outcome = env.step(action)
             if not outcome.result.ok:
                 error = outcome.result.error
