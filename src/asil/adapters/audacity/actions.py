@@ -1,4 +1,6 @@
-"""The Audacity action vocabulary: parameter models, the published schema, examples and tips.
+"""The Audacity action vocabulary: parameter models, examples and tips.
+
+The functions are declared with their planners in ``asil.adapters.audacity.project``.
 
 Every action is data; the adapter turns it into mod-script-pipe command lines whose values it
 formats itself (no agent text reaches the pipe unquoted), after checking them against the project.

@@ -1,4 +1,7 @@
-"""The Blender action vocabulary: parameter models, the published schema, examples and tips.
+"""The Blender action vocabulary: parameter models, examples, tips and the function table.
+
+Each function is declared with the server request it makes (most are the server operation of
+the same name).
 
 Every action is data; the adapter turns it into bpy calls inside Blender. No agent text is
 ever run as code, except through ``run_python`` when the adapter was opened with ``allow_code``.

@@ -1,7 +1,8 @@
-"""The GIMP action vocabulary: parameter models, the published schema, examples and tips.
+"""The GIMP action vocabulary: parameter models, examples and tips.
 
-Every action is data. ``asil.adapters.gimp.operations`` turns a checked action into a call of
-one of ASIL's Script-Fu helpers with escaped literal arguments; no agent text runs as code.
+Every action is data. The functions are declared in ``asil.adapters.gimp.operations``, each with
+the builder that turns a checked call into a call of one of ASIL's Script-Fu helpers with escaped
+literal arguments; no agent text runs as code.
 """
 
 from __future__ import annotations
