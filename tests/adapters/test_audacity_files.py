@@ -11,7 +11,7 @@ import pytest
 import asil.adapters.audacity.checkpoints  # noqa: F401  (registers the audio checkpoint types)
 from asil.adapters.audacity import actions as act
 from asil.adapters.audacity.audio import format_labels, read_labels, read_wav, synthesize
-from asil.adapters.audacity.project import plan, read_project
+from asil.adapters.audacity.project import FUNCTIONS, plan, read_project
 from asil.adapters.audacity.validator import raw_judge
 from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint, EvalContext
 from asil.protocol import InvalidAction
@@ -104,7 +104,7 @@ def test_plans_select_runs_of_tracks_and_format_values() -> None:
     ("delete_track", {"track": "Labels"}, "no audio track named 'Labels'"),
 ])
 def test_plans_refuse_what_does_not_fit_the_project(name: str, params: dict[str, object], words: str) -> None:
-    parsed = act.parse_params(act.FUNCTIONS[name][0], params, name)
+    parsed = act.parse_params(FUNCTIONS[name].params, params, name)
     with pytest.raises(InvalidAction, match=words):
         plan(name, parsed, project(), None, Path)  # type: ignore[arg-type]
 

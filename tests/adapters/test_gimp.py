@@ -12,6 +12,7 @@ import shutil
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +197,7 @@ def test_hostile_files_are_refused_with_one_sentence_and_left_alone(image_file: 
 
 def test_a_hung_or_killed_gimp_gives_an_error_result_and_restarts_from_the_last_good_state(
         image_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from asil.adapters.functions import FunctionTable
     from asil.adapters.gimp import adapter as gimp_adapter
     from asil.adapters.gimp import operations
 
@@ -204,7 +206,8 @@ def test_a_hung_or_killed_gimp_gives_an_error_result_and_restarts_from_the_last_
     hang = operations.Operation("(let loop () (loop))", ["Box"], "layer")
     with GimpAdapter(ws, "art.xcf") as adapter:
         assert adapter.execute(fn("set_layer", layer="Box", offset_x=30), observe=False).ok
-        monkeypatch.setitem(operations.OPERATIONS, "blur", lambda p, c: hang)  # a script that never returns
+        hanging = [replace(f, handler=lambda p, c: hang) if f.name == "blur" else f for f in operations.FUNCTIONS.values()]
+        monkeypatch.setattr(GimpAdapter, "functions", FunctionTable("GIMP", hanging))  # a script that never returns
         monkeypatch.setattr(gimp_adapter, "SLOW_TIMEOUT_S", 2.0)
         started = time.monotonic()
         hung = adapter.execute(fn("blur", layer="Box", radius=1.0))

@@ -12,10 +12,11 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import ClassVar, Generic, Protocol, TypeVar
 
 from asil.adapters.base import Adapter
-from asil.adapters.batch import batch_member, in_batch
+from asil.adapters.batch import in_batch
+from asil.adapters.functions import AppFunction
 from asil.protocol import Action, ActionFailed, InvalidAction
 from asil.workspace import Workspace
 
@@ -33,15 +34,21 @@ class WarmSession(Protocol):
 
 SessionT = TypeVar("SessionT", bound=WarmSession)
 StepT = TypeVar("StepT")
+H = TypeVar("H")
+
+
+def handler_of(function: AppFunction[H]) -> H:
+    """The handler of a function declared with one (a table's bug otherwise, not the agent's)."""
+    if function.handler is None:
+        raise TypeError(f"the function {function.name!r} has no handler")
+    return function.handler
 
 
 class WarmProgramAdapter(Adapter, Generic[SessionT]):
-    """An adapter with a warm program of its own: session life, paging, batch members, close."""
+    """An adapter with a warm program of its own: session life, paging, batch failures, close."""
 
     state_name: ClassVar[str] = ""  # what the only view shows ("scene"): named in views and batch errors
     max_limit: ClassVar[int] = 200  # the largest page an observation may ask for
-    batch_excluded: ClassVar[tuple[str, ...]] = ("save",)  # functions a batch cannot contain
-    batch_hint: ClassVar[str] = ""  # what a batch may contain instead
 
     def __init__(self, workspace: Workspace, document: str | None, *, limit: int):
         super().__init__(workspace, document)
@@ -100,17 +107,31 @@ class WarmProgramAdapter(Adapter, Generic[SessionT]):
         if limit is not None:
             self.limit = max(1, min(limit, self.max_limit))
 
-    # ------------------------------------------------------------ batches
-    def _batch_member(self, raw: dict[str, Any]) -> Action:
-        return batch_member(raw, hint=self.batch_hint, excluded=self.batch_excluded)
+    # ------------------------------------------------------------ navigate
+    def _navigate(self, action: Action, ids: Callable[[], list[str]], *, keep_offset: bool = True) -> list[str]:
+        """Turn the page as a checked navigate action asks: to the element ``target`` (``ids()`` in page
+        order), else to params.offset; without either the offset stays (or goes back to 0 when not
+        ``keep_offset``)."""
+        params = self.vocabulary.parse_navigate(action)
+        self.limit = params.limit or self.limit
+        if action.target:
+            self.offset = ids().index(action.target)
+        elif params.offset is not None or not keep_offset:
+            self.offset = params.offset or 0
+        return []
 
-    def _check_batch(self, members: list[dict[str, Any]], check: Callable[[Action], object]) -> None:
-        """Check every member of a batch with ``check``; an error names the member's place."""
-        for index, raw in enumerate(members, start=1):
+    # ------------------------------------------------------------ batches
+    def _members(self, action: Action, parse: Callable[[Action], StepT]) -> list[StepT]:
+        """``parse`` the action itself, or each member of a batch; a member's error names its place."""
+        if action.action_type != "batch":
+            return [parse(action)]
+        steps = []
+        for index, member in enumerate(self.vocabulary.batch(action, self.functions), start=1):
             try:
-                check(self._batch_member(raw))
+                steps.append(parse(member))
             except InvalidAction as exc:
                 raise in_batch(exc, index) from None
+        return steps
 
     def _batch_failed(self, exc: InvalidAction | ActionFailed, index: int) -> InvalidAction | ActionFailed:
         """The error of a batch whose ``index``-th member failed after everything was undone."""
@@ -164,4 +185,4 @@ class CheckpointedAdapter(WarmProgramAdapter[SessionT]):
         return changed
 
 
-__all__ = ["CheckpointedAdapter", "WarmProgramAdapter", "WarmSession"]
+__all__ = ["CheckpointedAdapter", "WarmProgramAdapter", "WarmSession", "handler_of"]

@@ -1,4 +1,6 @@
-"""The Audacity action vocabulary: parameter models, the published schema, examples and tips.
+"""The Audacity action vocabulary: parameter models, examples and tips.
+
+The functions are declared with their planners in ``asil.adapters.audacity.project``.
 
 Every action is data; the adapter turns it into mod-script-pipe command lines whose values it
 formats itself (no agent text reaches the pipe unquoted), after checking them against the project.
@@ -6,15 +8,14 @@ formats itself (no agent text reaches the pipe unquoted), after checking them ag
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import NoParams, Params, finish_tip, function_specs
-from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
-from asil.protocol import Action, ActionSchema
+from asil.adapters.functions import Vocabulary, navigate_page
+from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import parse_params as parse_params  # re-exported: tests parse single models
 
-MAX_BATCH = 50
 MAX_SECONDS = 3600.0
 Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS)]
 Duration = Annotated[float, Field(gt=0, le=600)]
@@ -163,41 +164,6 @@ class Export(Params):
 
 
 
-class Navigate(Params):
-    offset: Annotated[int, Field(ge=0)] | None = None
-    limit: Annotated[int, Field(ge=1, le=200)] | None = None
-
-
-class Batch(Params):
-    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
-
-
-FUNCTIONS: dict[str, tuple[type[Params], str, bool]] = {
-    "import_audio": (ImportAudio, "Import an audio file from the workspace as new track(s).", False),
-    "generate_tone": (GenerateTone, "Generate a tone (sine/square/sawtooth/triangle).", False),
-    "generate_noise": (GenerateNoise, "Generate white, pink or Brownian noise.", False),
-    "generate_silence": (GenerateSilence, "Write silence over a time range.", False),
-    "select": (Select, "Set the selection later edits use when they omit start/end/tracks.", False),
-    "amplify": (Amplify, "Change the level of a range by a gain in dB.", False),
-    "normalize": (Normalize, "Scale a range so its peak reaches peak_db.", False),
-    "fade_in": (Fade, "Linear fade-in over a range.", False),
-    "fade_out": (Fade, "Linear fade-out over a range.", False),
-    "change_tempo": (ChangeTempo, "Change tempo (length) of a range, keeping pitch.", False),
-    "change_pitch": (ChangePitch, "Change pitch of a range, keeping tempo.", False),
-    "reduce_noise": (ReduceNoise, "Noise Reduction: learn the noise from a noise-only region, then lower it in "
-                     "the range by reduction_db.", False),
-    "delete_range": (DeleteRange, "Cut a time range out of tracks (later audio moves earlier).", True),
-    "add_label": (AddLabel, "Add a point or region label.", False),
-    "edit_label": (EditLabel, "Change a label's text or times.", False),
-    "rename_track": (RenameTrack, "Rename a track; its element id becomes the new name.", False),
-    "delete_track": (TrackOnly, "Remove a track.", True),
-    "mix_tracks": (MixTracks, "Mix audio tracks down into one track named 'Mix'.", True),
-    "export": (Export, "Export the mix (or a time range of it) to an audio file.", False),
-    "save": (NoParams, "Write the document now: the mix to the .wav, labels to <name>.labels.txt.", False),
-}
-EDITS = ("select", "amplify", "normalize", "fade_in", "fade_out", "change_tempo", "change_pitch", "delete_range",
-         "reduce_noise")
-
 EXAMPLES = [
     {"action_type": "invoke_function", "target": "amplify", "params": {"gain_db": -6.0}},
     {"action_type": "invoke_function", "target": "fade_in", "params": {"start": 0.0, "end": 0.5}},
@@ -235,13 +201,13 @@ TIPS = [
 ]
 
 
-def build_schema() -> ActionSchema:
-    return ActionSchema(
-        app="audacity",
-        action_types=["invoke_function", "navigate", "batch", "done", "infeasible"],
-        target_format="invoke_function: a function name (tracks go in params); navigate: a track name or none",
-        functions=function_specs(dict(FUNCTIONS)),
-        navigate_params=Navigate.model_json_schema(),
-        examples=[Action.model_validate(e) for e in EXAMPLES],
-        tips=TIPS,
-    )
+VOCABULARY = Vocabulary(
+    app="audacity",
+    action_types=("invoke_function", "navigate", "batch", "done", "infeasible"),
+    target_format="invoke_function: a function name (tracks go in params); navigate: a track name or none",
+    navigate_params=navigate_page(200),
+    batch_hint="Put only invoke_function edits in a batch; save after it.",
+    max_batch=50,
+    examples=EXAMPLES,
+    tips=TIPS,
+)

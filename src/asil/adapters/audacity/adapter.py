@@ -21,13 +21,24 @@ from typing import Any
 
 from asil.adapters.audacity import actions as act
 from asil.adapters.audacity.audio import AudioUnreadable, format_labels, read_labels, read_wav, synthesize, waveform_png
-from asil.adapters.audacity.project import NoiseProfile, Project, Step, number, plan, quote, read_project, select_lines
+from asil.adapters.audacity.project import (
+    FUNCTIONS,
+    NoiseProfile,
+    Planner,
+    Project,
+    Scope,
+    Step,
+    number,
+    quote,
+    read_project,
+    select_lines,
+)
 from asil.adapters.audacity.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.base import Readiness
-from asil.adapters.params import parse_function
+from asil.adapters.functions import AppFunction
 from asil.adapters.warm import WarmProgramAdapter
 from asil.apps.audacity import AudacityCrashed, AudacitySession, CommandFailed, missing_parts
-from asil.protocol import Action, ActionFailed, ActionSchema, DocumentError, InvalidAction, Observation
+from asil.protocol import Action, ActionFailed, DocumentError, InvalidAction, Observation
 from asil.workspace import Workspace, atomic_write, commit_file
 
 READ_ONLY = ("select", "export", "save")  # functions that leave the project's audio and labels as they are
@@ -35,6 +46,7 @@ READ_ONLY = ("select", "export", "save")  # functions that leave the project's a
 KEEP_LAYOUT = ("select", "amplify", "normalize", "fade_in", "fade_out")
 # They also leave Audacity's selection as they found it, so a next edit of the same range needs no Select.
 KEEP_SELECTION = KEEP_LAYOUT
+Call = tuple[AppFunction[Planner], Any]  # a function and its parsed params
 
 
 def check_wav(path: Path, document: str) -> int:
@@ -55,7 +67,8 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
     """Tracks (ids = names) and labels ('label:N') of one Audacity project built from a .wav."""
 
     state_name = "project"
-    batch_hint = "Put only invoke_function edits in a batch; save after it."
+    vocabulary = act.VOCABULARY
+    functions = FUNCTIONS
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  **options: Any):
@@ -111,8 +124,7 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
         selection, self.selection = self.selection, None
         try:
             for entry in self.journal:
-                name, params = self._parse(entry)
-                self._run(name, params)
+                self._run(*self._parse(entry))
             self.selection = selection
         except (InvalidAction, ActionFailed) as exc:
             self._discard_session()
@@ -180,40 +192,30 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
         return self._read(clips=True)
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
-
     def _check(self, action: Action) -> None:
-        kind = action.action_type
-        if kind == "navigate":
-            act.parse_params(act.Navigate, action.params, "navigate")
+        self.vocabulary.require_type(action)
+        if action.action_type == "navigate":
+            self.vocabulary.parse_navigate(action)
             if action.target and action.target not in self._item_ids():
                 raise InvalidAction(f"There is no track or label {action.target!r} to show.",
                                     hint="Navigate to a track name or 'label:N'.", code="unknown_element")
             return
-        if kind == "batch":
-            self._check_batch(act.parse_params(act.Batch, action.params, "batch").actions, self._parse)
-            return
-        name, params = self._parse(action)
-        self._plan(name, params)
+        calls = self._members(action, self._parse)  # a batch's members are checked when they run
+        if action.action_type != "batch":
+            self._plan(*calls[0])
 
-    def _parse(self, action: Action) -> tuple[str, Any]:
-        if action.action_type != "invoke_function":
-            raise InvalidAction(f"The audacity adapter does not support {action.action_type} actions.",
-                                hint="Use invoke_function, navigate, batch, done or infeasible.",
-                                code="unsupported_action")
-        name = action.target or ""
-        return name, parse_function("Audacity", act.FUNCTIONS, name, action.params)
+    def _parse(self, action: Action) -> Call:
+        self.vocabulary.require_type(action)  # a batch may hold set_value, which Audacity does not take
+        return self.functions.parse(action.target or "", action.params)
 
-    def _plan(self, name: str, params: Any) -> Step | None:
+    def _plan(self, function: AppFunction[Planner], params: Any) -> Step | None:
         """The command lines of one function, checked against the project (None: handled here)."""
-        if name in ("save", "export"):
-            if name == "export":
+        if function.handler is None:  # export and save write files; the adapter does that itself
+            if function.name == "export":
                 self._export_target(params)
             return None
         project = self._read()  # may restart Audacity (replaying the journal) before its noise profile is asked
-        return plan(name, params, project, self.selection, self.workspace.resolve, self._noise_profile())
+        return function.handler(params, Scope(project, self.selection, self.workspace.resolve, self._noise_profile()))
 
     def _noise_profile(self) -> NoiseProfile | None:
         """The noise profile the running Audacity holds (a restarted one has none until the replay takes it)."""
@@ -221,32 +223,23 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
         return held[1] if held is not None and self.session is not None and held[0] is self.session else None
 
     def _apply(self, action: Action) -> list[str]:
-        kind = action.action_type
-        if kind == "navigate":
-            params = act.parse_params(act.Navigate, action.params, "navigate")
-            self.limit = params.limit or self.limit
-            if action.target:
-                self.offset = self._item_ids().index(action.target)
-            elif params.offset is not None:
-                self.offset = params.offset
-            return []
-        members = [self._batch_member(raw) for raw in action.params["actions"]] if kind == "batch" else [action]
+        if action.action_type == "navigate":
+            return self._navigate(action, self._item_ids)
+        members = self._members(action, lambda member: (member, *self._parse(member)))
         changed: list[str] = []
         saved_selection = self.selection
         done: list[Action] = []
-        for index, member in enumerate(members, start=1):
-            name = ""
+        for index, (member, function, params) in enumerate(members, start=1):
             try:
-                name, params = self._parse(member)
-                entry = self._explicit(member, self.selection)
-                changed += [c for c in self._run(name, params) if c not in changed]
-                if name not in READ_ONLY:
+                entry = self._explicit(member, function, self.selection)
+                changed += [c for c in self._run(function, params) if c not in changed]
+                if function.name not in READ_ONLY:
                     done.append(entry)
             except (InvalidAction, ActionFailed) as exc:
-                if done or name not in READ_ONLY:
+                if done or function.name not in READ_ONLY:
                     self._discard_session()  # back to the journal: nothing of this action stays
                 self.selection = saved_selection
-                if kind != "batch":
+                if action.action_type != "batch":
                     raise
                 raise self._batch_failed(exc, index) from None
         if done:
@@ -254,23 +247,21 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
             self.journal += done
         return changed
 
-    def _explicit(self, member: Action, selection: dict[str, Any] | None) -> Action:
+    def _explicit(self, member: Action, function: AppFunction[Planner], selection: dict[str, Any] | None) -> Action:
         """The journal form of an edit: the selection it used written into its params."""
-        name = member.target or ""
-        if name not in act.EDITS or selection is None:
+        if function.acts_on != "range" or selection is None:
             return member
         params = {**{k: selection[k] for k in ("start", "end", "tracks")}, **member.params}
         return member.model_copy(update={"params": params})
 
-
-
-    def _run(self, name: str, params: Any) -> list[str]:
+    def _run(self, function: AppFunction[Planner], params: Any) -> list[str]:
+        name = function.name
         if name == "save":
             self.save()
             return []
         if name == "export":
             return [self._export(params)]
-        step = self._plan(name, params)
+        step = self._plan(function, params)
         assert step is not None
         before = self._read().labels if "label_text" in step.after else []
         selects = list(itertools.takewhile(lambda line: line.startswith("Select:"), step.lines))

@@ -1,17 +1,22 @@
 """The project as Audacity reports it (GetInfo), and the translation of checked actions into pipe commands.
 
-A :class:`Project` is read fresh from Audacity; :func:`plan` turns one parsed action into the
-command lines that carry it out, refusing (InvalidAction) anything that does not fit the project
-before a single line is sent.
+A :class:`Project` is read fresh from Audacity; each function's planner (declared with it in
+:data:`FUNCTIONS`) turns one parsed call into the command lines that carry it out, refusing
+(InvalidAction) anything that does not fit the project before a single line is sent.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from asil.adapters.audacity import actions as act
+from asil.adapters.functions import AppFunction, FunctionTable
+from asil.adapters.params import NoParams
+from asil.adapters.warm import handler_of
 from asil.protocol import InvalidAction
 
 LINE_TOLERANCE = 1e-6
@@ -113,16 +118,74 @@ def select_lines(start: float, end: float, tracks: list[Track]) -> list[str]:
             f"Mode={'Set' if i == 0 else 'Add'}" for i, run in enumerate(runs)]
 
 
-EFFECT_LINES = {
-    "amplify": lambda p: [f"Amplify: Ratio={number(10 ** (p.gain_db / 20))} AllowClipping=1"],
-    "normalize": lambda p: [f"Normalize: PeakLevel={number(p.peak_db)} ApplyGain=1 "
-                            f"RemoveDcOffset={int(p.remove_dc)} StereoIndependent=0"],
-    "fade_in": lambda p: ["FadeIn"],
-    "fade_out": lambda p: ["FadeOut"],
-    "change_tempo": lambda p: [f"ChangeTempo: Percentage={number(p.percent)} SBSMS=0"],
-    "change_pitch": lambda p: [f"ChangePitch: Percentage={number(_pitch_percent(p))} SBSMS=0"],
-    "delete_range": lambda p: ["Delete"],
-}
+@dataclass(frozen=True)
+class Scope:
+    """What a planner checks a call against: the project, the selection edits default to, a resolver of
+    workspace paths and the noise profile the running Audacity holds (None before its first Noise Reduction)."""
+
+    project: Project
+    selection: dict[str, Any] | None
+    resolve: Callable[[str], Path]
+    noise_profile: NoiseProfile | None = None
+
+
+Planner = Callable[[Any, Scope], Step]  # parsed params -> the command lines that carry the call out
+
+
+def plan(name: str, params: Any, project: Project, selection: dict[str, Any] | None, resolve: Callable[[str], Path],
+         noise_profile: NoiseProfile | None = None) -> Step:
+    """The command lines for one parsed call of the function ``name`` (export and save are the adapter's)."""
+    return handler_of(FUNCTIONS.require(name))(params, Scope(project, selection, resolve, noise_profile))
+
+
+def import_audio(params: act.ImportAudio, scope: Scope) -> Step:
+    path = scope.resolve(params.path)
+    if path.suffix.lower() not in act.IMPORT_EXTENSIONS or not path.is_file():
+        raise InvalidAction(f"{params.path!r} is not an audio file in the workspace.",
+                            hint=f"Import an existing {', '.join(act.IMPORT_EXTENSIONS)} file.", code="bad_path")
+    return Step([f"Import2: Filename={quote(str(path))}"], ["@project"])
+
+
+def generator(effect: Callable[[Any], str]) -> Planner:
+    """The planner of a generator whose Audacity command is ``effect(params)``."""
+
+    def planned(params: Any, scope: Scope) -> Step:
+        start, end = params.start, params.start + params.duration
+        if params.track is not None:
+            if params.name is not None:
+                raise InvalidAction("Give either track (write into it) or name (a new track), not both.",
+                                    hint="Omit track to make a new track called name.", code="bad_params")
+            track = scope.project.track(params.track)
+            return Step([*select_lines(start, end, [track]), effect(params)], [track.name])
+        new = Track(index=len(scope.project.tracks), name=params.name or "Generated", kind="wave")
+        return Step(["NewMonoTrack", *select_lines(start, end, [new]), f"SetTrack: Name={quote(new.name)}",
+                     effect(params)], [new.name])
+
+    return planned
+
+
+def tone(params: act.GenerateTone) -> str:
+    # Audacity 3.2's scripted Tone ramps its amplitude down to 0; a Chirp with equal ends is a steady tone.
+    frequency, amplitude = number(params.frequency), number(params.amplitude)
+    return (f"Chirp: StartFreq={frequency} EndFreq={frequency} StartAmp={amplitude} EndAmp={amplitude} "
+            f"Waveform={params.waveform} Interpolation=Linear")
+
+
+def select(params: act.Select, scope: Scope) -> Step:
+    start, end, tracks = _range(scope.project, params, None)
+    # Tracks stay None when omitted: "all audio tracks", including ones added later.
+    return Step(select_lines(start, end, tracks), ["@project"],
+                {"selection": {"start": start, "end": end, "tracks": params.tracks}})
+
+
+def effect(lines: Callable[[Any], list[str]]) -> Planner:
+    """The planner of an effect on a range (the selection's, where omitted) run as ``lines(params)``."""
+
+    def planned(params: Any, scope: Scope) -> Step:
+        start, end, tracks = _range(scope.project, params, scope.selection)
+        return Step(select_lines(start, end, tracks) + lines(params), [t.name for t in tracks])
+
+    return planned
 
 
 def _pitch_percent(params: act.ChangePitch) -> float:
@@ -131,88 +194,23 @@ def _pitch_percent(params: act.ChangePitch) -> float:
     return (2 ** ((params.semitones or 0.0) / 12) - 1) * 100
 
 
-def plan(name: str, params: Any, project: Project, selection: dict[str, Any] | None, resolve: Any,
-         noise_profile: NoiseProfile | None = None) -> Step:
-    """The command lines for one parsed function call. ``resolve`` maps a workspace path to an absolute one;
-    ``noise_profile`` is the one the running Audacity holds (None before its first Noise Reduction)."""
-    if name == "reduce_noise":
-        return _reduce_noise(params, project, selection, noise_profile)
-    if name in EFFECT_LINES:
-        start, end, tracks = _range(project, params, selection)
-        return Step(select_lines(start, end, tracks) + EFFECT_LINES[name](params), [t.name for t in tracks])
-    if name == "select":
-        start, end, tracks = _range(project, params, None)
-        # Tracks stay None when omitted: "all audio tracks", including ones added later.
-        return Step(select_lines(start, end, tracks), ["@project"],
-                    {"selection": {"start": start, "end": end, "tracks": params.tracks}})
-    if name.startswith("generate_"):
-        return _generate(name, params, project)
-    if name == "import_audio":
-        path = resolve(params.path)
-        if path.suffix.lower() not in act.IMPORT_EXTENSIONS or not path.is_file():
-            raise InvalidAction(f"{params.path!r} is not an audio file in the workspace.",
-                                hint=f"Import an existing {', '.join(act.IMPORT_EXTENSIONS)} file.", code="bad_path")
-        return Step([f"Import2: Filename={quote(str(path))}"], ["@project"])
-    if name in ("add_label", "edit_label"):
-        return _label(name, params, project)
-    if name == "rename_track":
-        track = project.track(params.track)
-        return Step([*_whole(track, project), f"SetTrack: Name={quote(params.name)}"], [track.name, params.name])
-    if name == "delete_track":
-        track = project.track(params.track)
-        return Step([*_whole(track, project), "RemoveTracks"], [track.name])
-    if name == "mix_tracks":
-        tracks = [project.track(n) for n in params.tracks] if params.tracks else project.audio
-        if len(tracks) < 2:
-            raise InvalidAction("Mixing needs at least two audio tracks.", hint="Import or generate another track.",
-                                code="bad_mix")
-        end = max(t.end for t in tracks)
-        return Step([*select_lines(0.0, end, tracks), "MixAndRender", f"SetTrack: Name={quote('Mix')}"],
-                    [t.name for t in tracks] + ["Mix"])
-    raise InvalidAction(f"Unknown Audacity function {name!r}.", hint=f"Functions: {', '.join(act.FUNCTIONS)}.",
-                        code="unknown_function")
+def add_label(params: act.AddLabel, scope: Scope) -> Step:
+    end = params.start if params.end is None else params.end
+    if end < params.start:
+        raise InvalidAction("A label's end cannot be before its start.", hint="Give end >= start.", code="bad_range")
+    # AddLabel writes into the selected label track; with none, Audacity makes one.
+    holders = [t for t in scope.project.tracks if t.kind == "label"] or scope.project.audio
+    index = holders[0].index if holders else 0
+    return Step([f"Select: Start={number(params.start)} End={number(end)} Track={index} TrackCount=1 Mode=Set",
+                 "AddLabel"], ["@labels"], {"label_text": params.text, "label_span": [params.start, end]})
 
 
-def _whole(track: Track, project: Project) -> list[str]:
-    return [f"Select: Start=0 End={number(max(project.end, track.end, 1.0))} Track={track.index} TrackCount=1 Mode=Set"]
-
-
-def _generate(name: str, params: Any, project: Project) -> Step:
-    start, end = params.start, params.start + params.duration
-    if name == "generate_tone":
-        # Audacity 3.2's scripted Tone ramps its amplitude down to 0; a Chirp with equal ends is a steady tone.
-        frequency, amplitude = number(params.frequency), number(params.amplitude)
-        effect = (f"Chirp: StartFreq={frequency} EndFreq={frequency} StartAmp={amplitude} EndAmp={amplitude} "
-                  f"Waveform={params.waveform} Interpolation=Linear")
-    elif name == "generate_noise":
-        effect = f"Noise: Type={params.noise_type} Amplitude={number(params.amplitude)}"
-    else:
-        effect = "Silence"
-    if params.track is not None:
-        if params.name is not None:
-            raise InvalidAction("Give either track (write into it) or name (a new track), not both.",
-                                hint="Omit track to make a new track called name.", code="bad_params")
-        track = project.track(params.track)
-        return Step([*select_lines(start, end, [track]), effect], [track.name])
-    new = Track(index=len(project.tracks), name=params.name or "Generated", kind="wave")
-    lines = ["NewMonoTrack", *select_lines(start, end, [new]), f"SetTrack: Name={quote(new.name)}", effect]
-    return Step(lines, [new.name])
-
-
-def _label(name: str, params: Any, project: Project) -> Step:
-    if name == "add_label":
-        end = params.start if params.end is None else params.end
-        if end < params.start:
-            raise InvalidAction("A label's end cannot be before its start.", hint="Give end >= start.", code="bad_range")
-        # AddLabel writes into the selected label track; with none, Audacity makes one.
-        holders = [t for t in project.tracks if t.kind == "label"] or project.audio
-        index = holders[0].index if holders else 0
-        return Step([f"Select: Start={number(params.start)} End={number(end)} Track={index} TrackCount=1 Mode=Set",
-                     "AddLabel"], ["@labels"], {"label_text": params.text, "label_span": [params.start, end]})
-    if params.label >= len(project.labels):
-        raise InvalidAction(f"There is no label {params.label}; the project has {len(project.labels)}.",
+def edit_label(params: act.EditLabel, scope: Scope) -> Step:
+    labels = scope.project.labels
+    if params.label >= len(labels):
+        raise InvalidAction(f"There is no label {params.label}; the project has {len(labels)}.",
                             hint="Labels are 'label:0', 'label:1', ... in the observation.", code="unknown_label")
-    old = project.labels[params.label]
+    old = labels[params.label]
     start = params.start if params.start is not None else old[0]
     end = params.end if params.end is not None else max(old[1], start)
     if end < start:
@@ -221,6 +219,30 @@ def _label(name: str, params: Any, project: Project) -> Step:
     if params.text is not None:
         parts.append(f"Text={quote(params.text)}")
     return Step([f"SetLabel: {' '.join(parts)}"], [f"label:{params.label}"])
+
+
+def _whole(track: Track, project: Project) -> list[str]:
+    return [f"Select: Start=0 End={number(max(project.end, track.end, 1.0))} Track={track.index} TrackCount=1 Mode=Set"]
+
+
+def rename_track(params: act.RenameTrack, scope: Scope) -> Step:
+    track = scope.project.track(params.track)
+    return Step([*_whole(track, scope.project), f"SetTrack: Name={quote(params.name)}"], [track.name, params.name])
+
+
+def delete_track(params: act.TrackOnly, scope: Scope) -> Step:
+    track = scope.project.track(params.track)
+    return Step([*_whole(track, scope.project), "RemoveTracks"], [track.name])
+
+
+def mix_tracks(params: act.MixTracks, scope: Scope) -> Step:
+    tracks = [scope.project.track(n) for n in params.tracks] if params.tracks else scope.project.audio
+    if len(tracks) < 2:
+        raise InvalidAction("Mixing needs at least two audio tracks.", hint="Import or generate another track.",
+                            code="bad_mix")
+    end = max(t.end for t in tracks)
+    return Step([*select_lines(0.0, end, tracks), "MixAndRender", f"SetTrack: Name={quote('Mix')}"],
+                [t.name for t in tracks] + ["Mix"])
 
 
 # ---------------------------------------------------------------- noise reduction
@@ -254,9 +276,9 @@ class NoiseProfile:
                 f"smoothing_bands={self.smoothing_bands}")
 
 
-def _reduce_noise(params: act.ReduceNoise, project: Project, selection: dict[str, Any] | None,
-                  kept: NoiseProfile | None) -> Step:
-    start, end, tracks = _range(project, params, selection)
+def reduce_noise(params: act.ReduceNoise, scope: Scope) -> Step:
+    project, kept = scope.project, scope.noise_profile
+    start, end, tracks = _range(project, params, scope.selection)
     wanted = NoiseProfile.of(params)
     reduce = [*select_lines(start, end, tracks), "NoiseReduction:"]
     if kept is not None:
@@ -288,3 +310,48 @@ def _check_profile_region(params: act.ReduceNoise, project: Project, tracks: lis
         raise InvalidAction(f"The noise region {number(params.noise_start)}-{number(params.noise_end)} s is not "
                             f"inside the audio of {', '.join(repr(n) for n in outside)}.",
                             hint="Pick a noise-only region within every edited track's audio.", code="bad_range")
+
+
+# ---------------------------------------------------------------- the functions, in the order of the schema
+# An edit on a range (acts_on "range") takes what it omits of start/end/tracks from the last select.
+FUNCTIONS = FunctionTable[Planner]("Audacity", [
+    AppFunction("import_audio", act.ImportAudio, "Import an audio file from the workspace as new track(s).",
+                acts_on="tracks", handler=import_audio),
+    AppFunction("generate_tone", act.GenerateTone, "Generate a tone (sine/square/sawtooth/triangle).",
+                acts_on="tracks", handler=generator(tone)),
+    AppFunction("generate_noise", act.GenerateNoise, "Generate white, pink or Brownian noise.", acts_on="tracks",
+                handler=generator(lambda p: f"Noise: Type={p.noise_type} Amplitude={number(p.amplitude)}")),
+    AppFunction("generate_silence", act.GenerateSilence, "Write silence over a time range.", acts_on="tracks",
+                handler=generator(lambda p: "Silence")),
+    AppFunction("select", act.Select, "Set the selection later edits use when they omit start/end/tracks.",
+                acts_on="range", handler=select),
+    AppFunction("amplify", act.Amplify, "Change the level of a range by a gain in dB.", acts_on="range",
+                handler=effect(lambda p: [f"Amplify: Ratio={number(10 ** (p.gain_db / 20))} AllowClipping=1"])),
+    AppFunction("normalize", act.Normalize, "Scale a range so its peak reaches peak_db.", acts_on="range",
+                handler=effect(lambda p: [f"Normalize: PeakLevel={number(p.peak_db)} ApplyGain=1 "
+                                          f"RemoveDcOffset={int(p.remove_dc)} StereoIndependent=0"])),
+    AppFunction("fade_in", act.Fade, "Linear fade-in over a range.", acts_on="range",
+                handler=effect(lambda p: ["FadeIn"])),
+    AppFunction("fade_out", act.Fade, "Linear fade-out over a range.", acts_on="range",
+                handler=effect(lambda p: ["FadeOut"])),
+    AppFunction("change_tempo", act.ChangeTempo, "Change tempo (length) of a range, keeping pitch.", acts_on="range",
+                handler=effect(lambda p: [f"ChangeTempo: Percentage={number(p.percent)} SBSMS=0"])),
+    AppFunction("change_pitch", act.ChangePitch, "Change pitch of a range, keeping tempo.", acts_on="range",
+                handler=effect(lambda p: [f"ChangePitch: Percentage={number(_pitch_percent(p))} SBSMS=0"])),
+    AppFunction("reduce_noise", act.ReduceNoise, "Noise Reduction: learn the noise from a noise-only region, then "
+                "lower it in the range by reduction_db.", acts_on="range", handler=reduce_noise),
+    AppFunction("delete_range", act.DeleteRange, "Cut a time range out of tracks (later audio moves earlier).",
+                destructive=True, acts_on="range", handler=effect(lambda p: ["Delete"])),
+    AppFunction("add_label", act.AddLabel, "Add a point or region label.", acts_on="labels", handler=add_label),
+    AppFunction("edit_label", act.EditLabel, "Change a label's text or times.", acts_on="labels", handler=edit_label),
+    AppFunction("rename_track", act.RenameTrack, "Rename a track; its element id becomes the new name.",
+                acts_on="track", handler=rename_track),
+    AppFunction("delete_track", act.TrackOnly, "Remove a track.", destructive=True, acts_on="track",
+                handler=delete_track),
+    AppFunction("mix_tracks", act.MixTracks, "Mix audio tracks down into one track named 'Mix'.", destructive=True,
+                acts_on="tracks", handler=mix_tracks),
+    # The adapter writes files itself: these two have no planner.
+    AppFunction("export", act.Export, "Export the mix (or a time range of it) to an audio file.", acts_on="file"),
+    AppFunction("save", NoParams, "Write the document now: the mix to the .wav, labels to <name>.labels.txt.",
+                acts_on="file", batch=False),
+])

@@ -1,4 +1,7 @@
-"""The Blender action vocabulary: parameter models, the published schema, examples and tips.
+"""The Blender action vocabulary: parameter models, examples, tips and the function table.
+
+Each function is declared with the server request it makes (most are the server operation of
+the same name).
 
 Every action is data; the adapter turns it into bpy calls inside Blender. No agent text is
 ever run as code, except through ``run_python`` when the adapter was opened with ``allow_code``.
@@ -6,15 +9,16 @@ ever run as code, except through ``run_python`` when the adapter was opened with
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field
 
-from asil.adapters.params import Params, finish_tip, function_specs
-from asil.adapters.params import parse_params as parse_params  # re-exported: adapters call actions.parse_params
-from asil.protocol import Action, ActionSchema
+from asil.adapters.functions import AppFunction, FunctionTable, Vocabulary, navigate_page
+from asil.adapters.params import NoParams, Params, finish_tip
+from asil.protocol import InvalidAction
+from asil.workspace import Workspace
 
-MAX_BATCH = 100
 Name = Annotated[str, Field(min_length=1, max_length=63, pattern=r"^[^\x00-\x1f]+$")]
 ObjectRef = Annotated[str, Field(min_length=1, max_length=63, description="An object name (its element id).")]
 Finite = Annotated[float, Field(ge=-1e6, le=1e6)]
@@ -160,49 +164,77 @@ class RunPython(_Params):
     timeout_s: Annotated[float, Field(gt=0, le=300)] = 30.0
 
 
-class NoParams(_Params):
-    pass
-
-
 class SetValue(_Params):
     value: Vector
 
 
-class Navigate(_Params):
-    offset: Annotated[int, Field(ge=0)] | None = None
-    limit: Annotated[int, Field(ge=1, le=200)] | None = None
+# ---------------------------------------------------------------- functions: each one's server request
+Request = tuple[str, dict[str, Any]]  # a server operation and its JSON params
 
 
-class Batch(_Params):
-    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
+class Scene(Protocol):
+    """What building a request needs of the adapter that has the scene open."""
+
+    allow_code: bool
+    workspace: Workspace
 
 
-FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
-    "add_object": (AddObject, "Add a mesh primitive, empty, camera or light.", False),
-    "delete_object": (ObjectOnly, "Delete an object.", True),
-    "duplicate_object": (DuplicateObject, "Duplicate an object (mesh copied unless linked).", False),
-    "rename_object": (RenameObject, "Rename an object; its element id becomes the new name.", False),
-    "set_transform": (SetTransform, "Set location, rotation (degrees) and/or scale of an object.", False),
-    "set_parent": (SetParent, "Parent an object to another, or clear its parent.", False),
-    "assign_material": (AssignMaterial, "Give an object a material (created when missing) and set its values.", False),
-    "edit_material": (EditMaterial, "Change base color, metallic or roughness of a material.", False),
-    "add_modifier": (AddModifier, "Add a modifier with settings to a mesh object.", False),
-    "edit_modifier": (EditModifier, "Change settings of an object's modifier.", False),
-    "remove_modifier": (RemoveModifier, "Remove a modifier from an object.", True),
-    "set_light": (SetLight, "Change a light's type, energy (W) or color.", False),
-    "set_camera": (SetCamera, "Change a camera's focal length or make it the active camera.", False),
-    "insert_keyframe": (InsertKeyframe, "Insert a keyframe for location/rotation/scale at a frame.", False),
-    "set_frame_range": (SetFrameRange, "Set the scene's start/end frame, fps or current frame.", False),
-    "set_render": (SetRender, "Set the render engine, resolution, samples or file format.", False),
-    "move_to_collection": (MoveToCollection, "Move an object into a collection (created when missing).", False),
-    "render_frame": (RenderFrame, "Render the active camera's view to a small PNG (Cycles on CPU).", False),
-    "run_python": (RunPython, "Run bpy code (only when this adapter allows code).", True),
-    "save": (NoParams, "Write the .blend file now (it is also saved when the episode ends).", False),
-}
-# The server's operation for each function whose name differs.
-SERVER_OP = {"render_frame": "render"}
+ToRequest = Callable[[Scene, str, dict[str, Any]], Request]
 
 
+def same_op(scene: Scene, name: str, params: dict[str, Any]) -> Request:
+    """Most functions are the server operation of the same name, with the same params."""
+    return name, params
+
+
+def code_request(scene: Scene, name: str, params: dict[str, Any]) -> Request:
+    if not scene.allow_code:
+        raise InvalidAction("run_python is not allowed here: this Blender adapter was opened without "
+                            "allow_code, so no agent code runs.",
+                            hint="Use the semantic functions (set_transform, assign_material, ...) instead.",
+                            code="code_not_allowed")
+    return name, params
+
+
+def render_request(scene: Scene, name: str, params: dict[str, Any]) -> Request:
+    # Cycles on the CPU: fast headless here (Eevee/Workbench need GL)
+    return "render", {**params, "path": str(scene.workspace.resolve(params["path"])), "engine": "CYCLES",
+                      "max_samples": 8}
+
+
+def _fn(name: str, params: type[Params], description: str, acts_on: str, *, destructive: bool = False,
+        handler: ToRequest = same_op, **options: Any) -> AppFunction[ToRequest]:
+    return AppFunction(name, params, description, destructive=destructive, acts_on=acts_on, handler=handler,
+                       **options)
+
+
+FUNCTIONS = FunctionTable[ToRequest]("Blender", [
+    _fn("add_object", AddObject, "Add a mesh primitive, empty, camera or light.", "scene"),
+    _fn("delete_object", ObjectOnly, "Delete an object.", "object", destructive=True),
+    _fn("duplicate_object", DuplicateObject, "Duplicate an object (mesh copied unless linked).", "object"),
+    _fn("rename_object", RenameObject, "Rename an object; its element id becomes the new name.", "object"),
+    _fn("set_transform", SetTransform, "Set location, rotation (degrees) and/or scale of an object.", "object"),
+    _fn("set_parent", SetParent, "Parent an object to another, or clear its parent.", "object"),
+    _fn("assign_material", AssignMaterial, "Give an object a material (created when missing) and set its values.",
+        "object"),
+    _fn("edit_material", EditMaterial, "Change base color, metallic or roughness of a material.", "material"),
+    _fn("add_modifier", AddModifier, "Add a modifier with settings to a mesh object.", "object"),
+    _fn("edit_modifier", EditModifier, "Change settings of an object's modifier.", "modifier"),
+    _fn("remove_modifier", RemoveModifier, "Remove a modifier from an object.", "modifier", destructive=True),
+    _fn("set_light", SetLight, "Change a light's type, energy (W) or color.", "light"),
+    _fn("set_camera", SetCamera, "Change a camera's focal length or make it the active camera.", "camera"),
+    _fn("insert_keyframe", InsertKeyframe, "Insert a keyframe for location/rotation/scale at a frame.", "object"),
+    _fn("set_frame_range", SetFrameRange, "Set the scene's start/end frame, fps or current frame.", "scene"),
+    _fn("set_render", SetRender, "Set the render engine, resolution, samples or file format.", "scene"),
+    _fn("move_to_collection", MoveToCollection, "Move an object into a collection (created when missing).",
+        "object"),
+    _fn("render_frame", RenderFrame, "Render the active camera's view to a small PNG (Cycles on CPU).", "file",
+        handler=render_request),
+    _fn("run_python", RunPython, "Run bpy code (only when this adapter allows code).", "scene", destructive=True,
+        handler=code_request),
+    _fn("save", NoParams, "Write the .blend file now (it is also saved when the episode ends).", "file",
+        batch=False),
+])
 
 EXAMPLES = [
     {"action_type": "invoke_function", "target": "set_transform",
@@ -247,16 +279,15 @@ TIPS = [
 ]
 
 
-def build_schema() -> ActionSchema:
-    functions = function_specs(dict(FUNCTIONS))
-    return ActionSchema(
-        app="blender",
-        action_types=["set_value", "invoke_function", "navigate", "batch", "done", "infeasible"],
-        target_format="set_value: 'ObjectName.location|rotation|scale'; invoke_function: a function name "
-        "(the object goes in params.object); navigate: an object name to show, or none",
-        functions=functions,
-        set_value_params=SetValue.model_json_schema(),
-        navigate_params=Navigate.model_json_schema(),
-        examples=[Action.model_validate(e) for e in EXAMPLES],
-        tips=TIPS,
-    )
+VOCABULARY = Vocabulary(
+    app="blender",
+    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
+    target_format="set_value: 'ObjectName.location|rotation|scale'; invoke_function: a function name "
+    "(the object goes in params.object); navigate: an object name to show, or none",
+    set_value_params=SetValue,
+    navigate_params=navigate_page(200),
+    batch_hint="Put only set_value and invoke_function actions in a batch.",
+    max_batch=100,
+    examples=EXAMPLES,
+    tips=TIPS,
+)

@@ -15,17 +15,9 @@ from typing import Any
 from asil.adapters.base import Readiness
 from asil.adapters.blender import actions as act
 from asil.adapters.blender.view import DEFAULT_LIMIT, build_observation
-from asil.adapters.params import parse_function
-from asil.adapters.warm import CheckpointedAdapter
+from asil.adapters.warm import CheckpointedAdapter, handler_of
 from asil.apps.blender import BlenderCrashed, BlenderSession, blender_path
-from asil.protocol import (
-    Action,
-    ActionFailed,
-    ActionSchema,
-    DocumentError,
-    InvalidAction,
-    Observation,
-)
+from asil.protocol import Action, ActionFailed, DocumentError, InvalidAction, Observation
 from asil.workspace import Workspace, commit_file
 
 READ_ONLY_OPS = ("scene", "ping", "find")
@@ -48,7 +40,8 @@ class BlenderAdapter(CheckpointedAdapter[BlenderSession]):
     """A scene: '@scene' and objects (ids = names), paged by object name order."""
 
     state_name = "scene"
-    batch_hint = "Put only set_value and invoke_function actions in a batch."
+    vocabulary = act.VOCABULARY
+    functions = act.FUNCTIONS
     crashed = BlenderCrashed
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, allow_code: bool = False,
@@ -109,66 +102,37 @@ class BlenderAdapter(CheckpointedAdapter[BlenderSession]):
         return data
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
-
     def _check(self, action: Action) -> None:
-        kind = action.action_type
-        if kind == "navigate":
-            act.parse_params(act.Navigate, action.params, "navigate")
+        self.vocabulary.require_type(action)
+        if action.action_type == "navigate":
+            self.vocabulary.parse_navigate(action)
             if action.target:
                 self._call("find", {"object": action.target})
             return
-        if kind == "batch":
-            self._check_batch(act.parse_params(act.Batch, action.params, "batch").actions, self._translate)
-            return
-        op, params = self._translate(action)
-        if op != "save":
-            self._call(op, params, dry=True)
+        steps = self._members(action, self._translate)  # a batch's members are checked when they run
+        if action.action_type != "batch" and steps[0][0] != "save":
+            self._call(*steps[0], dry=True)
 
     def _apply(self, action: Action) -> list[str]:
-        kind = action.action_type
-        if kind == "navigate":
-            params = act.parse_params(act.Navigate, action.params, "navigate")
-            self.limit = params.limit or self.limit
-            if action.target:
-                names: list[str] = self._call("scene", {"limit": 0})["object_names"]
-                self.offset = names.index(action.target)
-            elif params.offset is not None:
-                self.offset = params.offset
-            return []
-        steps = ([self._translate(self._batch_member(raw)) for raw in action.params["actions"]]
-                 if kind == "batch" else [self._translate(action)])
+        if action.action_type == "navigate":
+            return self._navigate(action, lambda: self._call("scene", {"limit": 0})["object_names"])
+        steps = self._members(action, self._translate)
         if steps == [("save", {})]:
             self.save()
             return []
-        return self._edit(steps, lambda _index, step: self._run(*step), is_batch=kind == "batch",
+        return self._edit(steps, lambda _index, step: self._run(*step), is_batch=action.action_type == "batch",
                           changes=any(op != "render" for op, _ in steps))
 
-    def _translate(self, action: Action) -> tuple[str, dict[str, Any]]:
+    def _translate(self, action: Action) -> act.Request:
         """The server operation and its JSON params for one checked, non-batch action."""
         if action.action_type == "set_value":
             obj, _, prop = (action.target or "").rpartition(".")
             if not obj or prop not in TRANSFORM_SUFFIXES:
                 raise InvalidAction(f"set_value needs a target like 'Cube.location', not {action.target!r}.",
                                     hint="Targets: '<object>.location', '<object>.rotation' or '<object>.scale'.")
-            value = act.parse_params(act.SetValue, action.params, "set_value").value
-            return "set_transform", {"object": obj, prop: value}
-        if action.action_type != "invoke_function":
-            raise InvalidAction(f"The blender adapter does not support {action.action_type} actions here.",
-                                hint="Use set_value, invoke_function, navigate, batch, done or infeasible.",
-                                code="unsupported_action")
-        name = action.target or ""
-        params = parse_function("Blender", act.FUNCTIONS, name, action.params).model_dump(exclude_none=True)
-        if name == "run_python" and not self.allow_code:
-            raise InvalidAction("run_python is not allowed here: this Blender adapter was opened without "
-                                "allow_code, so no agent code runs.",
-                                hint="Use the semantic functions (set_transform, assign_material, ...) instead.",
-                                code="code_not_allowed")
-        if name == "render_frame":  # Cycles on the CPU: fast headless here (Eevee/Workbench need GL)
-            params.update(path=str(self.workspace.resolve(params["path"])), engine="CYCLES", max_samples=8)
-        return act.SERVER_OP.get(name, name), params
+            return "set_transform", {"object": obj, prop: self.vocabulary.parse_set_value(action).value}
+        function, params = self.functions.parse(action.target or "", action.params)
+        return handler_of(function)(self, function.name, params.model_dump(exclude_none=True))
 
     def _run(self, op: str, params: dict[str, Any]) -> list[str]:
         if op == "render":

@@ -1,20 +1,19 @@
-"""The GIMP action vocabulary: parameter models, the published schema, examples and tips.
+"""The GIMP action vocabulary: parameter models, examples and tips.
 
-Every action is data. ``asil.adapters.gimp.operations`` turns a checked action into a call of
-one of ASIL's Script-Fu helpers with escaped literal arguments; no agent text runs as code.
+Every action is data. The functions are declared in ``asil.adapters.gimp.operations``, each with
+the builder that turns a checked call into a call of one of ASIL's Script-Fu helpers with escaped
+literal arguments; no agent text runs as code.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.params import Params, finish_tip, function_specs
-from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
-from asil.protocol import Action, ActionSchema
+from asil.adapters.functions import Vocabulary, navigate_page
+from asil.adapters.params import Params, finish_tip
 
-MAX_BATCH = 50
 MAX_SIDE = 8192
 LayerName = Annotated[str, Field(min_length=1, max_length=120, pattern=r"^[^\x00-\x1f]+$")]
 LayerRef = Annotated[str, Field(min_length=1, max_length=120,
@@ -33,10 +32,6 @@ Font = Literal["Sans-serif", "Serif", "Monospace", "Sans-serif Bold", "Serif Bol
 
 class _Params(Params):
     """Strict parameters: unknown fields, coercion and NaN are refused."""
-
-
-class NoParams(_Params):
-    pass
 
 
 class LayerOnly(_Params):
@@ -205,48 +200,6 @@ class ExportImage(_Params):
     quality: Annotated[int, Field(ge=1, le=100)] = Field(90, description="JPEG quality.")
 
 
-class Navigate(_Params):
-    offset: Annotated[int, Field(ge=0)] | None = None
-    limit: Annotated[int, Field(ge=1, le=100)] | None = None
-
-
-class Batch(_Params):
-    actions: Annotated[list[dict[str, Any]], Field(min_length=1, max_length=MAX_BATCH)]
-
-
-FUNCTIONS: dict[str, tuple[type[_Params], str, bool]] = {
-    "scale_image": (ScaleImage, "Scale the whole image (every layer) to width x height pixels.", False),
-    "crop_image": (CropImage, "Crop the image to the rectangle x, y, width, height.", True),
-    "rotate_image": (RotateImage, "Rotate the whole image by 90, 180 or 270 degrees clockwise.", False),
-    "rotate_layer": (RotateLayer, "Rotate one layer by any angle about its centre (the layer grows to fit).", False),
-    "flip_image": (FlipImage, "Mirror the whole image horizontally or vertically.", False),
-    "resize_canvas": (ResizeCanvas, "Change the canvas size without scaling; offsets place the old image.", False),
-    "brightness_contrast": (BrightnessContrast, "Change a layer's brightness and contrast (-1..1).", False),
-    "hue_saturation": (HueSaturation, "Shift a layer's hue (degrees) and change lightness/saturation.", False),
-    "levels": (Levels, "Map a layer channel's input range to an output range (0..255) with gamma.", False),
-    "desaturate": (Desaturate, "Turn a layer gray.", False),
-    "invert": (LayerOnly, "Invert a layer's colors.", False),
-    "blur": (Blur, "Gaussian-blur a layer (inside the selection, if any).", False),
-    "sharpen": (Sharpen, "Sharpen a layer with an unsharp mask.", False),
-    "add_layer": (AddLayer, "Add a new layer (transparent, white or a color) at a stack position.", False),
-    "add_text_layer": (AddTextLayer, "Add a text layer at x, y.", False),
-    "add_group": (AddGroup, "Add an empty layer group; fill it with move_layer or add_layer's group.", False),
-    "rename_layer": (RenameLayer, "Rename a layer; its element id becomes the new name.", False),
-    "delete_layer": (LayerOnly, "Delete a layer, or a group with everything in it (not the last top-level layer).",
-                     True),
-    "move_layer": (MoveLayer, "Move a layer to a stack position (0 = top) in its group, or into another group.",
-                   False),
-    "set_layer": (SetLayer, "Set a layer's opacity (0..100), visibility or offsets.", False),
-    "select_rectangle": (SelectShape, "Select a rectangle (replace, add to, subtract from or intersect).", False),
-    "select_ellipse": (SelectShape, "Select the ellipse inside a rectangle.", False),
-    "select_all": (NoParams, "Select the whole canvas.", False),
-    "select_none": (NoParams, "Remove the selection.", False),
-    "fill": (Fill, "Fill the selection on a layer with a color (the whole layer when nothing is selected).",
-             False),
-    "export_image": (ExportImage, "Write a flattened PNG or JPEG of the image into the workspace.", False),
-    "save": (NoParams, "Write the document now (it is also saved when the episode ends).", False),
-}
-
 EXAMPLES = [
     {"action_type": "invoke_function", "target": "scale_image", "params": {"width": 64, "height": 48}},
     {"action_type": "invoke_function", "target": "brightness_contrast",
@@ -288,14 +241,14 @@ TIPS = [
 ]
 
 
-def build_schema() -> ActionSchema:
-    return ActionSchema(
-        app="gimp",
-        action_types=["invoke_function", "navigate", "batch", "done", "infeasible"],
-        target_format="invoke_function: a function name (the layer goes in params.layer); navigate: a layer "
-        "name to show, or none",
-        functions=function_specs(dict(FUNCTIONS)),
-        navigate_params=Navigate.model_json_schema(),
-        examples=[Action.model_validate(e) for e in EXAMPLES],
-        tips=TIPS,
-    )
+VOCABULARY = Vocabulary(
+    app="gimp",
+    action_types=("invoke_function", "navigate", "batch", "done", "infeasible"),
+    target_format="invoke_function: a function name (the layer goes in params.layer); navigate: a layer "
+    "name to show, or none",
+    navigate_params=navigate_page(100),
+    batch_hint="Put only image and layer edits in a batch; export or save after it.",
+    max_batch=50,
+    examples=EXAMPLES,
+    tips=TIPS,
+)

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Readiness
+from asil.adapters.functions import AppFunction
 from asil.adapters.gimp import actions as act
-from asil.adapters.gimp.operations import OPERATIONS, Canvas, Operation
+from asil.adapters.gimp.operations import FUNCTIONS, Builder, Canvas, Operation
 from asil.adapters.gimp.view import DEFAULT_LIMIT, build_observation
-from asil.adapters.params import parse_function
-from asil.adapters.warm import CheckpointedAdapter
+from asil.adapters.warm import CheckpointedAdapter, handler_of
 from asil.apps.gimp import GimpCrashed, GimpSession, ScriptError, gimp_path, scheme_string
-from asil.protocol import Action, ActionFailed, ActionSchema, DocumentError, InvalidAction, Observation
+from asil.protocol import Action, ActionFailed, DocumentError, Observation
 from asil.workspace import Workspace, commit_file
 
 FORMATS = {".xcf": (b"gimp xcf ",), ".png": (b"\x89PNG\r\n\x1a\n",), ".jpg": (b"\xff\xd8\xff",),
@@ -57,8 +57,8 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
 
     state_name = "image"
     max_limit = 100
-    batch_excluded = ("save", "export_image")
-    batch_hint = "Put only image and layer edits in a batch; export or save after it."
+    vocabulary = act.VOCABULARY
+    functions = FUNCTIONS
     crashed = GimpCrashed
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
@@ -135,60 +135,46 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
                                  dirty=self.dirty, offset=self.offset, limit=self.limit, session=session)
 
     # ------------------------------------------------------------ actions
-    @classmethod
-    def action_schema(cls) -> ActionSchema:
-        return act.build_schema()
-
     def _check(self, action: Action) -> None:
         self._checked = None
-        kind = action.action_type
-        if kind == "navigate":
-            act.parse_params(act.Navigate, action.params, "navigate")
+        self.vocabulary.require_type(action)
+        if action.action_type == "navigate":
+            self.vocabulary.parse_navigate(action)
             if action.target:
                 self.canvas().layer(action.target)
             return
-        if kind == "batch":
-            self._check_batch(act.parse_params(act.Batch, action.params, "batch").actions, self._parse)
-            return
-        name, params = self._parse(action)
-        if name in OPERATIONS:
+        members = self._members(action, self._parse)
+        if action.action_type != "batch" and members[0][0].handler is not None:
+            function, params = members[0]
             self._checked = self.canvas()
-            OPERATIONS[name](params, self._checked)  # state checks: layer names, bounds, positions
+            handler_of(function)(params, self._checked)  # state checks: layer names, bounds, positions
 
-    def _parse(self, action: Action) -> tuple[str, Any]:
-        """The function name and validated params of one non-batch action (no state checks)."""
-        if action.action_type != "invoke_function":
-            raise InvalidAction(f"The gimp adapter does not support {action.action_type} actions here.",
-                                hint="Use invoke_function, navigate, batch, done or infeasible.",
-                                code="unsupported_action")
-        name = action.target or ""
-        params = parse_function("GIMP", act.FUNCTIONS, name, action.params)
-        if name == "export_image":
+    def _parse(self, action: Action) -> tuple[AppFunction[Builder], Any]:
+        """The function and validated params of one non-batch action (no state checks)."""
+        self.vocabulary.require_type(action)  # a batch may hold set_value, which GIMP does not take
+        function, params = self.functions.parse(action.target or "", action.params)
+        if function.name == "export_image":
             self.workspace.resolve(params.path)
-        return name, params
+        return function, params
 
     def _apply(self, action: Action) -> list[str]:
-        kind = action.action_type
-        if kind == "navigate":
-            params = act.parse_params(act.Navigate, action.params, "navigate")
-            self.limit = params.limit or self.limit
-            self.offset = self.canvas().names.index(action.target) if action.target else (params.offset or 0)
-            return []
-        members = ([self._batch_member(raw) for raw in action.params["actions"]] if kind == "batch" else [action])
-        steps = [self._parse(member) for member in members]
-        if steps[0][0] == "save":
+        if action.action_type == "navigate":
+            return self._navigate(action, lambda: self.canvas().names, keep_offset=False)
+        steps = self._members(action, self._parse)
+        first, params = steps[0]
+        if first.name == "save":
             self.save()
             return []
-        if steps[0][0] == "export_image":
-            return self._export(steps[0][1])
+        if first.name == "export_image":
+            return self._export(params)
         checked, self._checked = self._checked, None  # the canvas _check just read (single actions)
 
-        def run(index: int, step: tuple[str, Any]) -> list[str]:
-            name, params = step
+        def run(index: int, step: tuple[AppFunction[Builder], Any]) -> list[str]:
+            function, params = step
             canvas = checked if index == 1 and checked is not None else self.canvas()
-            return self._run(OPERATIONS[name](params, canvas))
+            return self._run(handler_of(function)(params, canvas))
 
-        return self._edit(steps, run, is_batch=kind == "batch")
+        return self._edit(steps, run, is_batch=action.action_type == "batch")
 
     def _run(self, op: Operation) -> list[str]:
         named_by_gimp = "@image" in op.changed and op.pixels == "none"  # a text layer GIMP names itself

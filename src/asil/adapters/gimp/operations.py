@@ -1,4 +1,4 @@
-"""From checked GIMP actions to Script-Fu calls: a registry of operations, one per function.
+"""The GIMP functions and how each checked call becomes Script-Fu (a builder per image edit).
 
 An operation checks the action against the current canvas (raising InvalidAction before
 anything reaches GIMP) and returns the Scheme text to run. Every number in that text comes
@@ -12,10 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from asil.adapters.functions import AppFunction, FunctionTable
 from asil.adapters.gimp import actions as act
+from asil.adapters.params import NoParams
 from asil.apps.gimp import scheme_string
 from asil.protocol import InvalidAction
-from asil.registry import Registry
 
 Pixels = Literal["none", "layer", "all"]  # whose cached pixel statistics an operation makes stale
 
@@ -102,8 +103,10 @@ class Operation:
 
 
 Builder = Callable[[Any, Canvas], Operation]
-OPERATIONS: Registry[Builder] = Registry("GIMP function")
-operation = OPERATIONS.register
+# Every GIMP function, in the order of the published schema. An edit's handler builds its Script-Fu
+# call; the two that write files (export_image, save) have none: the adapter writes them itself.
+FUNCTIONS = FunctionTable[Builder]("GIMP")
+function = FUNCTIONS.function
 
 INTERPOLATION = {"none": 0, "linear": 1, "cubic": 2, "nohalo": 3, "lohalo": 4}
 ROTATION = {90: 0, 180: 1, 270: 2}
@@ -127,13 +130,13 @@ def _layer_op(params: Any, canvas: Canvas, call: str) -> Operation:
     return Operation(call.format(L=layer, img=canvas.image), [params.layer], "layer", layer)
 
 
-@operation("scale_image")
+@function("scale_image", act.ScaleImage, "Scale the whole image (every layer) to width x height pixels.", acts_on="image")
 def scale_image(p: act.ScaleImage, c: Canvas) -> Operation:
     return Operation(f"(begin (gimp-context-set-interpolation {INTERPOLATION[p.interpolation]}) "
                      f"(gimp-image-scale {c.image} {p.width} {p.height}))", ["@image"], "all")
 
 
-@operation("crop_image")
+@function("crop_image", act.CropImage, "Crop the image to the rectangle x, y, width, height.", destructive=True, acts_on="image")
 def crop_image(p: act.CropImage, c: Canvas) -> Operation:
     if p.x + p.width > c.width or p.y + p.height > c.height:
         raise InvalidAction(f"The crop rectangle {p.x},{p.y} {p.width}x{p.height} reaches outside the "
@@ -141,12 +144,13 @@ def crop_image(p: act.CropImage, c: Canvas) -> Operation:
     return Operation(f"(gimp-image-crop {c.image} {p.width} {p.height} {p.x} {p.y})", ["@image"], "all")
 
 
-@operation("rotate_image")
+@function("rotate_image", act.RotateImage, "Rotate the whole image by 90, 180 or 270 degrees clockwise.", acts_on="image")
 def rotate_image(p: act.RotateImage, c: Canvas) -> Operation:
     return Operation(f"(gimp-image-rotate {c.image} {ROTATION[p.angle]})", ["@image"], "all")
 
 
-@operation("rotate_layer")
+@function("rotate_layer", act.RotateLayer, "Rotate one layer by any angle about its centre (the layer grows to fit).",
+          acts_on="layer")
 def rotate_layer(p: act.RotateLayer, c: Canvas) -> Operation:
     radians = num(p.angle * math.pi / 180)
     layer = c.layer(p.layer)  # a group rotates with everything in it
@@ -155,30 +159,31 @@ def rotate_layer(p: act.RotateLayer, c: Canvas) -> Operation:
                      changed, "all" if layer in c.groups else "layer", layer)
 
 
-@operation("flip_image")
+@function("flip_image", act.FlipImage, "Mirror the whole image horizontally or vertically.", acts_on="image")
 def flip_image(p: act.FlipImage, c: Canvas) -> Operation:
     return Operation(f"(gimp-image-flip {c.image} {ORIENTATION[p.direction]})", ["@image"], "all")
 
 
-@operation("resize_canvas")
+@function("resize_canvas", act.ResizeCanvas, "Change the canvas size without scaling; offsets place the old image.",
+          acts_on="image")
 def resize_canvas(p: act.ResizeCanvas, c: Canvas) -> Operation:
     grow = f" (asil-layers-to-image {c.image})" if p.resize_layers else ""
     return Operation(f"(begin (gimp-image-resize {c.image} {p.width} {p.height} {p.offset_x} {p.offset_y}){grow})",
                      ["@image"], "all")
 
 
-@operation("brightness_contrast")
+@function("brightness_contrast", act.BrightnessContrast, "Change a layer's brightness and contrast (-1..1).", acts_on="layer")
 def brightness_contrast(p: act.BrightnessContrast, c: Canvas) -> Operation:
     return _layer_op(p, c, f"(gimp-drawable-brightness-contrast {{L}} {num(p.brightness)} {num(p.contrast)})")
 
 
-@operation("hue_saturation")
+@function("hue_saturation", act.HueSaturation, "Shift a layer's hue (degrees) and change lightness/saturation.", acts_on="layer")
 def hue_saturation(p: act.HueSaturation, c: Canvas) -> Operation:
     return _layer_op(p, c, f"(gimp-drawable-hue-saturation {{L}} 0 {num(p.hue)} {num(p.lightness)} "
                            f"{num(p.saturation)} 0)")
 
 
-@operation("levels")
+@function("levels", act.Levels, "Map a layer channel's input range to an output range (0..255) with gamma.", acts_on="layer")
 def levels(p: act.Levels, c: Canvas) -> Operation:
     span = " ".join(num(v / 255) for v in (p.low_input, p.high_input))
     out = " ".join(num(v / 255) for v in (p.low_output, p.high_output))
@@ -186,32 +191,27 @@ def levels(p: act.Levels, c: Canvas) -> Operation:
                            f"{num(p.gamma)} {out} TRUE)")
 
 
-@operation("desaturate")
+@function("desaturate", act.Desaturate, "Turn a layer gray.", acts_on="layer")
 def desaturate(p: act.Desaturate, c: Canvas) -> Operation:
     return _layer_op(p, c, f"(gimp-drawable-desaturate {{L}} {DESATURATE[p.mode]})")
 
 
-@operation("invert")
+@function("invert", act.LayerOnly, "Invert a layer's colors.", acts_on="layer")
 def invert(p: act.LayerOnly, c: Canvas) -> Operation:
     return _layer_op(p, c, "(gimp-drawable-invert {L} FALSE)")
 
 
-@operation("blur")
+@function("blur", act.Blur, "Gaussian-blur a layer (inside the selection, if any).", acts_on="layer")
 def blur(p: act.Blur, c: Canvas) -> Operation:
     return _layer_op(p, c, f"(asil-blur {{img}} {{L}} {num(p.radius)})")
 
 
-@operation("sharpen")
+@function("sharpen", act.Sharpen, "Sharpen a layer with an unsharp mask.", acts_on="layer")
 def sharpen(p: act.Sharpen, c: Canvas) -> Operation:
     return _layer_op(p, c, f"(asil-sharpen {{img}} {{L}} {num(p.radius)} {num(p.amount)})")
 
 
-@operation("fill")
-def fill(p: act.Fill, c: Canvas) -> Operation:
-    return _layer_op(p, c, f"(asil-fill {{img}} {{L}} {rgb(p.color)})")
-
-
-@operation("add_layer")
+@function("add_layer", act.AddLayer, "Add a new layer (transparent, white or a color) at a stack position.", acts_on="layers")
 def add_layer(p: act.AddLayer, c: Canvas) -> Operation:
     c.free_name(p.name)
     parent = c.group(p.group)
@@ -221,7 +221,7 @@ def add_layer(p: act.AddLayer, c: Canvas) -> Operation:
                      f"{rgb(p.color or [0, 0, 0])} {parent} {position})", [p.name])
 
 
-@operation("add_text_layer")
+@function("add_text_layer", act.AddTextLayer, "Add a text layer at x, y.", acts_on="layers")
 def add_text_layer(p: act.AddTextLayer, c: Canvas) -> Operation:
     if p.name is not None:
         c.free_name(p.name)
@@ -236,7 +236,7 @@ def add_text_layer(p: act.AddTextLayer, c: Canvas) -> Operation:
                      f"{rgb(p.color)} {scheme_string(p.name or '')} {parent} {position})", [p.name or "@image"])
 
 
-@operation("add_group")
+@function("add_group", act.AddGroup, "Add an empty layer group; fill it with move_layer or add_layer's group.", acts_on="layers")
 def add_group(p: act.AddGroup, c: Canvas) -> Operation:
     c.free_name(p.name)
     parent = c.group(p.group)
@@ -244,7 +244,7 @@ def add_group(p: act.AddGroup, c: Canvas) -> Operation:
     return Operation(f"(asil-add-group {c.image} {scheme_string(p.name)} {parent} {position})", [p.name])
 
 
-@operation("rename_layer")
+@function("rename_layer", act.RenameLayer, "Rename a layer; its element id becomes the new name.", acts_on="layer")
 def rename_layer(p: act.RenameLayer, c: Canvas) -> Operation:
     layer = c.layer(p.layer)
     if p.name != p.layer:
@@ -252,7 +252,8 @@ def rename_layer(p: act.RenameLayer, c: Canvas) -> Operation:
     return Operation(f"(gimp-item-set-name {layer} {scheme_string(p.name)})", [p.layer, p.name])
 
 
-@operation("delete_layer")
+@function("delete_layer", act.LayerOnly, "Delete a layer, or a group with everything in it (not the last top-level layer).",
+          destructive=True, acts_on="layers")
 def delete_layer(p: act.LayerOnly, c: Canvas) -> Operation:
     layer = c.layer(p.layer)
     if c.parent(layer) == 0 and c.parents.count(0) == 1:
@@ -261,7 +262,8 @@ def delete_layer(p: act.LayerOnly, c: Canvas) -> Operation:
     return Operation(f"(gimp-image-remove-layer {c.image} {layer})", [p.layer, *c.descendants(layer)])
 
 
-@operation("move_layer")
+@function("move_layer", act.MoveLayer, "Move a layer to a stack position (0 = top) in its group, or into another group.",
+          acts_on="layers")
 def move_layer(p: act.MoveLayer, c: Canvas) -> Operation:
     layer = c.layer(p.layer)
     parent = c.parent(layer) if p.group is None else 0 if p.group == "@image" else c.group(p.group)
@@ -273,7 +275,7 @@ def move_layer(p: act.MoveLayer, c: Canvas) -> Operation:
     return Operation(f"(gimp-image-reorder-item {c.image} {layer} {parent} {position})", [p.layer, *inside])
 
 
-@operation("set_layer")
+@function("set_layer", act.SetLayer, "Set a layer's opacity (0..100), visibility or offsets.", acts_on="layer")
 def set_layer(p: act.SetLayer, c: Canvas) -> Operation:
     layer = c.layer(p.layer)
     calls = []  # offsets of a group move the layers inside it
@@ -297,21 +299,35 @@ def _select(p: act.SelectShape, c: Canvas, procedure: str) -> Operation:
                      ["@selection"])
 
 
-@operation("select_rectangle")
+@function("select_rectangle", act.SelectShape, "Select a rectangle (replace, add to, subtract from or intersect).",
+          acts_on="selection")
 def select_rectangle(p: act.SelectShape, c: Canvas) -> Operation:
     return _select(p, c, "gimp-image-select-rectangle")
 
 
-@operation("select_ellipse")
+@function("select_ellipse", act.SelectShape, "Select the ellipse inside a rectangle.", acts_on="selection")
 def select_ellipse(p: act.SelectShape, c: Canvas) -> Operation:
     return _select(p, c, "gimp-image-select-ellipse")
 
 
-@operation("select_all")
-def select_all(p: act.NoParams, c: Canvas) -> Operation:
+@function("select_all", NoParams, "Select the whole canvas.", acts_on="selection")
+def select_all(p: NoParams, c: Canvas) -> Operation:
     return Operation(f"(gimp-selection-all {c.image})", ["@selection"])
 
 
-@operation("select_none")
-def select_none(p: act.NoParams, c: Canvas) -> Operation:
+@function("select_none", NoParams, "Remove the selection.", acts_on="selection")
+def select_none(p: NoParams, c: Canvas) -> Operation:
     return Operation(f"(gimp-selection-none {c.image})", ["@selection"])
+
+
+@function("fill", act.Fill, "Fill the selection on a layer with a color (the whole layer when nothing is selected).",
+          acts_on="layer")
+def fill(p: act.Fill, c: Canvas) -> Operation:
+    return _layer_op(p, c, f"(asil-fill {{img}} {{L}} {rgb(p.color)})")
+
+
+FUNCTIONS.add("export_image", AppFunction(
+    "export_image", act.ExportImage, "Write a flattened PNG or JPEG of the image into the workspace.", acts_on="file",
+    batch=False))
+FUNCTIONS.add("save", AppFunction(
+    "save", NoParams, "Write the document now (it is also saved when the episode ends).", acts_on="file", batch=False))
