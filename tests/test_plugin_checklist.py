@@ -232,7 +232,7 @@ def test_the_checklist_builds_a_working_app(notes_package: Path) -> None:
     from asil.evaluate.evaluator import evaluate_paths
     from asil.evaluate.raw import raw_verdict
     from asil.protocol import parse_action
-    from asil.tasks.check import check_task
+    from asil.runner.check import check_task
     from asil.tasks.loader import load_tasks
     from asil.tasks.setup import prepare_workspace
     from asil.workspace import Workspace

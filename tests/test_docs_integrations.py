@@ -1,4 +1,4 @@
-"""The README's "Use it from anywhere" section is run as written, so the documentation cannot rot."""
+"""The integrations page (docs/integrations.md, linked from the README) is run as written, so it cannot rot."""
 
 from __future__ import annotations
 
@@ -20,13 +20,12 @@ from tests.mcp_support import data_of, http_server, http_session, path_with_asil
 
 pytestmark = pytest.mark.slow
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+INTEGRATIONS = Path(__file__).resolve().parents[1] / "docs" / "integrations.md"
 PLACEHOLDER = "/path/to/your/folder"
 
 
 def section() -> str:
-    text = README.read_text(encoding="utf-8")
-    return text.split("## Use it from anywhere", 1)[1].split("\n## ", 1)[0]
+    return INTEGRATIONS.read_text(encoding="utf-8")
 
 
 def blocks(language: str) -> list[str]:
@@ -49,7 +48,7 @@ def test_the_stdio_config_starts_a_working_server(tmp_path: Path) -> None:
     folder = tmp_path / "my folder"  # a space in the path, as users have
     budget(folder)
     args = [str(folder) if arg == PLACEHOLDER else arg for arg in config["args"]]
-    assert args != config["args"], "the README config no longer shows the placeholder folder"
+    assert args != config["args"], "the integrations page config no longer shows the placeholder folder"
 
     async def scenario() -> None:
         async with stdio_session(args, tmp_path / "server.log", command=config["command"],
