@@ -77,6 +77,25 @@ class AppPlugin:
             load_target(f"{module}:")
 
 
+def packaged_app(package: str, adapter: str, pattern: Pattern, *, builders: Mapping[str, str] | None = None,
+                 **fields: Any) -> AppPlugin:
+    """The record of an app laid out as ASIL's own apps are, in the package ``package`` (``asil.adapters.calc``).
+
+    Its parts are found in the package's standard modules: ``adapter.py`` (the class named ``adapter``),
+    ``checkpoints.py``, ``validator.py`` (``raw_judge``) and ``builders.py`` (``builders`` maps a setup-file
+    kind to a function name there); its tasks are in ``suites/core/<name>``; it renders its state. ``fields`` sets or overrides
+    any other field of :class:`AppPlugin`.
+    """
+    name = package.rpartition(".")[2]
+    record: dict[str, Any] = {
+        "name": name, "adapter": f"{package}.adapter:{adapter}", "pattern": pattern,
+        "checkpoints": (f"{package}.checkpoints",), "validator": f"{package}.validator:raw_judge",
+        "builders": {kind: f"{package}.builders:{function}" for kind, function in (builders or {}).items()},
+        "suite": f"suites/core/{name}", "render": True,
+    }
+    return AppPlugin(**{**record, **fields})
+
+
 _LOADED: dict[str, type[Adapter]] = {}
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from asil.adapters.gitea import actions as act
 from asil.adapters.gitea.adapter import GiteaAdapter
-from asil.adapters.gitea.plans import FUNCTIONS, RepoIndex, build_index, issue_facts, plan_function, planner_of
+from asil.adapters.gitea.plans import FUNCTIONS, RepoIndex, build_index, issue_facts, plan_function
 from asil.adapters.gitea.routes import ROUTES, check_api_call, plan_api_call
 from asil.adapters.gitea.seed import episode_repo_name, parse_seed, plan_create_repo
 from asil.apps.gitea import RequestPlan
@@ -39,7 +39,7 @@ def test_every_function_has_a_planner_and_destructive_ones_are_flagged() -> None
     flagged = {name for name, spec in schema.functions.items() if spec.destructive}
     assert flagged == {"delete_label", "delete_branch", "merge_pull_request"}
     for name in flagged:  # nothing destructive can be undone, so none may sit in a batch
-        assert planner_of(FUNCTIONS[name]).undo is None
+        assert FUNCTIONS[name].require_handler().undo is None
     assert schema.examples and schema.tips
 
 
@@ -153,7 +153,7 @@ def test_params_are_validated_against_the_schema(name: str, params: dict[str, ob
 def test_undo_plans_restore_the_state_before(index: RepoIndex) -> None:
     def undo(name: str, params: dict[str, object], answer: object = None) -> list[RequestPlan]:
         parsed = act.parse_params(FUNCTIONS[name].params, params, name)
-        reverse = planner_of(FUNCTIONS[name]).undo
+        reverse = FUNCTIONS[name].require_handler().undo
         assert reverse is not None
         return reverse(parsed, index, answer)
 

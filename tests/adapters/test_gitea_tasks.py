@@ -14,7 +14,7 @@ import pytest
 
 from asil.adapters.gitea import actions as act
 from asil.adapters.gitea.adapter import GiteaAdapter
-from asil.adapters.gitea.plans import FUNCTIONS, planner_of
+from asil.adapters.gitea.plans import FUNCTIONS
 from asil.adapters.gitea.routes import check_api_call
 from asil.adapters.gitea.seed import live_tasks_root, parse_seed
 from asil.evaluate.checkpoints import CHECKPOINT_TYPES
@@ -44,7 +44,7 @@ def _check_static(action: Action) -> None:
         for raw in act.parse_params(act.VOCABULARY.batch_model, action.params, "batch").actions:
             member = Action.model_validate(raw)
             _check_static(member)
-            assert planner_of(FUNCTIONS[str(member.target)]).undo is not None, "batch members must be undoable"
+            assert FUNCTIONS[str(member.target)].require_handler().undo is not None, "batch members must be undoable"
     elif action.action_type == "invoke_function":
         name = str(action.target)
         act.parse_params(FUNCTIONS[name].params, action.params, name)

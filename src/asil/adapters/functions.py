@@ -29,11 +29,12 @@ from typing import Annotated, Any, Generic, TypeVar
 from pydantic import Field
 
 from asil.adapters.batch import EDITS, batch_member, in_batch
-from asil.adapters.params import Params, parse_params
+from asil.adapters.params import Params, finish_tip, parse_params
 from asil.protocol import Action, ActionSchema, ActionType, FunctionSpec, InvalidAction
 from asil.registry import Registry
 
 H = TypeVar("H")
+T = TypeVar("T")
 CONTROL = ("done", "infeasible")
 
 
@@ -70,6 +71,12 @@ class AppFunction(Generic[H]):
     def parse(self, params: dict[str, Any]) -> Any:
         """The validated params; InvalidAction naming the bad field and the valid ones otherwise."""
         return parse_params(self.params, params, self.name)
+
+    def require_handler(self) -> H:
+        """The handler; a function declared without one (run by the adapter itself) here is a bug in the table."""
+        if self.handler is None:
+            raise TypeError(f"the function {self.name!r} was declared without a handler")
+        return self.handler
 
 
 class UnknownFunction(InvalidAction):
@@ -148,31 +155,38 @@ def batch_params(max_actions: int) -> type[Params]:
     return Batch
 
 
+EVERY_ACTION_TYPE: tuple[ActionType, ...] = ("set_value", "invoke_function", "navigate", "batch", "done", "infeasible")
+FINISH_EXAMPLE = {"action_type": "done", "params": {"answer": "optional text answer"}}
+
+
 @dataclass(frozen=True)
 class Vocabulary:
     """What an app accepts beyond its functions; with the function table it is the published schema.
 
     Attributes:
         app: the app's name.
-        action_types: the action types it takes (``done`` and ``infeasible`` included).
         target_format: how targets are written, per action type.
+        action_types: the action types it takes (``done`` and ``infeasible`` included).
         set_value_params, navigate_params: the params models of those action types (when taken).
         batch_members: the action types a batch may hold.
         batch_hint: what the agent is told when a batch holds something else.
         max_batch: the most actions a batch may hold.
         examples, tips: shown to the agent before the functions' own.
+        finish: how the closing tip narrows "cannot be done" ("in OBS"); the schema always ends with
+            an example of ``done`` and that tip (``asil.adapters.params.finish_tip``).
     """
 
     app: str
-    action_types: tuple[ActionType, ...]
     target_format: str
+    action_types: tuple[ActionType, ...] = EVERY_ACTION_TYPE
     set_value_params: type[Params] | None = None
     navigate_params: type[Params] | None = None
     batch_members: tuple[str, ...] = EDITS
-    batch_hint: str = "A batch holds set_value and invoke_function actions."
+    batch_hint: str = "Put only set_value and invoke_function actions in a batch."
     max_batch: int = 200
     examples: Sequence[dict[str, Any]] = ()
     tips: Sequence[str] = ()
+    finish: str = ""
     batch_model: type[Params] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -186,8 +200,8 @@ class Vocabulary:
             functions=functions.specs(),
             set_value_params=self.set_value_params.model_json_schema() if self.set_value_params else {},
             navigate_params=self.navigate_params.model_json_schema() if self.navigate_params else {},
-            examples=[Action.model_validate(e) for e in [*self.examples, *functions.examples()]],
-            tips=[*self.tips, *functions.tips()],
+            examples=[Action.model_validate(e) for e in [*self.examples, *functions.examples(), FINISH_EXAMPLE]],
+            tips=[*self.tips, *functions.tips(), finish_tip(self.finish)],
         )
 
     def require_type(self, action: Action) -> None:
@@ -201,6 +215,23 @@ class Vocabulary:
 
     def parse_set_value(self, action: Action) -> Any:
         return parse_params(self.set_value_params or NoNavigate, action.params, "set_value")
+
+    def members(self, action: Action, functions: FunctionTable[Any], parse: Callable[[Action], T]) -> list[T]:
+        """``parse`` the action itself, or each member of a batch in order; a member's error names its place."""
+        if action.action_type != "batch":
+            return [parse(action)]
+        parsed = []
+        for index, member in enumerate(self.batch(action, functions), start=1):
+            try:
+                parsed.append(parse(member))
+            except InvalidAction as exc:
+                raise in_batch(exc, index) from None
+        return parsed
+
+    def invocations(self, action: Action, functions: FunctionTable[H]) -> list[tuple[AppFunction[H], Any]]:
+        """(function, parsed params) of an invoke_function action, or of each member of a batch of them."""
+        self.require_type(action)
+        return self.members(action, functions, lambda member: functions.parse(member.target, member.params))
 
     def batch(self, action: Action, functions: FunctionTable[Any]) -> list[Action]:
         """The members of a batch action, each parsed and allowed here; errors name the member's place."""

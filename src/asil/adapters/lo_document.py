@@ -18,12 +18,11 @@ from typing import Annotated, Any, ClassVar, TypeVar
 from pydantic import Field
 
 from asil.adapters.base import Adapter, Readiness
-from asil.adapters.batch import in_batch
 from asil.adapters.functions import AppFunction
 from asil.adapters.odf.safety import check_package
 from asil.adapters.params import NoParams, Params
 from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
-from asil.protocol import Action, ActionFailed, AppUnavailable, DocumentError, InvalidAction, Observation
+from asil.protocol import Action, ActionFailed, AppUnavailable, DocumentError, Observation
 from asil.workspace import Workspace, commit_file
 
 Step = dict[str, Any]
@@ -50,13 +49,6 @@ def _plan_save(doc: OfficeAdapter, p: NoParams, *state: Any) -> Plan:
 def _plan_export_pdf(doc: OfficeAdapter, p: Any) -> Plan:
     doc.workspace.resolve(p.path)
     return [{"op": "export_pdf", "path": p.path}], []
-
-
-def planner(function: AppFunction[H]) -> H:
-    """The planner of a function (every LibreOffice function is declared with one)."""
-    if function.handler is None:
-        raise TypeError(f"the {function.name!r} function was declared without a planner")
-    return function.handler
 
 
 def navigate_window(max_limit: int, first: str, count: str) -> type[Params]:
@@ -157,11 +149,7 @@ class OfficeAdapter(Adapter):
         """Plan the members of a batch in order with ``plan``; a member's refusal names its place."""
         steps: list[Step] = []
         changed: list[str] = []
-        for index, member in enumerate(self.vocabulary.batch(action, self.functions), start=1):
-            try:
-                sub_steps, sub_changed = plan(member)
-            except InvalidAction as exc:
-                raise in_batch(exc, index) from None
+        for sub_steps, sub_changed in self.vocabulary.members(action, self.functions, plan):
             steps += sub_steps
             changed += [c for c in sub_changed if c not in changed]
         return steps, changed
@@ -245,7 +233,7 @@ class OfficeDocumentAdapter(OfficeAdapter):
             return self._plan_set_value(action)
         if kind == "invoke_function":
             function, params = self.functions.parse(action.target, action.params)
-            plan: Plan = planner(function)(self, params)
+            plan: Plan = function.require_handler()(self, params)
             return plan
         if kind == "navigate":
             self._navigate(action, dry=True)

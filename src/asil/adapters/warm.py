@@ -16,7 +16,6 @@ from typing import ClassVar, Generic, Protocol, TypeVar
 
 from asil.adapters.base import Adapter
 from asil.adapters.batch import in_batch
-from asil.adapters.functions import AppFunction
 from asil.protocol import Action, ActionFailed, InvalidAction
 from asil.workspace import Workspace
 
@@ -35,13 +34,6 @@ class WarmSession(Protocol):
 SessionT = TypeVar("SessionT", bound=WarmSession)
 StepT = TypeVar("StepT")
 H = TypeVar("H")
-
-
-def handler_of(function: AppFunction[H]) -> H:
-    """The handler of a function declared with one (a table's bug otherwise, not the agent's)."""
-    if function.handler is None:
-        raise TypeError(f"the function {function.name!r} has no handler")
-    return function.handler
 
 
 class WarmProgramAdapter(Adapter, Generic[SessionT]):
@@ -123,15 +115,7 @@ class WarmProgramAdapter(Adapter, Generic[SessionT]):
     # ------------------------------------------------------------ batches
     def _members(self, action: Action, parse: Callable[[Action], StepT]) -> list[StepT]:
         """``parse`` the action itself, or each member of a batch; a member's error names its place."""
-        if action.action_type != "batch":
-            return [parse(action)]
-        steps = []
-        for index, member in enumerate(self.vocabulary.batch(action, self.functions), start=1):
-            try:
-                steps.append(parse(member))
-            except InvalidAction as exc:
-                raise in_batch(exc, index) from None
-        return steps
+        return self.vocabulary.members(action, self.functions, parse)
 
     def _batch_failed(self, exc: InvalidAction | ActionFailed, index: int) -> InvalidAction | ActionFailed:
         """The error of a batch whose ``index``-th member failed after everything was undone."""
@@ -185,4 +169,4 @@ class CheckpointedAdapter(WarmProgramAdapter[SessionT]):
         return changed
 
 
-__all__ = ["CheckpointedAdapter", "WarmProgramAdapter", "WarmSession", "handler_of"]
+__all__ = ["CheckpointedAdapter", "WarmProgramAdapter", "WarmSession"]

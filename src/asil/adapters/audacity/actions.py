@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from asil.adapters.functions import Vocabulary, navigate_page
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 from asil.adapters.params import parse_params as parse_params  # re-exported: tests parse single models
 
 MAX_SECONDS = 3600.0
@@ -180,7 +180,6 @@ EXAMPLES = [
     {"action_type": "batch", "params": {"actions": [
         {"action_type": "invoke_function", "target": "fade_out", "params": {"start": 1.5, "end": 2.0}},
         {"action_type": "invoke_function", "target": "add_label", "params": {"text": "End", "start": 2.0}}]}},
-    {"action_type": "done", "params": {"answer": "optional text answer"}},
 ]
 
 TIPS = [
@@ -197,7 +196,6 @@ TIPS = [
     "with only noise, at least 0.2 s (more below 22 kHz), inside every edited track), then lowers the noise in "
     "start/end/tracks by reduction_db. Audacity keeps ONE noise profile and one set of settings per document: later reduce_noise "
     "calls reuse them and must give the same noise region and settings (a different one is refused).",
-    finish_tip(),
 ]
 
 

@@ -16,7 +16,6 @@ from typing import Any
 from asil.adapters.audacity import actions as act
 from asil.adapters.functions import AppFunction, FunctionTable
 from asil.adapters.params import NoParams
-from asil.adapters.warm import handler_of
 from asil.protocol import InvalidAction
 
 LINE_TOLERANCE = 1e-6
@@ -135,7 +134,7 @@ Planner = Callable[[Any, Scope], Step]  # parsed params -> the command lines tha
 def plan(name: str, params: Any, project: Project, selection: dict[str, Any] | None, resolve: Callable[[str], Path],
          noise_profile: NoiseProfile | None = None) -> Step:
     """The command lines for one parsed call of the function ``name`` (export and save are the adapter's)."""
-    return handler_of(FUNCTIONS.require(name))(params, Scope(project, selection, resolve, noise_profile))
+    return FUNCTIONS.require(name).require_handler()(params, Scope(project, selection, resolve, noise_profile))
 
 
 def import_audio(params: act.ImportAudio, scope: Scope) -> Step:

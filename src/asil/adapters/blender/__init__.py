@@ -1,17 +1,5 @@
 """The Blender adapter (native scripting through bpy)."""
 
-from asil.plugins import AppPlugin
+from asil.plugins import packaged_app
 
-PLUGIN = AppPlugin(
-    name="blender",
-    adapter="asil.adapters.blender.adapter:BlenderAdapter",
-    pattern="script",
-    extensions=(".blend",),
-    checkpoints=("asil.adapters.blender.checkpoints",),
-    validator="asil.adapters.blender.validator:raw_judge",
-    builders={
-        "blend": "asil.adapters.blender.builders:build_blend_file",
-    },
-    suite="suites/core/blender",
-    render=True,
-)
+PLUGIN = packaged_app(__name__, "BlenderAdapter", "script", extensions=(".blend",), builders={"blend": "build_blend_file"})

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, Protocol
 from pydantic import Field
 
 from asil.adapters.functions import AppFunction, FunctionTable, Vocabulary, navigate_page
-from asil.adapters.params import NoParams, Params, finish_tip
+from asil.adapters.params import NoParams, Params
 from asil.protocol import InvalidAction
 from asil.workspace import Workspace
 
@@ -259,7 +259,6 @@ EXAMPLES = [
          "params": {"object": "Cube", "name": "Cube Copy", "location": [0, 3, 0]}},
         {"action_type": "invoke_function", "target": "move_to_collection",
          "params": {"object": "Cube Copy", "collection": "Copies"}}]}},
-    {"action_type": "done", "params": {"answer": "optional text answer"}},
 ]
 
 TIPS = [
@@ -275,18 +274,15 @@ TIPS = [
     "A keyframed property follows its animation when the frame changes (as in Blender): to change an "
     "animated object's transform for good, insert a keyframe with the new value.",
     "Large scenes are shown a page of objects at a time: navigate with params.offset/limit or an object name.",
-    finish_tip(),
 ]
 
 
 VOCABULARY = Vocabulary(
     app="blender",
-    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
     target_format="set_value: 'ObjectName.location|rotation|scale'; invoke_function: a function name "
     "(the object goes in params.object); navigate: an object name to show, or none",
     set_value_params=SetValue,
     navigate_params=navigate_page(200),
-    batch_hint="Put only set_value and invoke_function actions in a batch.",
     max_batch=100,
     examples=EXAMPLES,
     tips=TIPS,

@@ -15,7 +15,7 @@ from typing import Any
 from asil.adapters.base import Readiness
 from asil.adapters.blender import actions as act
 from asil.adapters.blender.view import DEFAULT_LIMIT, build_observation
-from asil.adapters.warm import CheckpointedAdapter, handler_of
+from asil.adapters.warm import CheckpointedAdapter
 from asil.apps.blender import BlenderCrashed, BlenderSession, blender_path
 from asil.protocol import Action, ActionFailed, DocumentError, InvalidAction, Observation
 from asil.workspace import Workspace, commit_file
@@ -132,7 +132,7 @@ class BlenderAdapter(CheckpointedAdapter[BlenderSession]):
                                     hint="Targets: '<object>.location', '<object>.rotation' or '<object>.scale'.")
             return "set_transform", {"object": obj, prop: self.vocabulary.parse_set_value(action).value}
         function, params = self.functions.parse(action.target or "", action.params)
-        return handler_of(function)(self, function.name, params.model_dump(exclude_none=True))
+        return function.require_handler()(self, function.name, params.model_dump(exclude_none=True))
 
     def _run(self, op: str, params: dict[str, Any]) -> list[str]:
         if op == "render":

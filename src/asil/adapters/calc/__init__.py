@@ -1,19 +1,7 @@
 """LibreOffice Calc adapter (file-backed, .ods), computed by a warm headless LibreOffice."""
 
-from asil.plugins import AppPlugin
+from asil.plugins import packaged_app
 
-PLUGIN = AppPlugin(
-    name="calc",
-    adapter="asil.adapters.calc.adapter:CalcAdapter",
-    pattern="file",
-    extensions=(".ods",),
-    checkpoints=("asil.adapters.calc.checkpoints",),
-    validator="asil.adapters.calc.validator:raw_judge",
-    builders={
-        "spreadsheet": "asil.adapters.calc.builders:build_spreadsheet",
-    },
-    warm_up="asil.apps.libreoffice:warm_up",
-    stop="asil.apps.libreoffice:stop_shared",
-    suite="suites/core/calc",
-    render=True,
-)
+PLUGIN = packaged_app(__name__, "CalcAdapter", "file", extensions=(".ods",),
+                      builders={"spreadsheet": "build_spreadsheet"},
+                      warm_up="asil.apps.libreoffice:warm_up", stop="asil.apps.libreoffice:stop_shared")

@@ -15,7 +15,7 @@ from pydantic import Field
 from asil.adapters.calc.refs import MAX_COLS, MAX_ROWS, CellRange, check_sheet_name, column_index, column_letters, quote_sheet
 from asil.adapters.functions import FunctionTable, Vocabulary
 from asil.adapters.lo_document import Plan, save_function
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 from asil.protocol import InvalidAction
 
 if TYPE_CHECKING:
@@ -235,12 +235,10 @@ def cell_ids(where: CellRange) -> list[str]:
 
 VOCABULARY = Vocabulary(
     app="calc",
-    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
     target_format="set_value: a cell like Sheet1!B3; invoke_function: a function name; "
     "navigate: a sheet name or a cell to show",
     set_value_params=SetValue,
     navigate_params=Navigate,
-    batch_hint="Put only set_value and invoke_function actions in a batch.",
     examples=[
         {"action_type": "set_value", "target": "Sheet1!B3", "params": {"value": 42}},
         {"action_type": "set_value", "target": "Sheet1!C3", "params": {"formula": "=SUM(B1:B3)"}},
@@ -256,7 +254,6 @@ VOCABULARY = Vocabulary(
         {"action_type": "batch", "params": {"actions": [
             {"action_type": "set_value", "target": "Sheet1!D1", "params": {"value": "Total"}},
             {"action_type": "set_value", "target": "Sheet1!D2", "params": {"formula": "=B2*2"}}]}},
-        {"action_type": "done", "params": {"answer": "optional text answer"}},
     ],
     tips=[
         "Cell ids look like Sheet1!B3; quote sheet names with spaces: 'My Sheet'!B3. The sheet may be omitted "
@@ -267,6 +264,5 @@ VOCABULARY = Vocabulary(
         "Observations show a window of non-empty cells; use navigate (target a sheet or a cell) to page.",
         "Meta 'display' appears only where the shown text differs from the value.",
         "A batch is atomic: if one action fails, none of it is applied.",
-        finish_tip(),
     ],
 )

@@ -18,7 +18,7 @@ from asil.adapters.calc.refs import (
     quote_sheet,
     split_sheet,
 )
-from asil.adapters.lo_document import OfficeAdapter, Plan, Step, create_with_engine, planner
+from asil.adapters.lo_document import OfficeAdapter, Plan, Step, create_with_engine
 from asil.adapters.odf.safety import check_package
 from asil.apps.libreoffice import Office
 from asil.protocol import (
@@ -150,7 +150,7 @@ class CalcAdapter(OfficeAdapter):
             return self._plan_set_value(action, sheets)
         if kind == "invoke_function":
             function, params = self.functions.parse(action.target, action.params)
-            plan: Plan = planner(function)(self, params, sheets)
+            plan: Plan = function.require_handler()(self, params, sheets)
             return plan
         if kind == "navigate":
             self._check_navigate(action, sheets)

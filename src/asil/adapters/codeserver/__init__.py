@@ -1,19 +1,8 @@
-"""The codeserver app."""
+"""The code-server adapter (service pattern): VS Code settings, keybindings, extensions and tasks in a real code-server."""
 
-from asil.plugins import AppPlugin
+from asil.plugins import packaged_app
 
-PLUGIN = AppPlugin(
-    name="codeserver",
-    adapter="asil.adapters.codeserver.adapter:CodeServerAdapter",
-    pattern="service",
-    checkpoints=("asil.adapters.codeserver.checkpoints",),
-    validator="asil.adapters.codeserver.validator:raw_judge",
-    builders={
-        "vsix": "asil.adapters.codeserver.builders:build_vsix_file",
-        "codeserver_user_settings": "asil.adapters.codeserver.builders:build_user_settings",
-        "codeserver_keybindings": "asil.adapters.codeserver.builders:build_keybindings",
-        "codeserver_extension": "asil.adapters.codeserver.builders:build_installed_extension",
-    },
-    suite="suites/core/codeserver",
-    render=True,
-)
+PLUGIN = packaged_app(__name__, "CodeServerAdapter", "service",
+                      builders={"vsix": "build_vsix_file", "codeserver_user_settings": "build_user_settings",
+                                "codeserver_keybindings": "build_keybindings",
+                                "codeserver_extension": "build_installed_extension"})

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from asil.adapters.functions import Vocabulary
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 
 MAX_BATCH = 50
 MAX_FILE_CHARS = 1_000_000
@@ -106,7 +106,6 @@ class Navigate(Params):
 
 VOCABULARY = Vocabulary(
     app="codeserver",
-    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
     target_format="set_value: '<user|workspace>:<setting key>' (optionally '[language].' before the key); "
     "invoke_function: a function name; navigate: a workspace file path to open, or none",
     set_value_params=SetValue,
@@ -137,7 +136,6 @@ VOCABULARY = Vocabulary(
              "params": {"key": "files.autoSave", "value": "afterDelay"}},
             {"action_type": "invoke_function", "target": "set_setting",
              "params": {"key": "files.autoSaveDelay", "value": 500}}]}},
-        {"action_type": "done", "params": {"answer": "optional text answer"}},
     ],
     tips=[
         "Settings are elements 'setting:<scope>:<key>' (scope user or workspace; a language-specific value is "
@@ -153,6 +151,5 @@ VOCABULARY = Vocabulary(
         "Files are listed a page at a time (view 'files'); navigate with a file path as target to read it "
         "(view 'editor', paged by lines).",
         "A batch is atomic: if one action fails, every file it touched is restored. run_task cannot be in a batch.",
-        finish_tip(),
     ],
 )

@@ -167,9 +167,7 @@ class CodeServerAdapter(Adapter):
             function, params = self.functions["set_setting"], self._setting_target(action)
         else:
             function, params = self.functions.parse(action.target or "", action.params)
-        if function.handler is None:  # never: handlers.FUNCTIONS declares each function with its planner
-            raise TypeError(f"the code-server function {function.name!r} has no planner")
-        return function.handler, params
+        return function.require_handler(), params
 
     def _setting_target(self, action: Action) -> act.SetSetting:
         scope, _, key = (action.target or "").partition(":")

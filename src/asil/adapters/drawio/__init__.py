@@ -1,14 +1,5 @@
 """The draw.io adapter: ``.drawio`` mxGraph XML files, plain or compressed, seen as pages of cells."""
 
-from asil.plugins import AppPlugin
+from asil.plugins import packaged_app
 
-PLUGIN = AppPlugin(
-    name="drawio",
-    adapter="asil.adapters.drawio.adapter:DrawioAdapter",
-    pattern="file",
-    extensions=(".drawio", ".dio"),
-    checkpoints=("asil.adapters.drawio.checkpoints",),
-    validator="asil.adapters.drawio.validator:raw_judge",
-    suite="suites/core/drawio",
-    render=True,
-)
+PLUGIN = packaged_app(__name__, "DrawioAdapter", "file", extensions=(".drawio", ".dio"))

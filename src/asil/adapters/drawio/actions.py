@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from asil.adapters.functions import Vocabulary, navigate_page
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 
 MAX_LIMIT = 200
 StyleValue = str | int | float | bool
@@ -131,12 +131,10 @@ class Navigate(navigate_page(MAX_LIMIT)):  # type: ignore[misc]  # the common pa
 
 VOCABULARY = Vocabulary(
     app="drawio",
-    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
     target_format="set_value: a cell id or label on the page in view (sets its label); invoke_function: "
     "a function name; navigate: a page name or id (or omitted for the page in view)",
     set_value_params=SetLabel,
     navigate_params=Navigate,
-    batch_hint="Put only set_value and invoke_function actions in a batch.",
     examples=[
         {"action_type": "invoke_function", "target": "add_vertex",
          "params": {"label": "Review", "x": 300, "y": 40, "style": "rhombus;whiteSpace=wrap;html=1;"}},
@@ -156,7 +154,6 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "add_vertex", "params": {"label": "A", "x": 40, "y": 40}},
             {"action_type": "invoke_function", "target": "add_vertex", "params": {"label": "B", "x": 240, "y": 40}},
             {"action_type": "invoke_function", "target": "connect", "params": {"source": "A", "target": "B"}}]}},
-        {"action_type": "done", "params": {"answer": "optional text answer"}},
     ],
     tips=[
         "Pages are views; elements are a page's layers, vertices (shapes) and edges (connectors), each with a stable id.",
@@ -170,6 +167,5 @@ VOCABULARY = Vocabulary(
         "Large pages are windowed: navigate with params offset/limit to page, or find to filter by label.",
         "Function params take 'page' (name or id) to act on a page other than the one in view.",
         "A batch is atomic: if one action fails, none of it is applied.",
-        finish_tip(),
     ],
 )

@@ -137,8 +137,7 @@ class DrawioAdapter(Adapter):
         if action.action_type == "set_value":
             return set_value(doc, self.view, action.target, action.params)
         function, params = self.functions.parse(action.target, action.params)
-        assert function.handler is not None  # every drawio function is declared with its planner
-        return function.handler(doc, self.view, params)
+        return function.require_handler()(doc, self.view, params)
 
     def _run_batch(self, action: Action, doc: Document) -> list[str]:
         """Plan and apply every sub-action on ``doc`` (a copy): the caller keeps it only if all succeed."""

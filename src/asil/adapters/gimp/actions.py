@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from asil.adapters.functions import Vocabulary, navigate_page
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 
 MAX_SIDE = 8192
 LayerName = Annotated[str, Field(min_length=1, max_length=120, pattern=r"^[^\x00-\x1f]+$")]
@@ -218,7 +218,6 @@ EXAMPLES = [
     {"action_type": "batch", "params": {"actions": [
         {"action_type": "invoke_function", "target": "add_layer", "params": {"name": "Frame", "fill": "white"}},
         {"action_type": "invoke_function", "target": "move_layer", "params": {"layer": "Frame", "position": 1}}]}},
-    {"action_type": "done", "params": {"answer": "optional text answer"}},
 ]
 
 TIPS = [
@@ -237,7 +236,6 @@ TIPS = [
     "Coordinates are pixels from the top-left corner of the canvas. Colors are RGB lists of 0..255.",
     "A batch is atomic: if one action fails, the image is as before the batch.",
     "Large images are shown a page of layers at a time: navigate with params.offset/limit or a layer name.",
-    finish_tip(),
 ]
 
 

@@ -20,7 +20,7 @@ from asil.adapters.functions import AppFunction
 from asil.adapters.gimp import actions as act
 from asil.adapters.gimp.operations import FUNCTIONS, Builder, Canvas, Operation
 from asil.adapters.gimp.view import DEFAULT_LIMIT, build_observation
-from asil.adapters.warm import CheckpointedAdapter, handler_of
+from asil.adapters.warm import CheckpointedAdapter
 from asil.apps.gimp import GimpCrashed, GimpSession, ScriptError, gimp_path, scheme_string
 from asil.protocol import Action, ActionFailed, DocumentError, Observation
 from asil.workspace import Workspace, commit_file
@@ -147,7 +147,7 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
         if action.action_type != "batch" and members[0][0].handler is not None:
             function, params = members[0]
             self._checked = self.canvas()
-            handler_of(function)(params, self._checked)  # state checks: layer names, bounds, positions
+            function.require_handler()(params, self._checked)  # state checks: layer names, bounds, positions
 
     def _parse(self, action: Action) -> tuple[AppFunction[Builder], Any]:
         """The function and validated params of one non-batch action (no state checks)."""
@@ -172,7 +172,7 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
         def run(index: int, step: tuple[AppFunction[Builder], Any]) -> list[str]:
             function, params = step
             canvas = checked if index == 1 and checked is not None else self.canvas()
-            return self._run(handler_of(function)(params, canvas))
+            return self._run(function.require_handler()(params, canvas))
 
         return self._edit(steps, run, is_batch=action.action_type == "batch")
 

@@ -1,17 +1,6 @@
 """The Gitea adapter (service pattern): a Gitea server through its documented v1 REST API."""
 
-from asil.plugins import AppPlugin
+from asil.plugins import packaged_app
 
-PLUGIN = AppPlugin(
-    name="gitea",
-    adapter="asil.adapters.gitea.adapter:GiteaAdapter",
-    pattern="service",
-    extensions=(".gitea",),
-    checkpoints=("asil.adapters.gitea.checkpoints",),
-    validator="asil.adapters.gitea.validator:raw_judge",
-    builders={
-        "gitea_seed": "asil.adapters.gitea.builders:build_gitea_seed",
-    },
-    suite="live/gitea",
-    render=False,
-)
+PLUGIN = packaged_app(__name__, "GiteaAdapter", "service", extensions=(".gitea",),
+                      builders={"gitea_seed": "build_gitea_seed"}, suite="live/gitea", render=False)

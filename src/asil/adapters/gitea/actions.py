@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from asil.adapters.functions import Vocabulary
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
 
 MAX_BATCH = 50
@@ -204,7 +204,6 @@ VOCABULARY = Vocabulary(
         {"action_type": "batch", "params": {"actions": [
             {"action_type": "invoke_function", "target": "create_label", "params": {"name": "docs", "color": "#0075ca"}},
             {"action_type": "invoke_function", "target": "add_labels", "params": {"number": 1, "labels": ["docs"]}}]}},
-        {"action_type": "done", "params": {"answer": "optional text answer"}},
     ],
     tips=[
         "Element ids are stable resource ids: 'repo:OWNER/NAME', 'issue:OWNER/NAME#3', 'pr:OWNER/NAME#4', "
@@ -221,6 +220,5 @@ VOCABULARY = Vocabulary(
         "api_call reaches documented v1 paths of the current repository only, e.g. "
         "{\"method\": \"PATCH\", \"path\": \"/repos/{owner}/{repo}/issues/2\", \"body\": {\"title\": \"...\"}}; "
         "'{owner}/{repo}' is filled in. Bodies are checked like the functions' params.",
-        finish_tip(),
     ],
 )

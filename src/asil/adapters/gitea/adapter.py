@@ -18,7 +18,7 @@ from asil.adapters.base import Adapter, Readiness
 from asil.adapters.batch import in_batch
 from asil.adapters.functions import AppFunction
 from asil.adapters.gitea import actions as act
-from asil.adapters.gitea.plans import FUNCTIONS, Planner, RepoIndex, build_index, planner_of, referenced_numbers
+from asil.adapters.gitea.plans import FUNCTIONS, Planner, RepoIndex, build_index, referenced_numbers
 from asil.adapters.gitea.routes import check_api_call, plan_api_call
 from asil.adapters.gitea.seed import SeedSpec, episode_repo_name, plan_create_repo, read_seed
 from asil.adapters.gitea.view import DEFAULT_LIMIT, MAX_LIMIT, VIEWS, build_observation
@@ -111,7 +111,7 @@ class GiteaAdapter(Adapter):
         for number, call in enumerate(self.seed.calls, start=1):
             function, params = self.functions.parse(call.function, call.params)
             try:
-                for plan in planner_of(function).plan(params, self._index(referenced_numbers(params))):
+                for plan in function.require_handler().plan(params, self._index(referenced_numbers(params))):
                     self._send(plan)
             except (InvalidAction, ActionFailed) as exc:
                 self.seed_error = ActionFailed(
@@ -237,7 +237,7 @@ class GiteaAdapter(Adapter):
                 function, params = self._function(member)
             except InvalidAction as exc:
                 raise in_batch(exc, number) from None
-            if planner_of(function).undo is None:
+            if function.require_handler().undo is None:
                 raise InvalidAction(f"Batch action {number}: {function.name} cannot be undone, so it cannot be in a "
                                     "batch.", hint="Run it as its own action.", code="not_undoable")
             steps.append((function, params))
@@ -251,7 +251,7 @@ class GiteaAdapter(Adapter):
     def _plan_now(self, function: AppFunction[Planner], params: Any) -> tuple[RepoIndex, list[RequestPlan]]:
         self.ensure_seeded()
         index = self._index(referenced_numbers(params))
-        return index, planner_of(function).plan(params, index)
+        return index, function.require_handler().plan(params, index)
 
     def _navigation(self, action: Action) -> act.Navigate:
         params: act.Navigate = self.vocabulary.parse_navigate(action)
@@ -340,7 +340,7 @@ class GiteaAdapter(Adapter):
     def _undo(self, done: list[tuple[AppFunction[Planner], Any, RepoIndex, Any]]) -> str | None:
         """Reverse finished batch actions, newest first; the first failure's message, or None."""
         for function, params, before, answer in reversed(done):
-            undo = planner_of(function).undo
+            undo = function.require_handler().undo
             assert undo is not None  # _check refuses batches with actions that cannot be undone
             try:
                 for plan in undo(params, before, answer):

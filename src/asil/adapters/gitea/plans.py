@@ -123,14 +123,9 @@ def planner(name: str, params: type[Params], description: str, *, undo: Undo | N
     return wrap
 
 
-def planner_of(function: AppFunction[Planner]) -> Planner:
-    assert function.handler is not None  # every function is declared with @planner
-    return function.handler
-
-
 def plan_function(name: str, params: Any, index: RepoIndex) -> list[RequestPlan]:
     """The requests that carry out function ``name`` (params already parsed); InvalidAction on bad refs."""
-    return planner_of(FUNCTIONS[name]).plan(params, index)
+    return FUNCTIONS[name].require_handler().plan(params, index)
 
 
 def _issue_path(index: RepoIndex, number: int, rest: str = "") -> str:

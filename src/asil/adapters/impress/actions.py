@@ -14,7 +14,7 @@ from pydantic import Field
 
 from asil.adapters.functions import FunctionTable, Vocabulary
 from asil.adapters.lo_document import Plan, export_pdf_function, navigate_window, save_function
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 from asil.protocol import InvalidAction
 
 if TYPE_CHECKING:
@@ -224,7 +224,6 @@ FUNCTIONS.add("save", save_function("presentation"))
 
 VOCABULARY = Vocabulary(
     app="impress",
-    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
     target_format="set_value: a shape id '<slide id>/<shape name>' (slide-2/title); invoke_function: a "
     "function name; navigate: a slide id",
     set_value_params=SetSlideText,
@@ -245,7 +244,6 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "set_title", "params": {"slide": "slide-1", "text": "Agenda"}},
             {"action_type": "invoke_function", "target": "set_body",
              "params": {"slide": "slide-1", "text": ["Intro", "Plan"]}}]}},
-        {"action_type": "done", "params": {"answer": "optional text answer"}},
     ],
     tips=[
         "Slide ids (slide-3) stay with their slide when slides are added, moved or deleted; shape ids are "
@@ -254,6 +252,5 @@ VOCABULARY = Vocabulary(
         "Geometry is in millimetres from the slide's top-left corner; the slide size is in app_state.details.",
         "Large presentations show a window of slides in detail and all titles in navigation; navigate to page.",
         "A batch is atomic: if one action fails, none of it is applied.",
-        finish_tip(),
     ],
 )

@@ -1,14 +1,5 @@
 """The Inkscape adapter: SVG documents through lxml, exports through the Inkscape CLI."""
 
-from asil.plugins import AppPlugin
+from asil.plugins import packaged_app
 
-PLUGIN = AppPlugin(
-    name="inkscape",
-    adapter="asil.adapters.inkscape.adapter:InkscapeAdapter",
-    pattern="file",
-    extensions=(".svg",),
-    checkpoints=("asil.adapters.inkscape.checkpoints",),
-    validator="asil.adapters.inkscape.validator:raw_judge",
-    suite="suites/core/inkscape",
-    render=True,
-)
+PLUGIN = packaged_app(__name__, "InkscapeAdapter", "file", extensions=(".svg",))

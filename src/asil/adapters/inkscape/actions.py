@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from asil.adapters.functions import Vocabulary, navigate_page
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 
 MAX_LIMIT = 100
 IdText = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.:\-]{0,99}$")]
@@ -161,7 +161,7 @@ def _fn(name: str, **params: Any) -> dict[str, Any]:
 
 VOCABULARY = Vocabulary(
     app="inkscape",
-    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
+    finish="with these actions",
     target_format="set_value: a text element id; invoke_function: a function name; "
     "navigate: 'document' or a layer id",
     set_value_params=SetValue,
@@ -185,7 +185,6 @@ VOCABULARY = Vocabulary(
         {"action_type": "batch", "params": {"actions": [
             _fn("restyle", ids=["button"], style={"fill": "#228833"}),
             _fn("rename_layer", layer="notes", label="Annotations")]}},
-        {"action_type": "done", "params": {"answer": "optional text answer"}},
     ],
     tips=[
         "Element ids are the SVG id attributes (elements without one got a stable id when the file was opened). "
@@ -195,6 +194,5 @@ VOCABULARY = Vocabulary(
         "meta.style lists the element's own style; fill/stroke are inherited from groups and layers when unset.",
         "Colours are '#rrggbb'. Use restyle with null to remove a property, set_visibility to hide or show.",
         "Every change is written back to the file; a batch is atomic (all or nothing).",
-        finish_tip("with these actions"),
     ],
 )

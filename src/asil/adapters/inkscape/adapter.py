@@ -138,8 +138,7 @@ class InkscapeAdapter(Adapter):
             return self.editor.plan_set_text(act.SetText(id=action.target or "", text=params.value)
                                              if action.target else _no_target())
         function, params = self.functions.parse(action.target, action.params)
-        assert function.handler is not None  # every inkscape function is declared with its planner
-        return function.handler(self.editor, params)
+        return function.require_handler()(self.editor, params)
 
     def _batch_actions(self, action: Action) -> list[Action]:
         """The batch's members, each function's params checked (the state they act on comes only as they apply)."""

@@ -1,14 +1,5 @@
-"""The jupyter app."""
+"""The Jupyter adapter (file pattern): .ipynb notebooks whose cells run in a sandboxed real kernel."""
 
-from asil.plugins import AppPlugin
+from asil.plugins import packaged_app
 
-PLUGIN = AppPlugin(
-    name="jupyter",
-    adapter="asil.adapters.jupyter.adapter:JupyterAdapter",
-    pattern="file",
-    extensions=(".ipynb",),
-    checkpoints=("asil.adapters.jupyter.checkpoints",),
-    validator="asil.adapters.jupyter.validator:raw_judge",
-    suite="suites/core/jupyter",
-    render=True,
-)
+PLUGIN = packaged_app(__name__, "JupyterAdapter", "file", extensions=(".ipynb",))

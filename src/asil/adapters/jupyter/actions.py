@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from asil.adapters.functions import Vocabulary, navigate_page
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 
 MAX_BATCH = 100
 MAX_SOURCE = 200_000  # characters of one cell's source
@@ -88,12 +88,10 @@ class RunAll(_Params):
 
 VOCABULARY = Vocabulary(
     app="jupyter",
-    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
     target_format="set_value: a cell id; invoke_function: a function name (the cell goes in params.cell); "
     "navigate: a cell id to show, or none",
     set_value_params=SetSource,
     navigate_params=navigate_page(100),
-    batch_hint="Put only set_value and invoke_function actions in a batch.",
     max_batch=MAX_BATCH,
     examples=[
         {"action_type": "set_value", "target": "cell-1",
@@ -112,7 +110,6 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "insert_cell",
              "params": {"id": "mean-cell", "source": "mean = total / len(values)"}},
             {"action_type": "invoke_function", "target": "delete_cell", "params": {"cell": "cell-2"}}]}},
-        {"action_type": "done", "params": {"answer": "optional text answer"}},
     ],
     tips=[
         "Cells are elements; their ids (e.g. 'cell-1', '3f2a9c1e') never change when other cells move. "
@@ -125,6 +122,5 @@ VOCABULARY = Vocabulary(
         "ran cannot be undone in the kernel (variables, written files) — run code outside batches when that matters.",
         "Prefer replace_in_cell for small fixes; insert_cell takes 'id' to name the new cell.",
         "Large notebooks are shown a window of cells at a time: navigate with a cell id or params.offset to page.",
-        finish_tip(),
     ],
 )

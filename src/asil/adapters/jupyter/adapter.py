@@ -139,8 +139,7 @@ class JupyterAdapter(Adapter):
         if action.action_type == "batch":
             return self._batch(action, nb, run)
         function, parsed = self.functions.parse(action.target, action.params)
-        assert function.handler is not None  # every notebook function is declared with its handler
-        return function.handler(self, nb, parsed, run)
+        return function.require_handler()(self, nb, parsed, run)
 
     def _batch(self, action: Action, nb: Notebook, run: bool) -> list[str]:
         changed: list[str] = []

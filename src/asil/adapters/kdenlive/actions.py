@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from asil.adapters.functions import Vocabulary, navigate_page
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 
 MAX_BATCH = 200
 MAX_LIMIT = 200
@@ -154,6 +154,7 @@ def _fn(function: str, **params: Any) -> dict[str, Any]:
 
 VOCABULARY = Vocabulary(
     app="kdenlive",
+    finish="with these actions",
     action_types=("invoke_function", "navigate", "batch", "done", "infeasible"),
     target_format="invoke_function: a function name; navigate: 'timeline' or a track id",
     navigate_params=navigate_page(MAX_LIMIT),
@@ -181,7 +182,6 @@ VOCABULARY = Vocabulary(
         {"action_type": "batch", "params": {"actions": [
             _fn("add_filter", target="blue", service="greyscale"),
             _fn("move_clip", clip="blue", position=0)]}},
-        {"action_type": "done", "params": {"answer": "optional text answer"}},
     ],
     tips=[
         "Times are frames at the profile's frame rate (meta/details give fps); a clip spans "
@@ -197,6 +197,5 @@ VOCABULARY = Vocabulary(
         "are MLT's hide flags (hidden video still plays its audio unless muted).",
         "Edits change the project in memory; save (or the episode's end) writes the file. render_video and "
         "render_frame run melt on the current state; a batch is atomic (all or nothing).",
-        finish_tip("with these actions"),
     ],
 )

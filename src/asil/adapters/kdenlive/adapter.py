@@ -19,7 +19,7 @@ from asil.adapters.batch import in_batch
 from asil.adapters.functions import AppFunction
 from asil.adapters.kdenlive.actions import MAX_LIMIT, VOCABULARY
 from asil.adapters.kdenlive.edits import Edit, EditContext, probe_frames
-from asil.adapters.kdenlive.functions import FUNCTIONS, invocations
+from asil.adapters.kdenlive.functions import FUNCTIONS
 from asil.adapters.kdenlive.media import media_beside, outside_files, producer_file
 from asil.adapters.kdenlive.project import Project, load_project
 from asil.adapters.kdenlive.view import TIMELINE_VIEW, rows, summary
@@ -133,7 +133,7 @@ class KdenliveAdapter(Adapter):
             if action.target:
                 self._set_view_check(action.target)
             return
-        steps = invocations(self.vocabulary, self.functions, action)
+        steps = self.vocabulary.invocations(action, self.functions)
         function, params = steps[0]
         if function.handler is None:  # an output (a batch cannot hold one)
             self._check_output(function.name, params)
@@ -156,7 +156,7 @@ class KdenliveAdapter(Adapter):
             self.offset = params.offset if params.offset is not None else self.offset
             self.limit = params.limit or self.limit
             return []
-        steps = invocations(self.vocabulary, self.functions, action)
+        steps = self.vocabulary.invocations(action, self.functions)
         function, params = steps[0]
         if function.name == "save":
             self.save()
@@ -179,9 +179,8 @@ class KdenliveAdapter(Adapter):
         draft = self.project.copy()
         changed: list[str] = []
         for index, (function, params) in enumerate(steps, start=1):
-            assert function.handler is not None, f"{function.name} is an output, not an edit"
             try:
-                changed += [c for c in function.handler(draft, self.context, params) if c not in changed]
+                changed += [c for c in function.require_handler()(draft, self.context, params) if c not in changed]
             except (InvalidAction, ActionFailed) as exc:
                 if not batch:
                     raise

@@ -8,16 +8,14 @@ which runs on a draft and is all or nothing, cannot hold them.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from asil.adapters.batch import in_batch
-from asil.adapters.functions import AppFunction, FunctionTable, Vocabulary
+from asil.adapters.functions import AppFunction, FunctionTable
 from asil.adapters.kdenlive import actions as act
 from asil.adapters.kdenlive import edits
 from asil.adapters.kdenlive.edits import Edit
 from asil.adapters.kdenlive.tracks import delete_track, set_track
 from asil.adapters.params import NoParams
-from asil.protocol import Action, InvalidAction
 
 H = TypeVar("H")
 
@@ -55,18 +53,3 @@ FUNCTIONS: FunctionTable[Edit] = FunctionTable("kdenlive", [
     AppFunction("save", NoParams, "Write the project file now.", acts_on="file", batch=False),
 ])
 
-
-def invocations(vocabulary: Vocabulary, functions: FunctionTable[H], action: Action) -> list[tuple[AppFunction[H], Any]]:
-    """(function, parsed params) of an invoke_function action, or of each member of a batch (errors numbered).
-
-    Generic, and the same in ``asil.adapters.obs.functions``: a candidate for ``asil.adapters.functions``.
-    """
-    vocabulary.require_type(action)
-    batch = action.action_type == "batch"
-    found = []
-    for index, member in enumerate(vocabulary.batch(action, functions) if batch else [action], start=1):
-        try:
-            found.append(functions.parse(member.target or "", member.params))
-        except InvalidAction as exc:
-            raise (in_batch(exc, index) if batch else exc) from None
-    return found

@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from asil.adapters.functions import Vocabulary
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 
 MAX_BATCH = 50
 MAX_PATHS = 100
@@ -118,7 +118,6 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "trash", "params": {"paths": ["docs.zip"]}}]}},
         {"action_type": "invoke_function", "target": "empty_trash", "params": {}},
         {"action_type": "navigate", "params": {"folder": "archive", "offset": 0, "limit": 50}},
-        {"action_type": "done", "params": {"answer": "optional text answer"}},
     ],
     tips=[
         "Every path is relative to the workspace root ('.' is the root itself); '..', absolute paths and symlinks "
@@ -132,6 +131,5 @@ VOCABULARY = Vocabulary(
         "A batch is atomic: if one action fails, every path it touched (and the trash and bookmarks) is put back.",
         "The tree is shown a page at a time, depth first: navigate with params.folder/offset/limit "
         "(limit at most 200).",
-        finish_tip(),
     ],
 )

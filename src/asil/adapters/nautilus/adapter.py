@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.base import Adapter, Readiness
-from asil.adapters.batch import in_batch
 from asil.adapters.nautilus import actions as act
 from asil.adapters.nautilus import state as st
 from asil.adapters.nautilus.layout import ensure_layout
@@ -162,21 +161,8 @@ class NautilusAdapter(Adapter):
 
     def _steps(self, action: Action) -> list[tuple[str, Operation, Any]]:
         """The functions an invoke_function or batch action calls: name, operation and parsed params."""
-        if action.action_type != "batch":
-            return [self._step(action)]
-        steps = []
-        for index, member in enumerate(self.vocabulary.batch(action, self.functions), start=1):
-            try:
-                steps.append(self._step(member))
-            except InvalidAction as exc:
-                raise in_batch(exc, index) from None
-        return steps
-
-    def _step(self, action: Action) -> tuple[str, Operation, Any]:
-        function, params = self.functions.parse(action.target or "", action.params)
-        if function.handler is None:  # never: operations.operation declares each function with its operation
-            raise TypeError(f"the Nautilus function {function.name!r} has no operation")
-        return function.name, function.handler, params
+        return [(function.name, function.require_handler(), params)
+                for function, params in self.vocabulary.invocations(action, self.functions)]
 
     # ------------------------------------------------------------ persistence and life
     def save(self) -> None:

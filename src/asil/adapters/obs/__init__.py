@@ -1,18 +1,7 @@
-"""The obs app."""
+"""The OBS Studio adapter (service pattern): scenes, inputs, filters and outputs through obs-websocket 5."""
 
-from asil.plugins import AppPlugin
+from asil.plugins import packaged_app
 
-PLUGIN = AppPlugin(
-    name="obs",
-    adapter="asil.adapters.obs.adapter:ObsAdapter",
-    pattern="service",
-    checkpoints=("asil.adapters.obs.checkpoints",),
-    validator="asil.adapters.obs.validator:raw_judge",
-    builders={
-        "obs_collection": "asil.adapters.obs.builders:build_collection_file",
-        "obs_media": "asil.adapters.obs.builders:build_media_file",
-        "obs_video": "asil.adapters.obs.builders:build_video_file",
-    },
-    suite="suites/core/obs",
-    render=True,
-)
+PLUGIN = packaged_app(__name__, "ObsAdapter", "service",
+                      builders={"obs_collection": "build_collection_file", "obs_media": "build_media_file",
+                                "obs_video": "build_video_file"})

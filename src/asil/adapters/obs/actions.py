@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from asil.adapters.functions import Vocabulary, navigate_page
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 
 HEX_RE = re.compile(r"#[0-9A-Fa-f]{6}([0-9A-Fa-f]{2})?")
 Name = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f/#]+$",
@@ -201,6 +201,7 @@ class Screenshot(Params):
 
 VOCABULARY = Vocabulary(
     app="obs",
+    finish="in OBS",
     action_types=("invoke_function", "navigate", "batch", "done", "infeasible"),
     target_format="invoke_function: a function name (scene/input/source/filter go in params); "
     "navigate: an element id to show, or none",
@@ -234,7 +235,6 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "create_scene", "params": {"name": "Break"}},
             {"action_type": "invoke_function", "target": "add_input",
              "params": {"scene": "Break", "name": "Be Right Back", "kind": "text", "text": "Be right back"}}]}},
-        {"action_type": "done", "params": {"answer": "optional text answer"}},
     ],
     tips=[
         "Element ids: 'scene:<name>', 'input:<name>', 'item:<scene>/<source>' (with '#<id>' when a source is in a "
@@ -253,6 +253,5 @@ VOCABULARY = Vocabulary(
         "set_video changes the canvas (base), the scaled output and fps; they are saved with the collection. The "
         "output width must be a multiple of 4 and the output height even (OBS would round other sizes down).",
         "start_recording writes a new workspace file; call stop_recording before finishing so the file is complete.",
-        finish_tip("in OBS"),
     ],
 )

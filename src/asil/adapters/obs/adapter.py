@@ -20,7 +20,7 @@ from asil.adapters.base import Adapter, Readiness
 from asil.adapters.batch import in_batch
 from asil.adapters.obs.actions import VOCABULARY
 from asil.adapters.obs.collection import collection_state, export_collection, install_collection, load_collection
-from asil.adapters.obs.functions import FUNCTIONS, UNCHANGED, VIDEO, invocations
+from asil.adapters.obs.functions import FUNCTIONS, UNCHANGED, VIDEO
 from asil.adapters.obs.live import read_details, read_skeleton, read_state
 from asil.adapters.obs.operations import Context, Names, Operation
 from asil.adapters.obs.output_ops import screenshot
@@ -151,12 +151,10 @@ class ObsAdapter(Adapter):
     # ------------------------------------------------------------ actions
     def _steps(self, action: Action) -> list[Step]:
         """(function, parsed params) for an invoke_function or each member of a batch."""
-        return [(function.name, params) for function, params in invocations(self.vocabulary, self.functions, action)]
+        return [(function.name, params) for function, params in self.vocabulary.invocations(action, self.functions)]
 
     def _operation(self, name: str) -> Operation:
-        handler = self.functions[name].handler
-        assert handler is not None, f"{name} is run by the adapter itself"
-        return handler
+        return self.functions[name].require_handler()
 
     def _check(self, action: Action) -> None:
         if action.action_type == "navigate":

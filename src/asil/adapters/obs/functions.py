@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from asil.adapters.batch import in_batch
-from asil.adapters.functions import AppFunction, FunctionTable, Vocabulary
+from asil.adapters.functions import AppFunction, FunctionTable
 from asil.adapters.obs import actions as act
 from asil.adapters.obs import item_ops as item
 from asil.adapters.obs import operations as ops
 from asil.adapters.obs import output_ops as out
 from asil.adapters.params import NoParams, Params
-from asil.protocol import Action, InvalidAction
 
 H = TypeVar("H")
 
@@ -73,18 +71,3 @@ FUNCTIONS: FunctionTable[ops.Operation] = FunctionTable("OBS", [
                 "the episode ends).", acts_on=UNCHANGED, batch=False),
 ])
 
-
-def invocations(vocabulary: Vocabulary, functions: FunctionTable[H], action: Action) -> list[tuple[AppFunction[H], Any]]:
-    """(function, parsed params) of an invoke_function action, or of each member of a batch (errors numbered).
-
-    Generic, and the same in ``asil.adapters.kdenlive.functions``: a candidate for ``asil.adapters.functions``.
-    """
-    vocabulary.require_type(action)
-    batch = action.action_type == "batch"
-    found = []
-    for index, member in enumerate(vocabulary.batch(action, functions) if batch else [action], start=1):
-        try:
-            found.append(functions.parse(member.target or "", member.params))
-        except InvalidAction as exc:
-            raise (in_batch(exc, index) if batch else exc) from None
-    return found

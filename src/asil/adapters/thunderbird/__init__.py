@@ -1,17 +1,6 @@
 """Thunderbird on a real Dovecot IMAP server, driven over Marionette."""
 
-from asil.plugins import AppPlugin
+from asil.plugins import packaged_app
 
-PLUGIN = AppPlugin(
-    name="thunderbird",
-    adapter="asil.adapters.thunderbird.adapter:ThunderbirdAdapter",
-    pattern="service",
-    checkpoints=("asil.adapters.thunderbird.checkpoints",),
-    validator="asil.adapters.thunderbird.validator:raw_judge",
-    builders={
-        "maildir": "asil.adapters.thunderbird.builders:build_maildir_file",
-        "contacts": "asil.adapters.thunderbird.builders:build_contacts_file",
-    },
-    suite="suites/core/thunderbird",
-    render=True,
-)
+PLUGIN = packaged_app(__name__, "ThunderbirdAdapter", "service",
+                      builders={"maildir": "build_maildir_file", "contacts": "build_contacts_file"})

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from asil.adapters.functions import AppFunction, FunctionTable, Vocabulary
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 from asil.adapters.params import parse_params as parse_params  # re-exported for the adapter
 
 MAX_BATCH = 50
@@ -212,8 +212,7 @@ def _save_attachment(params: SaveAttachment) -> MailCall:
 
 def mail_call(function: AppFunction[MailOperation], params: Any) -> MailCall:
     """What the function ``function`` asks of asil_mail.js, for its checked params."""
-    assert function.handler is not None  # every function below has its operation
-    return function.handler(params)
+    return function.require_handler()(params)
 
 
 COMPOSE = "Compose a plain-text message (optionally with workspace files attached) and"
@@ -250,7 +249,7 @@ FUNCTIONS: FunctionTable[MailOperation] = FunctionTable("thunderbird", [
 
 VOCABULARY = Vocabulary(
     app="thunderbird",
-    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
+    finish="with these actions",
     target_format="invoke_function: a function name (messages, folders, contacts go in params); "
     "set_value: '<message id>.read|flagged'; navigate: a folder path",
     set_value_params=SetValue,
@@ -282,7 +281,6 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "create_folder", "params": {"name": "Later Reading"}},
             {"action_type": "invoke_function", "target": "move_messages",
              "params": {"messages": ["INBOX#2"], "folder": "Later Reading"}}]}},
-        {"action_type": "done", "params": {"answer": "optional text answer"}},
     ],
     tips=[
         "Elements: '@account', one per folder (id = its path, e.g. 'INBOX', 'Projects/2026'), a page of the "
@@ -299,6 +297,5 @@ VOCABULARY = Vocabulary(
         "writes one into the workspace (it refuses to replace a file unless overwrite=true). To send or draft "
         "files, list their workspace paths in 'attachments'.",
         "Sending delivers to a local test SMTP server, never to the internet.",
-        finish_tip("with these actions"),
     ],
 )

@@ -15,7 +15,7 @@ from pydantic import Field, model_validator
 
 from asil.adapters.functions import FunctionTable, Vocabulary
 from asil.adapters.lo_document import Plan, export_pdf_function, navigate_window, save_function
-from asil.adapters.params import Params, finish_tip
+from asil.adapters.params import Params
 from asil.protocol import ActionSchema, InvalidAction
 
 if TYPE_CHECKING:
@@ -284,7 +284,6 @@ class TargetedVocabulary(Vocabulary):
 
 VOCABULARY = TargetedVocabulary(
     app="writer",
-    action_types=("set_value", "invoke_function", "navigate", "batch", "done", "infeasible"),
     target_format="set_value: a paragraph id (p3) or a table cell (Table1.B2); invoke_function: a function "
     "name; navigate: a paragraph or table id",
     set_value_by_target={"paragraph": SetText, "table cell": SetCell},
@@ -309,7 +308,6 @@ VOCABULARY = TargetedVocabulary(
              "params": {"before": "p1", "text": "Draft", "style": "Subtitle"}},
             {"action_type": "invoke_function", "target": "set_list", "params": {"paragraphs": ["p1"], "kind": "none"}}]}},
         {"action_type": "invoke_function", "target": "export_pdf", "params": {"path": "report.pdf"}},
-        {"action_type": "done", "params": {"answer": "optional text answer"}},
     ],
     tips=[
         "Paragraph ids (p1, p2, ...) stay the same when other paragraphs are inserted or deleted; new paragraphs get "
@@ -320,6 +318,5 @@ VOCABULARY = TargetedVocabulary(
         "(use set_list for lists).",
         "Large documents are shown as a window of blocks; navigate to an id or an offset to page.",
         "A batch is atomic: if one action fails, none of it is applied.",
-        finish_tip(),
     ],
 )
