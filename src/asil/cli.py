@@ -25,14 +25,14 @@ def _print_json(data: Any) -> None:
 
 
 def cmd_apps(args: argparse.Namespace) -> int:
-    from asil.plugins import adapter_class, app_names
+    from asil.plugins import app_names, plugin, suite_task_count
 
-    print(f"{'app':<12} {'pattern':<8} {'files':<13} ready  detail")
+    print(f"{'app':<12} {'pattern':<8} {'files':<22} {'tasks':>5} render ready  detail")
     for name in app_names():
-        cls = adapter_class(name)
-        ready = cls.readiness()
-        print(f"{name:<12} {cls.pattern:<8} {','.join(cls.extensions) or '-':<13} {'yes' if ready.ready else 'no ':<6} "
-              f"{ready.detail}")
+        record = plugin(name)
+        ready = record.adapter_class().readiness()
+        print(f"{name:<12} {record.pattern:<8} {','.join(record.extensions) or '-':<22} {suite_task_count(record):>5} "
+              f"{'yes' if record.render else 'no':<6} {'yes' if ready.ready else 'no':<6} {ready.detail}")
     return EXIT_OK
 
 

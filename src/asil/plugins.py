@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -152,6 +153,14 @@ def app_for_path(path: str | Path) -> str:
     known = sorted({ext for name in app_names() for ext in plugin(name).extensions})
     raise UnknownApp(f"No adapter handles {suffix or 'files without an extension'!r} files.",
                      hint=f"Known file types: {', '.join(known)}; or pass --app.")
+
+
+def suite_task_count(record: AppPlugin) -> int:
+    """How many task files the app's suite folder holds (0 without one)."""
+    if record.suite is None:
+        return 0
+    folder = Path(str(resources.files("asil.tasks").joinpath(record.suite)))
+    return sum(1 for path in folder.rglob("*.json") if "assets" not in path.relative_to(folder).parts)
 
 
 def builder_target(kind: str) -> str | None:
