@@ -34,7 +34,7 @@ FILES = {
 
         from asil.adapters.base import Adapter
         from asil.adapters.functions import AppFunction, FunctionTable, Vocabulary
-        from asil.adapters.params import Params, finish_tip
+        from asil.adapters.params import Params
         from asil.protocol import Action, AppState, DocumentError, Element, InvalidAction, Metadata, Observation
         from asil.workspace import Workspace, atomic_write
 
@@ -70,7 +70,7 @@ FILES = {
         VOCABULARY = Vocabulary(
             app="notes", action_types=("invoke_function", "batch", "done", "infeasible"),
             target_format="invoke_function: a function name", batch_members=("invoke_function",),
-            batch_hint="A batch holds invoke_function actions.", tips=(finish_tip(),))
+            batch_hint="A batch holds invoke_function actions.")
 
 
         class NotesAdapter(Adapter):
@@ -255,6 +255,8 @@ def test_the_checklist_builds_a_working_app(notes_package: Path) -> None:
     schema = cls.action_schema()
     assert list(schema.functions) == ["append_line", "delete_line"]
     assert schema.functions["delete_line"].destructive and not schema.functions["append_line"].destructive
+    assert [e.action_type for e in schema.examples] == ["invoke_function", "done"]  # the function's, then done
+    assert schema.tips[0].startswith("Lines are numbered") and schema.tips[-1].startswith("Finish with")
 
     # step 9: the conformance check
     check_adapter("notes", Workspace(notes_package.parent / "conformance"))
