@@ -1,7 +1,7 @@
 """ASIL: agents operate real software through structured state and semantic actions.
 
 Importing this package starts no application and imports no application bindings or optional
-extras (MCP, Gymnasium); adapters load lazily by name (see ``asil.adapters.registry``) and the
+extras (MCP, Gymnasium); adapters load lazily by name (see ``asil.plugins``) and the
 functions below import what they need when called.
 
     >>> import asil
