@@ -50,10 +50,6 @@ def op_close(doc):
     return ENGINE.close(doc)
 
 
-def op_save(doc, url):
-    return ENGINE.save(doc, url)
-
-
 def op_export(doc, url, filter_name, sheet=None):
     document = _doc(doc)
     if sheet is not None:

@@ -57,24 +57,8 @@ def _doc(doc):
     return ENGINE.doc(doc)
 
 
-def op_close(doc):
-    return ENGINE.close(doc)
-
-
 def op_dirty(doc):
     return bool(_doc(doc).isModified())
-
-
-def op_save(doc, url):
-    return ENGINE.save(doc, url)
-
-
-def op_export(doc, url, filter_name, page=None):
-    args = {"FilterName": filter_name}
-    if page is not None:
-        args["FilterData"] = uno.Any("[]com.sun.star.beans.PropertyValue", props(PageRange=str(page)))
-    _doc(doc).storeToURL(url, props(**args))
-    return True
 
 
 def op_restore(doc, url, dirty):
@@ -108,13 +92,7 @@ def _fill_slide(doc, page, slide):
     if slide.get("notes"):
         _notes_shape(page).setString(slide["notes"])
     for spec in slide.get("shapes", []):
-        kind = {"rect": "RectangleShape", "ellipse": "EllipseShape", "text": "TextShape"}[spec.get("kind", "rect")]
-        shape = doc.createInstance(f"com.sun.star.drawing.{kind}")
-        page.add(shape)
-        _geometry(shape, spec)
-        shape.setName(spec["name"])
-        if spec.get("text"):
-            shape.setString(spec["text"])
+        _add_shape(doc, page, spec)
     if slide.get("transition"):
         _transition(page, slide["transition"])
 
@@ -395,14 +373,19 @@ def op_add_shape(doc, slide, spec):
     _, page = _slide(document, slide)
     if any(page.getByIndex(i).getName() == spec["name"] for i in range(page.getCount())):
         raise EngineError("shape_exists", f"Slide {slide} already has a shape named {spec['name']!r}.", "Pick another name.")
-    kind = {"rect": "RectangleShape", "ellipse": "EllipseShape", "text": "TextShape"}[spec["kind"]]
+    _add_shape(document, page, spec)
+    return True
+
+
+def _add_shape(document, page, spec):
+    """A named rectangle, ellipse or text box (``spec``: kind, name, geometry, text) on ``page``."""
+    kind = {"rect": "RectangleShape", "ellipse": "EllipseShape", "text": "TextShape"}[spec.get("kind", "rect")]
     shape = document.createInstance(f"com.sun.star.drawing.{kind}")
     page.add(shape)
     _geometry(shape, spec)
     shape.setName(spec["name"])
     if spec.get("text"):
         shape.setString(spec["text"])
-    return True
 
 
 def op_delete_shape(doc, slide, shape):

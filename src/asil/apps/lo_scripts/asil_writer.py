@@ -67,23 +67,6 @@ def _doc(doc):
     return ENGINE.doc(doc)
 
 
-def op_close(doc):
-    return ENGINE.close(doc)
-
-
-def op_save(doc, url):
-    return ENGINE.save(doc, url)
-
-
-def op_export(doc, url, filter_name, page=None):
-    document = _doc(doc)
-    args = {"FilterName": filter_name}
-    if page is not None:
-        args["FilterData"] = uno.Any("[]com.sun.star.beans.PropertyValue", props(PageRange=str(page)))
-    document.storeToURL(url, props(**args))
-    return True
-
-
 def op_restore(doc, url, dirty):
     """Replace the open document by a snapshot (used to undo a failed batch)."""
     return ENGINE.restore(_desktop(), doc, url, dirty)
@@ -354,26 +337,25 @@ def op_read(doc):
 # ---------------------------------------------------------------- writing
 
 
-def _para_style(document, name):
-    family = document.getStyleFamilies().getByName("ParagraphStyles")
+def _style(document, family_name, kind, name, examples):
+    """The internal name of a style given by its internal or (case-insensitive) display name."""
+    family = document.getStyleFamilies().getByName(family_name)
     if family.hasByName(name):
         return name
     for internal in family.getElementNames():
         if family.getByName(internal).DisplayName.casefold() == name.casefold():
             return internal
-    raise EngineError("no_style", f"There is no paragraph style named {name!r}.",
-                      "Styles include Standard, Text body, Heading 1, Heading 2, Title, Quotations.")
+    raise EngineError("no_style", f"There is no {kind} style named {name!r}.", examples)
+
+
+def _para_style(document, name):
+    return _style(document, "ParagraphStyles", "paragraph", name,
+                  "Styles include Standard, Text body, Heading 1, Heading 2, Title, Quotations.")
 
 
 def _char_style(document, name):
-    family = document.getStyleFamilies().getByName("CharacterStyles")
-    if family.hasByName(name):
-        return name
-    for internal in family.getElementNames():
-        if family.getByName(internal).DisplayName.casefold() == name.casefold():
-            return internal
-    raise EngineError("no_style", f"There is no character style named {name!r}.",
-                      "Character styles include Emphasis, Strong Emphasis, Source Text, Quotation.")
+    return _style(document, "CharacterStyles", "character", name,
+                  "Character styles include Emphasis, Strong Emphasis, Source Text, Quotation.")
 
 
 def op_set_text(doc, paragraph, text):

@@ -11,6 +11,7 @@ Standard library and UNO only.
 import json
 import traceback
 
+import uno
 from com.sun.star.beans import PropertyValue
 
 
@@ -95,16 +96,25 @@ class Engine:
         except KeyError:
             raise EngineError("no_document", "The document is not open in LibreOffice.") from None
 
-    def close(self, key):
-        found = self.docs.pop(key, None)
+    # close, save and export are also ops (see use_ops), so they take the request's ``doc`` key.
+    def close(self, doc):
+        found = self.docs.pop(doc, None)
         if found is not None:
             found.close(True)
         return True
 
-    def save(self, key, url):
-        document = self.doc(key)
+    def save(self, doc, url):
+        document = self.doc(doc)
         document.storeToURL(url, props(FilterName=self.save_filter))
         document.setModified(False)
+        return True
+
+    def export(self, doc, url, filter_name, page=None):
+        """Store a copy through an export filter (PDF, PNG...), optionally of one page only."""
+        args = {"FilterName": filter_name}
+        if page is not None:
+            args["FilterData"] = uno.Any("[]com.sun.star.beans.PropertyValue", props(PageRange=str(page)))
+        self.doc(doc).storeToURL(url, props(**args))
         return True
 
     def restore(self, desktop, key, url, dirty):
@@ -139,6 +149,7 @@ class Engine:
         return True
 
     def use_ops(self, namespace):
-        """Collect the module's ``op_*`` functions as this engine's operations."""
-        self.ops = {name[3:]: func for name, func in namespace.items() if name.startswith("op_")}
+        """The engine's own close, save and export, then the module's ``op_*`` functions (which may replace them)."""
+        self.ops = {"close": self.close, "save": self.save, "export": self.export}
+        self.ops.update({name[3:]: func for name, func in namespace.items() if name.startswith("op_")})
         return self.ops
