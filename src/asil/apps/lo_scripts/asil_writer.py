@@ -12,7 +12,12 @@ import uno  # noqa: F401  (present inside LibreOffice)
 from asil_engine import Engine, EngineError, props
 from com.sun.star.beans import StringPair
 
-ENGINE = Engine("com.sun.star.text.TextDocument", "text document", "writer8")
+
+def _desktop():
+    return XSCRIPTCONTEXT.getDesktop()  # noqa: F821  (injected by the script provider)
+
+
+ENGINE = Engine("com.sun.star.text.TextDocument", "text document", "writer8", _desktop)
 # Per-document reading cache: blocks in body order with their outline levels and paragraph styles,
 # and the page count. Every change goes through this engine, so the cache follows each op (see
 # KEEPS_BLOCKS below): most edits update what they touched, the others drop it.
@@ -50,26 +55,17 @@ def _after_op(op, request):
         ENGINE.docs[request["doc"]].setModified(True)  # some edits leave the flag alone
 
 
-def _desktop():
-    return XSCRIPTCONTEXT.getDesktop()  # noqa: F821  (injected by the script provider)
-
-
 # ---------------------------------------------------------------- documents
 
 
 def op_open(url):
-    key, doc = ENGINE.open(_desktop(), url)
+    key, doc = ENGINE.open(url)
     _blocks(doc)  # assigns ids without marking the document modified
     return key
 
 
 def _doc(doc):
     return ENGINE.doc(doc)
-
-
-def op_restore(doc, url, dirty):
-    """Replace the open document by a snapshot (used to undo a failed batch)."""
-    return ENGINE.restore(_desktop(), doc, url, dirty)
 
 
 def op_create(url, spec):
@@ -605,7 +601,7 @@ def op_set_margin_text(doc, part, text):
 
 def op_batch(doc, steps, snapshot_url):
     """Apply steps atomically: on any failure the document returns to the snapshot."""
-    return ENGINE.batch(doc, steps, snapshot_url, op_restore, after_step=_CACHE.clear)
+    return ENGINE.batch(doc, steps, snapshot_url, ENGINE.restore, after_step=_CACHE.clear)
 
 
 CACHE_SAFE = {"observe", "ids", "read", "dirty", "save", "export"}
