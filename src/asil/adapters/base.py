@@ -25,7 +25,7 @@ from asil.protocol import (
     Observation,
     Status,
 )
-from asil.workspace import Workspace
+from asil.workspace import Workspace, atomic_write
 
 
 @dataclass(frozen=True)
@@ -150,10 +150,16 @@ class Adapter(ABC):
     def readiness(cls) -> Readiness:
         return Readiness(True, "no external program needed")
 
+    sample: ClassVar[str | None] = None  # a small document's text, for apps whose documents are text
+
     @classmethod
     def create_sample(cls, workspace: Workspace) -> str | None:
-        """Make a small document for the conformance check; return its relative path."""
-        return None
+        """Make a small document for the conformance check (``sample{extension}`` from ``sample``); its path."""
+        if cls.sample is None:
+            return None
+        name = f"sample{cls.extensions[0]}"
+        atomic_write(workspace.resolve(name), cls.sample.encode("utf-8"))
+        return name
 
     def save(self) -> None:
         """Persist pending changes atomically (file-backed adapters)."""

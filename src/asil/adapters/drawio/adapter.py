@@ -99,6 +99,7 @@ class DrawioAdapter(Adapter):
     # ------------------------------------------------------------ actions
     vocabulary = act.VOCABULARY
     functions = FUNCTIONS
+    sample = SAMPLE
 
     def _check(self, action: Action) -> None:
         if action.action_type == "batch":
@@ -179,10 +180,6 @@ class DrawioAdapter(Adapter):
         return Readiness(True, "pure Python; rendering needs chromium and the mxgraph npm package "
                                "(scripts/install-drawio-renderer.sh)")
 
-    @classmethod
-    def create_sample(cls, workspace: Workspace) -> str:
-        atomic_write(workspace.resolve("sample.drawio"), SAMPLE.encode("utf-8"))
-        return "sample.drawio"
 
 
 def load_document(path: Path, shown: str) -> Document:

@@ -97,6 +97,7 @@ class InkscapeAdapter(Adapter):
     # ------------------------------------------------------------ actions
     vocabulary = act.VOCABULARY
     functions = FUNCTIONS
+    sample = SAMPLE
 
     def _check(self, action: Action) -> None:
         kind = action.action_type
@@ -222,10 +223,6 @@ class InkscapeAdapter(Adapter):
             return Readiness(False, "Inkscape is not installed (apt-get install inkscape); editing works, export does not")
         return Readiness(True, "SVG through lxml; Inkscape CLI for export and render")
 
-    @classmethod
-    def create_sample(cls, workspace: Workspace) -> str:
-        atomic_write(workspace.resolve("sample.svg"), SAMPLE.encode())
-        return "sample.svg"
 
 
 def _no_target() -> act.SetText:

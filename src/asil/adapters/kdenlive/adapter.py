@@ -64,6 +64,7 @@ class KdenliveAdapter(Adapter):
 
     vocabulary = VOCABULARY
     functions = FUNCTIONS
+    sample = SAMPLE
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  render_timeout_s: float = 120.0, **options: Any):
@@ -264,10 +265,6 @@ class KdenliveAdapter(Adapter):
             return Readiness(False, "ffprobe is not installed (apt-get install ffmpeg); media cannot be measured")
         return Readiness(True, "MLT XML edited in memory; melt renders it")
 
-    @classmethod
-    def create_sample(cls, workspace: Workspace) -> str:
-        atomic_write(workspace.resolve("sample.kdenlive"), SAMPLE.encode())
-        return "sample.kdenlive"
 
 
 class _Snapshot:
