@@ -20,11 +20,12 @@ from asil.protocol import (
     ActionFailed,
     ActionResult,
     ActionSchema,
+    DocumentError,
     InvalidAction,
     Observation,
     Status,
 )
-from asil.workspace import Workspace
+from asil.workspace import Workspace, atomic_write
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,19 @@ class Readiness:
     # The program runs elsewhere (a server named by configuration, e.g. Gitea): when it is not
     # configured here, `asil doctor` reports it as such instead of counting it as missing.
     external: bool = False
+
+
+def only_view(view: str | None, name: str) -> None:
+    """Refuse an observation of any view but ``name`` (None asks for the view in place)."""
+    if view not in (None, name):
+        raise InvalidAction(f"There is no view {view!r}.", hint=f"The only view is {name!r}.")
+
+
+def turn_page(offset: int | None, limit: int | None, current: tuple[int, int], most: int) -> tuple[int, int]:
+    """The page an observation shows: ``offset`` (from 0) and ``limit`` (1 to ``most``) where asked, else ``current``."""
+    old_offset, old_limit = current
+    return (old_offset if offset is None else max(0, offset),
+            old_limit if limit is None else max(1, min(limit, most)))
 
 
 class Adapter(ABC):
@@ -68,6 +82,12 @@ class Adapter(ABC):
         self.workspace = workspace
         self.document = document
         self.step = 0
+
+    def _open_document(self, needed: str, hint: str | None = None) -> tuple[Path, str]:
+        """The path and name of the document this adapter was given; DocumentError says it ``needed`` one."""
+        if self.document is None:
+            raise DocumentError(f"The {self.name} adapter needs {needed} to open.", hint=hint)
+        return self.workspace.resolve(self.document), self.document
 
     # ---- required
     @abstractmethod
@@ -130,10 +150,16 @@ class Adapter(ABC):
     def readiness(cls) -> Readiness:
         return Readiness(True, "no external program needed")
 
+    sample: ClassVar[str | None] = None  # a small document's text, for apps whose documents are text
+
     @classmethod
     def create_sample(cls, workspace: Workspace) -> str | None:
-        """Make a small document for the conformance check; return its relative path."""
-        return None
+        """Make a small document for the conformance check (``sample{extension}`` from ``sample``); its path."""
+        if cls.sample is None:
+            return None
+        name = f"sample{cls.extensions[0]}"
+        atomic_write(workspace.resolve(name), cls.sample.encode("utf-8"))
+        return name
 
     def save(self) -> None:
         """Persist pending changes atomically (file-backed adapters)."""

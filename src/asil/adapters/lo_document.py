@@ -17,12 +17,12 @@ from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import Field
 
-from asil.adapters.base import Adapter, Readiness
+from asil.adapters.base import Adapter, Readiness, turn_page
 from asil.adapters.functions import AppFunction
 from asil.adapters.odf.safety import check_package
 from asil.adapters.params import NoParams, Params
 from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
-from asil.protocol import Action, ActionFailed, AppUnavailable, DocumentError, Observation
+from asil.protocol import Action, ActionFailed, AppUnavailable, Observation
 from asil.workspace import Workspace, commit_file
 
 Step = dict[str, Any]
@@ -75,9 +75,7 @@ class OfficeAdapter(Adapter):
                  **options: Any):
         super().__init__(workspace, document)
         extension = self.extensions[0]
-        if document is None:
-            raise DocumentError(f"The {self.name} adapter needs a {extension} document to open.")
-        self.path = workspace.resolve(document)
+        self.path, document = self._open_document(f"a {extension} document")
         check_package(self.path, document, self.MIMETYPE, extension, self.KIND)
         self.office = office or shared_office()
         self._doc = ""
@@ -190,10 +188,7 @@ class OfficeDocumentAdapter(OfficeAdapter):
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
         if view is not None:
             self._goto(view)
-        if offset is not None:
-            self.offset = max(0, offset)
-        if limit is not None:
-            self.limit = max(1, min(limit, self.MAX_LIMIT))
+        self.offset, self.limit = turn_page(offset, limit, (self.offset, self.limit), self.MAX_LIMIT)
         data = self._call("observe", offset=self.offset, limit=self.limit)
         if self.offset >= data["total"] > 0:
             self.offset = max(0, data["total"] - self.limit)

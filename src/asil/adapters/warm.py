@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ClassVar, Generic, Protocol, TypeVar
 
-from asil.adapters.base import Adapter
+from asil.adapters.base import Adapter, only_view, turn_page
 from asil.adapters.batch import in_batch
 from asil.protocol import Action, ActionFailed, InvalidAction
 from asil.workspace import Workspace
@@ -92,12 +92,8 @@ class WarmProgramAdapter(Adapter, Generic[SessionT]):
     # ------------------------------------------------------------ observe
     def _turn_page(self, view: str | None, offset: int | None, limit: int | None) -> None:
         """Check the view an observation asks for and keep its page for the next ones."""
-        if view not in (None, self.state_name):
-            raise InvalidAction(f"There is no view {view!r}.", hint=f"The only view is {self.state_name!r}.")
-        if offset is not None:
-            self.offset = max(0, offset)
-        if limit is not None:
-            self.limit = max(1, min(limit, self.max_limit))
+        only_view(view, self.state_name)
+        self.offset, self.limit = turn_page(offset, limit, (self.offset, self.limit), self.max_limit)
 
     # ------------------------------------------------------------ navigate
     def _navigate(self, action: Action, ids: Callable[[], list[str]], *, keep_offset: bool = True) -> list[str]:

@@ -13,14 +13,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from asil.apps.process import ManagedProcess, ProgramFailed, free_port, port_open
+from asil.apps.process import ManagedProcess, ProgramFailed, free_port, port_open, run_once
 from asil.protocol import AppUnavailable
 
 VERSION = "4.100.3"
@@ -174,14 +173,6 @@ def run_cli(profile: Profile, args: list[str], timeout_s: float | None = None) -
     """Run ``code-server <profile args> ARGS`` (e.g. --install-extension) with a time limit; kill its group on timeout."""
     timeout_s = timeout_s or CLI_TIMEOUT_S
     profile.create()
-    process = subprocess.Popen([require_code_server(), *profile.common_args(), *args], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=profile.env(),
-                               start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise ProgramFailed(f"code-server {' '.join(args[:1])} did not finish within {timeout_s:g} s and was stopped.") \
-            from None
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    return run_once([require_code_server(), *profile.common_args(), *args], timeout_s,
+                    f"code-server {' '.join(args[:1])} did not finish within {timeout_s:g} s and was stopped.",
+                    env=profile.env())

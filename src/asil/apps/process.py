@@ -40,6 +40,24 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
         return probe.connect_ex((host, port)) == 0
 
 
+def run_once(args: Sequence[str], timeout_s: float, late: str,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a one-shot program to its end, stdin closed and output captured as text.
+
+    It runs in its own session, so when it outlives ``timeout_s`` it and all its helpers are killed
+    without touching anyone else's; ProgramFailed then says ``late``.
+    """
+    process = subprocess.Popen(list(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, errors="replace", env=env, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise ProgramFailed(late) from None
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
 # Every program still running, so an exiting Python (normal exit, SystemExit from a signal handler)
 # stops them all; a SIGKILLed Python cannot, which is why each program has its own process group.
 _RUNNING: weakref.WeakSet[ManagedProcess] = weakref.WeakSet()

@@ -7,9 +7,11 @@ a comparator then holds it against ``expected``. Adapters register their own typ
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import struct
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -21,6 +23,8 @@ from asil.workspace import Workspace
 
 if TYPE_CHECKING:
     from asil.adapters.base import Adapter
+
+T = TypeVar("T")
 
 
 class Checkpoint(BaseModel):
@@ -118,6 +122,33 @@ def require(value: str | None, what: str) -> str:
     if not value:
         raise CheckpointUnreadable(f"the checkpoint needs a {what}")
     return value
+
+
+def entry(found: Mapping[str, T], name: str, kind: str) -> T:
+    """``found[name]``; CheckpointUnreadable says there is no such ``kind`` when it is missing."""
+    if name not in found:
+        raise CheckpointUnreadable(f"there is no {kind} {name!r}")
+    return found[name]
+
+
+def dig(data: Any, path: list[str], what: str) -> Any:
+    """Follow ``path`` through nested dicts; CheckpointUnreadable names ``what`` when a step is missing."""
+    for key in path:
+        if not isinstance(data, dict) or key not in data:
+            raise CheckpointUnreadable(f"{what} has no {key!r}")
+        data = data[key]
+    return data
+
+
+def png_size(path: Path, what: str) -> list[int]:
+    """``[width, height]`` from the header of the PNG at ``path`` (called ``what`` in refusals)."""
+    try:
+        head = path.read_bytes()[:24]
+    except OSError:
+        raise CheckpointUnreadable(f"cannot read {what}") from None
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        raise CheckpointUnreadable(f"{what} is not a PNG image")
+    return list(struct.unpack(">II", head[16:24]))
 
 
 @checkpoint_type("file_exists")

@@ -73,9 +73,7 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  **options: Any):
         super().__init__(workspace, document, limit=limit)
-        if document is None:
-            raise DocumentError("The audacity adapter needs a .wav file to open.")
-        self.path = workspace.resolve(document)
+        self.path, document = self._open_document("a .wav file")
         self.rate = check_wav(self.path, document)
         self.labels_path = self.path.with_name(f"{self.path.stem}.labels.txt")
         self.selection: dict[str, Any] | None = None

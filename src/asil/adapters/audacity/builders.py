@@ -2,30 +2,29 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from asil.adapters.audacity.audio import format_labels, synthesize
 from asil.tasks.model import SetupFile, Task
-from asil.tasks.setup import SetupError
-from asil.workspace import atomic_write, cache_dir
+from asil.tasks.setup import SetupError, cached_build
+from asil.workspace import atomic_write
 
 
 def build_audio(item: SetupFile, task: Task, target: Path) -> None:
     """``content``: ``{"rate", "channels", "duration", "parts": [{"kind", "start", "end", "frequency", ...}]}``."""
     if not isinstance(item.content, dict) or "duration" not in item.content:
         raise SetupError(f"Task {task.id}: audio {item.path!r} needs content with a duration and parts.")
-    digest = hashlib.sha256(json.dumps(item.content, sort_keys=True).encode()).hexdigest()[:24]
-    cached = cache_dir() / "audio" / f"{digest}.wav"
-    if not cached.is_file():
+
+    def write_wav(path: Path, spec: Any) -> None:
         try:
-            data = synthesize(item.content)
+            data = synthesize(spec)
         except (ValueError, KeyError, TypeError) as exc:
             raise SetupError(f"Task {task.id}: audio {item.path!r}: {exc}.") from None
-        atomic_write(cached, data)
-    shutil.copyfile(cached, target)
+        atomic_write(path, data)
+
+    shutil.copyfile(cached_build(item, task, "audio", ".wav", write_wav), target)
 
 
 def build_labels(item: SetupFile, task: Task, target: Path) -> None:

@@ -47,9 +47,7 @@ class BlenderAdapter(CheckpointedAdapter[BlenderSession]):
     def __init__(self, workspace: Workspace, document: str | None = None, *, allow_code: bool = False,
                  limit: int = DEFAULT_LIMIT, **options: Any):
         super().__init__(workspace, document, limit=limit)
-        if document is None:
-            raise DocumentError("The blender adapter needs a .blend file to open.")
-        self.path = workspace.resolve(document)
+        self.path, document = self._open_document("a .blend file")
         check_blend_file(self.path, document)
         self.allow_code = allow_code
         self.work = workspace.private() / f"blender-{os.getpid()}-{id(self)}-{self.path.stem}.blend"

@@ -8,11 +8,18 @@ Targets name what to read: an object (``"Cube"``), an object field (``"Cube.loca
 
 from __future__ import annotations
 
-import struct
-from pathlib import Path
 from typing import Any
 
-from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
+from asil.evaluate.checkpoints import (
+    Checkpoint,
+    CheckpointUnreadable,
+    EvalContext,
+    checkpoint_type,
+    dig,
+    entry,
+    png_size,
+    require,
+)
 
 
 def _scene(ctx: EvalContext, cp: Checkpoint) -> dict[str, Any]:
@@ -28,13 +35,8 @@ def _objects(ctx: EvalContext, cp: Checkpoint) -> dict[str, dict[str, Any]]:
     return {o["name"]: o for o in _scene(ctx, cp)["objects"]}
 
 
-def dig(data: Any, path: list[str], what: str) -> Any:
-    """Follow dotted ``path`` through dicts; CheckpointUnreadable when a step is missing."""
-    for key in path:
-        if not isinstance(data, dict) or key not in data:
-            raise CheckpointUnreadable(f"{what} has no {key!r}")
-        data = data[key]
-    return data
+def _object(ctx: EvalContext, cp: Checkpoint, name: str) -> dict[str, Any]:
+    return entry(_objects(ctx, cp), name, "object")
 
 
 def _split(cp: Checkpoint, sep: str = ".") -> tuple[str, list[str]]:
@@ -52,9 +54,7 @@ def object_exists(ctx: EvalContext, cp: Checkpoint) -> bool:
 def object_value(ctx: EvalContext, cp: Checkpoint) -> Any:
     """An object field: ``Cube.location`` (rotation in degrees), ``Lamp.light.energy``, ``Cube.parent`` ..."""
     name, path = _split(cp)
-    obj = _objects(ctx, cp).get(name)
-    if obj is None:
-        raise CheckpointUnreadable(f"there is no object {name!r}")
+    obj = _object(ctx, cp, name)
     return dig(obj, path, f"object {name!r}")
 
 
@@ -70,9 +70,7 @@ def modifier_value(ctx: EvalContext, cp: Checkpoint) -> Any:
     """A modifier field, ``Object/Modifier.setting`` (``Cube/Bevel.width``, ``Cube/Array.type``)."""
     name, _, rest = require(cp.target, "target").partition("/")
     modifier, _, field = rest.partition(".")
-    obj = _objects(ctx, cp).get(name)
-    if obj is None:
-        raise CheckpointUnreadable(f"there is no object {name!r}")
+    obj = _object(ctx, cp, name)
     found = {m["name"]: m for m in obj["modifiers"]}
     if modifier not in found:
         raise CheckpointUnreadable(f"object {name!r} has no modifier {modifier!r}")
@@ -82,9 +80,7 @@ def modifier_value(ctx: EvalContext, cp: Checkpoint) -> Any:
 @checkpoint_type("blender_modifier_types")
 def modifier_types(ctx: EvalContext, cp: Checkpoint) -> list[str]:
     """The types of object ``target``'s modifiers, in stack order."""
-    obj = _objects(ctx, cp).get(require(cp.target, "object name"))
-    if obj is None:
-        raise CheckpointUnreadable(f"there is no object {cp.target!r}")
+    obj = _object(ctx, cp, require(cp.target, "object name"))
     return [m["type"] for m in obj["modifiers"]]
 
 
@@ -92,9 +88,7 @@ def modifier_types(ctx: EvalContext, cp: Checkpoint) -> list[str]:
 def keyframes(ctx: EvalContext, cp: Checkpoint) -> list[int]:
     """The frames keyed on ``Object.property`` (location, rotation, scale); [] when none."""
     name, path = _split(cp)
-    obj = _objects(ctx, cp).get(name)
-    if obj is None:
-        raise CheckpointUnreadable(f"there is no object {name!r}")
+    obj = _object(ctx, cp, name)
     frames: list[int] = obj["keyframes"].get(".".join(path), [])
     return frames
 
@@ -114,14 +108,5 @@ def object_count(ctx: EvalContext, cp: Checkpoint) -> int:
 @checkpoint_type("blender_image_size")
 def image_size(ctx: EvalContext, cp: Checkpoint) -> list[int]:
     """[width, height] of the PNG at workspace path ``target``."""
-    return png_size(ctx.workspace.resolve(require(cp.target, "image path")))
-
-
-def png_size(path: Path) -> list[int]:
-    try:
-        head = path.read_bytes()[:24]
-    except OSError:
-        raise CheckpointUnreadable(f"cannot read {path.name}") from None
-    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
-        raise CheckpointUnreadable(f"{path.name} is not a PNG image")
-    return list(struct.unpack(">II", head[16:24]))
+    path = ctx.workspace.resolve(require(cp.target, "image path"))
+    return png_size(path, path.name)

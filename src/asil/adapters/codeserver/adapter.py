@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.base import Adapter, Readiness
+from asil.adapters.base import Adapter, Readiness, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.codeserver import actions as act
 from asil.adapters.codeserver import state, taskrun
@@ -106,10 +106,7 @@ class CodeServerAdapter(Adapter):
             raise InvalidAction(f"There is no view {view!r}.", hint="Views: files, editor.")
         if view is not None and view != self.window.view:
             self._switch(view)
-        if offset is not None:
-            self.window.offset = max(0, offset)
-        if limit is not None:
-            self.window.limit = max(1, min(limit, 500))
+        self.window.offset, self.window.limit = turn_page(offset, limit, (self.window.offset, self.window.limit), 500)
         return build_observation(self.workspace, self.places, self.window, step=self.step,
                                  server=self.server_status())
 

@@ -12,10 +12,7 @@ one is killed.
 from __future__ import annotations
 
 import html
-import os
 import shutil
-import signal
-import subprocess
 import tempfile
 import threading
 import time
@@ -23,19 +20,15 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from asil.apps.chromium import browser, run_headless
 from asil.protocol import ActionFailed, AppUnavailable
 from asil.workspace import atomic_write
 
-BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 TIMEOUT_S = 90
 WIDTH, HEIGHT = 1280, 800
 MAX_WAIT_S = 45.0  # for the workbench to load its scripts and connect (VS Code's server part loads first)
 DRAW_S = 4.0  # after it connected: opening the folder and drawing the explorer
 PIXEL = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
-
-
-def browser() -> str | None:
-    return next((found for name in BROWSERS if (found := shutil.which(name))), None)
 
 
 def _wait_for_workbench(connected: Callable[[], bool]) -> None:
@@ -80,24 +73,15 @@ def screenshot(url: str, target: Path, profile: Path, connected: Callable[[], bo
     frame = _frame_server(url, connected)
     with tempfile.TemporaryDirectory(prefix="asil-codeserver-shot-") as scratch:
         shot = Path(scratch, "shot.png")
-        command = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                   "--hide-scrollbars", "--mute-audio", f"--user-data-dir={profile}",
-                   "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", f"--window-size={WIDTH},{HEIGHT}",
-                   f"--screenshot={shot}", f"http://127.0.0.1:{frame.server_port}/"]
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        flags = [f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+                 f"--window-size={WIDTH},{HEIGHT}", f"--screenshot={shot}", f"http://127.0.0.1:{frame.server_port}/"]
         try:
-            _, err = process.communicate(timeout=TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            raise ActionFailed(f"chromium did not take the screenshot within {TIMEOUT_S} s.") from None
+            code, last = run_headless(binary, flags, TIMEOUT_S, f"chromium did not take the screenshot within {TIMEOUT_S} s.")
         finally:
             frame.shutdown()
             frame.server_close()
             shutil.rmtree(profile, ignore_errors=True)
         if not shot.is_file() or shot.stat().st_size == 0:
-            tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
-            raise ActionFailed(f"chromium wrote no screenshot of code-server (exit {process.returncode}: {tail[0]}).")
+            raise ActionFailed(f"chromium wrote no screenshot of code-server (exit {code}: {last}).")
         atomic_write(target, shot.read_bytes())
     return target

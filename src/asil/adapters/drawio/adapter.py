@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.base import Adapter, Readiness
+from asil.adapters.base import Adapter, Readiness, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.drawio import actions as act
 from asil.adapters.drawio.codec import UnsafeDocument
@@ -41,9 +41,7 @@ class DrawioAdapter(Adapter):
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT, **options: Any):
         super().__init__(workspace, document)
-        if document is None:
-            raise DocumentError("The drawio adapter needs a .drawio document to open.")
-        self.path = workspace.resolve(document)
+        self.path, document = self._open_document("a .drawio document")
         self.doc = load_document(self.path, document)
         self.view = page_key(self.doc.pages[0])
         self.offset, self.limit, self.find = 0, limit, ""
@@ -60,10 +58,7 @@ class DrawioAdapter(Adapter):
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
         if view is not None:
             self._go(view)
-        if offset is not None:
-            self.offset = max(0, offset)
-        if limit is not None:
-            self.limit = max(1, min(limit, act.MAX_LIMIT))
+        self.offset, self.limit = turn_page(offset, limit, (self.offset, self.limit), act.MAX_LIMIT)
         page = self.page()
         cells = listed_cells(page, self.find)
         self.offset = min(self.offset, max(0, len(cells) - 1))
@@ -104,6 +99,7 @@ class DrawioAdapter(Adapter):
     # ------------------------------------------------------------ actions
     vocabulary = act.VOCABULARY
     functions = FUNCTIONS
+    sample = SAMPLE
 
     def _check(self, action: Action) -> None:
         if action.action_type == "batch":
@@ -184,10 +180,6 @@ class DrawioAdapter(Adapter):
         return Readiness(True, "pure Python; rendering needs chromium and the mxgraph npm package "
                                "(scripts/install-drawio-renderer.sh)")
 
-    @classmethod
-    def create_sample(cls, workspace: Workspace) -> str:
-        atomic_write(workspace.resolve("sample.drawio"), SAMPLE.encode("utf-8"))
-        return "sample.drawio"
 
 
 def load_document(path: Path, shown: str) -> Document:

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import signal
-import subprocess
 import tempfile
 from pathlib import Path
 
 from asil.adapters.drawio.codec import to_xml
 from asil.adapters.drawio.model import Page
+from asil.apps.chromium import browser, run_headless
 from asil.protocol import ActionFailed, AppUnavailable
 from asil.workspace import atomic_write
 
@@ -26,7 +24,6 @@ MAX_SIDE = 1600
 MIN_SIDE = 240
 MARGIN = 20
 TIMEOUT_S = 60
-BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 # draw.io's look (black on white, Helvetica) and the named styles of its default stylesheet
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><style>
 html,body{margin:0;background:#fff;overflow:hidden} #g{position:absolute;left:0;top:0;width:%(w)dpx;height:%(h)dpx}
@@ -62,10 +59,6 @@ def renderer_dir() -> Path:
 
 def mx_client() -> Path:
     return renderer_dir() / "node_modules" / "mxgraph" / "javascript" / "mxClient.min.js"
-
-
-def browser() -> str | None:
-    return next((found for name in BROWSERS if (found := shutil.which(name))), None)
 
 
 def renderer_problem() -> str | None:
@@ -110,19 +103,9 @@ def render_page(page: Page, target: Path) -> Path:
 
 
 def _screenshot(html: Path, shot: Path, width: int, height: int, profile: Path) -> None:
-    command = [str(browser()), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               "--disable-extensions", "--hide-scrollbars", "--mute-audio", f"--user-data-dir={profile}",
-               "--host-resolver-rules=MAP * ~NOTFOUND", f"--window-size={width},{height}",
-               "--virtual-time-budget=3000", f"--screenshot={shot}", html.as_uri()]
-    # its own session, so a hung chromium and all its helpers can be killed without touching anyone else's
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    try:
-        _, err = process.communicate(timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        raise ActionFailed(f"chromium did not finish rendering the diagram within {TIMEOUT_S} s.") from None
-    if process.returncode != 0:
-        tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
-        raise ActionFailed(f"chromium failed to render the diagram (exit {process.returncode}: {tail[0]}).")
+    flags = ["--disable-extensions", f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND",
+             f"--window-size={width},{height}", "--virtual-time-budget=3000", f"--screenshot={shot}", html.as_uri()]
+    code, last = run_headless(str(browser()), flags, TIMEOUT_S,
+                              f"chromium did not finish rendering the diagram within {TIMEOUT_S} s.")
+    if code != 0:
+        raise ActionFailed(f"chromium failed to render the diagram (exit {code}: {last}).")

@@ -64,9 +64,7 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  **options: Any):
         super().__init__(workspace, document, limit=limit)
-        if document is None:
-            raise DocumentError("The gimp adapter needs an image file to open.", hint="Open a .xcf, .png or .jpg.")
-        self.path = workspace.resolve(document)
+        self.path, document = self._open_document("an image file", hint="Open a .xcf, .png or .jpg.")
         check_image_file(self.path, document)
         self.image = 0
         self.stats: dict[int, Any] = {}  # layer id -> pixel statistics, until the layer's pixels change

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from asil.adapters.gitea.view import utc_date
 from asil.apps.gitea import GiteaClient, GiteaError, RequestPlan, config_from
-from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
+from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, entry, require
 
 FetchOne = Callable[[str], Any]
 FetchAll = Callable[[str, dict[str, str]], list[Any]]
@@ -73,13 +73,6 @@ class RepoReader:
         return doc
 
 
-def _milestone(reader: RepoReader, title: str) -> dict[str, Any]:
-    found = reader.milestones().get(title)
-    if found is None:
-        raise CheckpointUnreadable(f"there is no milestone {title!r}")
-    return found
-
-
 # What each checkpoint type reads, from a reader and the target (the pure part, tested on documents).
 ACTUALS: dict[str, Callable[[RepoReader, str], Any]] = {
     "gitea_issue_state": lambda r, t: r.issue(t)["state"],
@@ -92,8 +85,8 @@ ACTUALS: dict[str, Callable[[RepoReader, str], Any]] = {
     "gitea_label_exists": lambda r, t: t in r.labels(),
     "gitea_label_color": lambda r, t: _label_color(r, t),
     "gitea_milestone_exists": lambda r, t: t in r.milestones(),
-    "gitea_milestone_state": lambda r, t: _milestone(r, t)["state"],
-    "gitea_milestone_due": lambda r, t: utc_date(_milestone(r, t).get("due_on")),
+    "gitea_milestone_state": lambda r, t: entry(r.milestones(), t, "milestone")["state"],
+    "gitea_milestone_due": lambda r, t: utc_date(entry(r.milestones(), t, "milestone").get("due_on")),
     "gitea_branch_exists": lambda r, t: t in r.branches(),
     "gitea_pr_merged": lambda r, t: bool(r.pull(t).get("merged")),
     "gitea_pr_state": lambda r, t: r.pull(t)["state"],
@@ -105,10 +98,7 @@ NO_TARGET = ("gitea_repo_description",)
 
 
 def _label_color(reader: RepoReader, name: str) -> str:
-    label = reader.labels().get(name)
-    if label is None:
-        raise CheckpointUnreadable(f"there is no label {name!r}")
-    return "#" + str(label["color"]).lstrip("#").lower()
+    return "#" + str(entry(reader.labels(), name, "label")["color"]).lstrip("#").lower()
 
 
 def live_reader(ctx: EvalContext) -> RepoReader:

@@ -10,7 +10,7 @@ planner as its handler.
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -123,6 +123,22 @@ def planner(name: str, params: type[Params], description: str, *, undo: Undo | N
     return wrap
 
 
+def _delete_created(collection: str) -> Undo:
+    """The undo of a create that Gitea answers with the new object's id: delete ``collection``/id."""
+
+    def undo(p: Any, before: RepoIndex, answer: Any) -> list[RequestPlan]:
+        return [RequestPlan("DELETE", f"{before.base}/{collection}/{int(answer['id'])}")]
+
+    return undo
+
+
+def _refuse_taken(kind: str, name: str, taken: Container[str], index: RepoIndex, hint: str) -> None:
+    """Refuse to create a ``kind`` under a name the repository already uses."""
+    if name in taken:
+        raise InvalidAction(f"The {kind} {name!r} already exists in {index.full_name}.", hint=hint,
+                            code=f"{kind}_exists")
+
+
 def plan_function(name: str, params: Any, index: RepoIndex) -> list[RequestPlan]:
     """The requests that carry out function ``name`` (params already parsed); InvalidAction on bad refs."""
     return FUNCTIONS[name].require_handler().plan(params, index)
@@ -191,11 +207,8 @@ planner("reopen_issue", act.IssueOnly, "Reopen a closed issue.", undo=_restore_s
     _set_state("open"))
 
 
-def _undo_comment(p: act.CommentIssue, before: RepoIndex, answer: Any) -> list[RequestPlan]:
-    return [RequestPlan("DELETE", f"{before.base}/issues/comments/{int(answer['id'])}")]
-
-
-@planner("comment_issue", act.CommentIssue, "Add a comment to an issue or pull request.", undo=_undo_comment,
+@planner("comment_issue", act.CommentIssue, "Add a comment to an issue or pull request.",
+         undo=_delete_created("issues/comments"),
          acts_on="issues")
 def plan_comment(p: act.CommentIssue, index: RepoIndex) -> list[RequestPlan]:
     index.issue(p.number)
@@ -246,16 +259,10 @@ def plan_set_milestone(p: act.SetMilestone, index: RepoIndex) -> list[RequestPla
 
 
 # ---------------------------------------------------------------- labels and milestones
-def _undo_create_label(p: act.CreateLabel, before: RepoIndex, answer: Any) -> list[RequestPlan]:
-    return [RequestPlan("DELETE", f"{before.base}/labels/{int(answer['id'])}")]
-
-
-@planner("create_label", act.CreateLabel, "Create a repository label.", undo=_undo_create_label,
+@planner("create_label", act.CreateLabel, "Create a repository label.", undo=_delete_created("labels"),
          acts_on="labels")
 def plan_create_label(p: act.CreateLabel, index: RepoIndex) -> list[RequestPlan]:
-    if p.name in index.labels:
-        raise InvalidAction(f"The label {p.name!r} already exists in {index.full_name}.",
-                            hint="Use it as it is, or choose another name.", code="label_exists")
+    _refuse_taken("label", p.name, index.labels, index, "Use it as it is, or choose another name.")
     color = "#" + p.color.lstrip("#").lower()
     return [RequestPlan("POST", f"{index.base}/labels",
                         body={"name": p.name, "color": color, "description": p.description})]
@@ -267,16 +274,10 @@ def plan_delete_label(p: act.LabelOnly, index: RepoIndex) -> list[RequestPlan]:
     return [RequestPlan("DELETE", f"{index.base}/labels/{index.label_id(p.name)}")]
 
 
-def _undo_create_milestone(p: act.CreateMilestone, before: RepoIndex, answer: Any) -> list[RequestPlan]:
-    return [RequestPlan("DELETE", f"{before.base}/milestones/{int(answer['id'])}")]
-
-
 @planner("create_milestone", act.CreateMilestone, "Create a milestone, optionally with a due date.",
-         undo=_undo_create_milestone, acts_on="milestones")
+         undo=_delete_created("milestones"), acts_on="milestones")
 def plan_create_milestone(p: act.CreateMilestone, index: RepoIndex) -> list[RequestPlan]:
-    if p.title in index.milestones:
-        raise InvalidAction(f"The milestone {p.title!r} already exists in {index.full_name}.",
-                            hint="Use it as it is, or choose another title.", code="milestone_exists")
+    _refuse_taken("milestone", p.title, index.milestones, index, "Use it as it is, or choose another title.")
     body: dict[str, Any] = {"title": p.title, "description": p.description}
     if p.due_on is not None:
         body["due_on"] = f"{p.due_on}T23:59:59Z"
@@ -305,9 +306,7 @@ def _undo_create_branch(p: act.CreateBranch, before: RepoIndex, answer: Any) -> 
 @planner("create_branch", act.CreateBranch, "Create a branch from another branch.", undo=_undo_create_branch,
          acts_on="branches")
 def plan_create_branch(p: act.CreateBranch, index: RepoIndex) -> list[RequestPlan]:
-    if p.name in index.branches:
-        raise InvalidAction(f"The branch {p.name!r} already exists in {index.full_name}.",
-                            hint="Choose another name.", code="branch_exists")
+    _refuse_taken("branch", p.name, index.branches, index, "Choose another name.")
     source = index.branch(p.from_ref)
     # old_ref_name is the current field; old_branch_name is what Gitea before 1.21 reads.
     return [RequestPlan("POST", f"{index.base}/branches",

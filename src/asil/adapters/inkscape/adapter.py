@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from asil.adapters.base import Adapter, Readiness
+from asil.adapters.base import Adapter, Readiness, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.inkscape import actions as act
 from asil.adapters.inkscape.observe import describe, element_of
@@ -22,7 +22,6 @@ from asil.protocol import (
     Action,
     ActionFailed,
     AppState,
-    DocumentError,
     InvalidAction,
     Metadata,
     Navigation,
@@ -54,9 +53,7 @@ class InkscapeAdapter(Adapter):
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  **options: Any):
         super().__init__(workspace, document)
-        if document is None:
-            raise DocumentError("The inkscape adapter needs an .svg document to open.")
-        self.path = workspace.resolve(document)
+        self.path, document = self._open_document("an .svg document")
         self.doc = SvgDocument.load(self.path, document)
         self.view = DOCUMENT_VIEW
         self.offset, self.limit = 0, max(1, min(limit, act.MAX_LIMIT))
@@ -68,10 +65,7 @@ class InkscapeAdapter(Adapter):
             self._set_view(view)
         if self.view != DOCUMENT_VIEW and self.doc.get(self.view) is None:
             self.view = DOCUMENT_VIEW  # the layer in view was deleted
-        if offset is not None:
-            self.offset = max(0, offset)
-        if limit is not None:
-            self.limit = max(1, min(limit, act.MAX_LIMIT))
+        self.offset, self.limit = turn_page(offset, limit, (self.offset, self.limit), act.MAX_LIMIT)
         scope = None if self.view == DOCUMENT_VIEW else self.doc.get(self.view)
         items = list(self.doc.items(scope))
         self.offset = min(self.offset, max(0, len(items) - 1))
@@ -103,6 +97,7 @@ class InkscapeAdapter(Adapter):
     # ------------------------------------------------------------ actions
     vocabulary = act.VOCABULARY
     functions = FUNCTIONS
+    sample = SAMPLE
 
     def _check(self, action: Action) -> None:
         kind = action.action_type
@@ -228,10 +223,6 @@ class InkscapeAdapter(Adapter):
             return Readiness(False, "Inkscape is not installed (apt-get install inkscape); editing works, export does not")
         return Readiness(True, "SVG through lxml; Inkscape CLI for export and render")
 
-    @classmethod
-    def create_sample(cls, workspace: Workspace) -> str:
-        atomic_write(workspace.resolve("sample.svg"), SAMPLE.encode())
-        return "sample.svg"
 
 
 def _no_target() -> act.SetText:

@@ -9,13 +9,13 @@ predicates ``[@a]``, ``[@a='v']``, ``[tag]``, ``[n]``, ``[last()]``. ``#id`` is 
 from __future__ import annotations
 
 import re
-import struct
 from typing import TYPE_CHECKING, Any
 
 from asil.adapters.inkscape import geometry as geo
 from asil.adapters.inkscape.adapter import InkscapeAdapter
 from asil.adapters.inkscape.svgdoc import LABEL, NS, text_of
 from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
+from asil.evaluate.checkpoints import png_size as png_file_size
 
 if TYPE_CHECKING:
     from lxml.etree import _Element
@@ -169,12 +169,4 @@ def svg_layers(ctx: EvalContext, cp: Checkpoint) -> list[str | None]:
 @checkpoint_type("png_size")
 def png_size(ctx: EvalContext, cp: Checkpoint) -> list[int]:
     """``[width, height]`` of the PNG at ``target`` (from its header)."""
-    path = ctx.workspace.resolve(require(cp.target, "PNG path"))
-    try:
-        head = path.read_bytes()[:24]
-    except OSError:
-        raise CheckpointUnreadable(f"{cp.target!r} does not exist") from None
-    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
-        raise CheckpointUnreadable(f"{cp.target!r} is not a PNG file")
-    width, height = struct.unpack(">II", head[16:24])
-    return [width, height]
+    return png_file_size(ctx.workspace.resolve(require(cp.target, "PNG path")), repr(cp.target))

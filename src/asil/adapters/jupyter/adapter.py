@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.base import Adapter, Readiness
+from asil.adapters.base import Adapter, Readiness, only_view, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.functions import FunctionTable
 from asil.adapters.jupyter import actions as act
@@ -38,7 +38,6 @@ from asil.protocol import (
     Action,
     ActionFailed,
     ActionResult,
-    DocumentError,
     InvalidAction,
     Observation,
 )
@@ -62,9 +61,7 @@ class JupyterAdapter(Adapter):
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  **options: Any):
         super().__init__(workspace, document)
-        if document is None:
-            raise DocumentError("The jupyter adapter needs an .ipynb notebook to open.")
-        self.path = workspace.resolve(document)
+        self.path, document = self._open_document("an .ipynb notebook")
         self.nb, self.dirty = load_notebook(self.path, document)  # dirty: ids were assigned
         self.offset, self.limit = 0, limit
         self.kernel: SandboxKernel | None = None
@@ -73,12 +70,8 @@ class JupyterAdapter(Adapter):
 
     # ------------------------------------------------------------ observe
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
-        if view not in (None, "notebook"):
-            raise InvalidAction(f"There is no view {view!r}.", hint="The only view is 'notebook'.")
-        if offset is not None:
-            self.offset = max(0, offset)
-        if limit is not None:
-            self.limit = max(1, min(limit, 100))
+        only_view(view, "notebook")
+        self.offset, self.limit = turn_page(offset, limit, (self.offset, self.limit), 100)
         return build_observation(self.nb, step=self.step, name=self.path.name, document=self.document,
                                  dirty=self.dirty, offset=self.offset, limit=self.limit,
                                  kernel=self._kernel_state(), environment=self._environment())

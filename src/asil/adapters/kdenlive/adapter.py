@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.base import Adapter, Readiness
+from asil.adapters.base import Adapter, Readiness, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.functions import AppFunction
 from asil.adapters.kdenlive.actions import MAX_LIMIT, VOCABULARY
@@ -28,7 +28,6 @@ from asil.protocol import (
     Action,
     ActionFailed,
     AppState,
-    DocumentError,
     InvalidAction,
     Metadata,
     Navigation,
@@ -65,13 +64,12 @@ class KdenliveAdapter(Adapter):
 
     vocabulary = VOCABULARY
     functions = FUNCTIONS
+    sample = SAMPLE
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  render_timeout_s: float = 120.0, **options: Any):
         super().__init__(workspace, document)
-        if document is None:
-            raise DocumentError("The kdenlive adapter needs a .kdenlive or .mlt project to open.")
-        self.path = workspace.resolve(document)
+        self.path, document = self._open_document("a .kdenlive or .mlt project")
         self.project = load_project(self.path, document)
         self.view, self.offset, self.limit = TIMELINE_VIEW, 0, max(1, min(limit, MAX_LIMIT))
         self.dirty = False
@@ -95,10 +93,7 @@ class KdenliveAdapter(Adapter):
             self._set_view(view)
         if self.view != TIMELINE_VIEW and self.project.track(self.view) is None:
             self.view = TIMELINE_VIEW  # the track in view is gone
-        if offset is not None:
-            self.offset = max(0, offset)
-        if limit is not None:
-            self.limit = max(1, min(limit, MAX_LIMIT))
+        self.offset, self.limit = turn_page(offset, limit, (self.offset, self.limit), MAX_LIMIT)
         items = rows(self.project, self.view)
         self.offset = min(self.offset, max(0, len(items) - 1))
         window = [build() for build in items[self.offset:self.offset + self.limit]]
@@ -270,10 +265,6 @@ class KdenliveAdapter(Adapter):
             return Readiness(False, "ffprobe is not installed (apt-get install ffmpeg); media cannot be measured")
         return Readiness(True, "MLT XML edited in memory; melt renders it")
 
-    @classmethod
-    def create_sample(cls, workspace: Workspace) -> str:
-        atomic_write(workspace.resolve("sample.kdenlive"), SAMPLE.encode())
-        return "sample.kdenlive"
 
 
 class _Snapshot:

@@ -12,8 +12,6 @@ the timeline ("sequence") tractor wrapped in a final one-track tractor.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,8 +20,8 @@ from xml.etree import ElementTree as ET
 
 from asil.adapters.kdenlive.project import CLIP_ID, set_prop
 from asil.tasks.model import SetupFile, Task
-from asil.tasks.setup import SetupError
-from asil.workspace import atomic_write, cache_dir
+from asil.tasks.setup import SetupError, cached_build
+from asil.workspace import atomic_write
 
 
 def media_clip(spec: dict[str, Any], target: Path) -> None:
@@ -51,12 +49,7 @@ def build_media_clip(item: SetupFile, task: Task, target: Path) -> None:
     """Made once per spec by ffmpeg, then copied from the cache."""
     if not isinstance(item.content, dict) or "seconds" not in item.content:
         raise SetupError(f"Task {task.id}: media clip {item.path!r} needs content with 'seconds'.")
-    digest = hashlib.sha256(json.dumps(item.content, sort_keys=True).encode()).hexdigest()[:24]
-    cached = cache_dir() / "kdenlive-media" / f"{digest}.mp4"
-    if not cached.is_file():
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        media_clip(item.content, cached)
-    shutil.copyfile(cached, target)
+    shutil.copyfile(cached_build(item, task, "kdenlive-media", ".mp4", lambda path, spec: media_clip(spec, path)), target)
 
 
 def build_mlt_project(item: SetupFile, task: Task, target: Path) -> None:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.base import Adapter, Readiness
+from asil.adapters.base import Adapter, Readiness, only_view, turn_page
 from asil.adapters.nautilus import actions as act
 from asil.adapters.nautilus import state as st
 from asil.adapters.nautilus.layout import ensure_layout
@@ -96,12 +96,8 @@ class NautilusAdapter(Adapter):
 
     # ------------------------------------------------------------ observe
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
-        if view not in (None, "tree"):
-            raise InvalidAction(f"There is no view {view!r}.", hint="The only view is 'tree'.")
-        if offset is not None:
-            self.offset = max(0, offset)
-        if limit is not None:
-            self.limit = max(1, min(limit, act.MAX_LIMIT))
+        only_view(view, "tree")
+        self.offset, self.limit = turn_page(offset, limit, (self.offset, self.limit), act.MAX_LIMIT)
         root = self.guard.root
         if self.folder != "." and not (root / self.folder).is_dir():
             self.folder, self.offset = ".", 0  # the folder was moved or trashed: fall back to the root

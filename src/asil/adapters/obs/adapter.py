@@ -16,7 +16,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.base import Adapter, Readiness
+from asil.adapters.base import Adapter, Readiness, only_view, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.obs.actions import VOCABULARY
 from asil.adapters.obs.collection import collection_state, export_collection, install_collection, load_collection
@@ -120,12 +120,8 @@ class ObsAdapter(Adapter):
 
     # ------------------------------------------------------------ observe
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
-        if view not in (None, "scenes"):
-            raise InvalidAction(f"There is no view {view!r}.", hint="The only view is 'scenes'.")
-        if offset is not None:
-            self.offset = max(0, offset)
-        if limit is not None:
-            self.limit = max(1, min(limit, 200))
+        only_view(view, "scenes")
+        self.offset, self.limit = turn_page(offset, limit, (self.offset, self.limit), 200)
         state = self._read(self._page_state)
         session = {"state": "running", "restarts": self.restarts}  # no port: it changes every start
         return build_observation(state, step=self.step, document=self.doc, dirty=self.dirty,

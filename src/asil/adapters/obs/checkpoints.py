@@ -11,14 +11,22 @@ from __future__ import annotations
 
 import json
 import shutil
-import struct
 import subprocess
 from typing import Any
 
 from asil.adapters.obs.adapter import DEFAULT_DOCUMENT
 from asil.adapters.obs.collection import collection_state, load_collection
 from asil.adapters.obs.video import load_video, video_document, video_state
-from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
+from asil.evaluate.checkpoints import (
+    Checkpoint,
+    CheckpointUnreadable,
+    EvalContext,
+    checkpoint_type,
+    dig,
+    entry,
+    png_size,
+    require,
+)
 from asil.protocol import DocumentError
 
 
@@ -29,14 +37,6 @@ def saved_state(ctx: EvalContext, cp: Checkpoint) -> dict[str, Any]:
     except DocumentError as exc:
         raise CheckpointUnreadable(exc.message) from None
     return collection_state(data, ctx.workspace.root)
-
-
-def dig(data: Any, path: list[str], what: str) -> Any:
-    for key in path:
-        if not isinstance(data, dict) or key not in data:
-            raise CheckpointUnreadable(f"{what} has no {key!r}")
-        data = data[key]
-    return data
 
 
 def _scenes(ctx: EvalContext, cp: Checkpoint) -> dict[str, dict[str, Any]]:
@@ -77,18 +77,13 @@ def input_exists(ctx: EvalContext, cp: Checkpoint) -> bool:
 def input_value(ctx: EvalContext, cp: Checkpoint) -> Any:
     """An input field: ``Title.kind``, ``Title.settings.text``, ``Music.muted``, ``Music.volume_db``."""
     name, path = _owner_and_field(require(cp.target, "target"))
-    inputs = saved_state(ctx, cp)["inputs"]
-    if name not in inputs:
-        raise CheckpointUnreadable(f"there is no input {name!r}")
-    return dig(inputs[name], path, f"input {name!r}")
+    return dig(entry(saved_state(ctx, cp)["inputs"], name, "input"), path, f"input {name!r}")
 
 
 @checkpoint_type("obs_scene_sources")
 def scene_sources(ctx: EvalContext, cp: Checkpoint) -> list[str]:
     """The sources shown in scene ``target``, bottom to top."""
-    scene = _scenes(ctx, cp).get(require(cp.target, "scene name"))
-    if scene is None:
-        raise CheckpointUnreadable(f"there is no scene {cp.target!r}")
+    scene = entry(_scenes(ctx, cp), require(cp.target, "scene name"), "scene")
     return [item["source"] for item in scene["items"]]
 
 
@@ -97,9 +92,7 @@ def item_value(ctx: EvalContext, cp: Checkpoint) -> Any:
     """A scene item field: ``Intro/Title.position`` ([x, y]), ``.scale``, ``.rotation``, ``.visible``, ``.crop.left``."""
     owner, path = _owner_and_field(require(cp.target, "target"))
     scene_name, _, source = owner.partition("/")
-    scene = _scenes(ctx, cp).get(scene_name)
-    if scene is None:
-        raise CheckpointUnreadable(f"there is no scene {scene_name!r}")
+    scene = entry(_scenes(ctx, cp), scene_name, "scene")
     hits = [item for item in scene["items"] if item["source"] == source]
     if len(hits) != 1:
         raise CheckpointUnreadable(f"scene {scene_name!r} shows {source!r} {len(hits)} times, not once")
@@ -165,10 +158,4 @@ def media_duration(ctx: EvalContext, cp: Checkpoint) -> float:
 @checkpoint_type("obs_image_size")
 def image_size(ctx: EvalContext, cp: Checkpoint) -> list[int]:
     """[width, height] of the PNG at workspace path ``target`` (an OBS screenshot)."""
-    try:
-        head = ctx.workspace.resolve(require(cp.target, "image path")).read_bytes()[:24]
-    except OSError:
-        raise CheckpointUnreadable(f"cannot read {cp.target!r}") from None
-    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
-        raise CheckpointUnreadable(f"{cp.target!r} is not a PNG image")
-    return list(struct.unpack(">II", head[16:24]))
+    return png_size(ctx.workspace.resolve(require(cp.target, "image path")), repr(cp.target))

@@ -20,7 +20,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.base import Adapter, Readiness
+from asil.adapters.base import Adapter, Readiness, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.thunderbird import actions as act
 from asil.adapters.thunderbird.actions import MailCall
@@ -149,10 +149,7 @@ class ThunderbirdAdapter(Adapter):
         if view is not None:
             self._call("check_folder", {"folder": view}, read_only=True)
             self.folder, self.offset = view, 0
-        if offset is not None:
-            self.offset = max(0, offset)
-        if limit is not None:
-            self.limit = max(1, min(limit, 100))
+        self.offset, self.limit = turn_page(offset, limit, (self.offset, self.limit), 100)
         try:
             state = self.mail_state(self.folder, self.offset, self.limit, self.search)
         except InvalidAction:  # the folder shown is gone (deleted or moved): fall back to the inbox

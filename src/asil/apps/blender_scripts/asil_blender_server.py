@@ -263,10 +263,17 @@ def op_remove_modifier(params, dry):
     return [obj.name]
 
 
+def _obj_of_type(name, kind):
+    """The object called ``name``, which must be of Blender type ``kind`` (LIGHT, CAMERA...)."""
+    obj = _obj(name)
+    if obj.type != kind:
+        noun = kind.lower()
+        raise Invalid(f"{obj.name!r} is not a {noun}.", f"Name a {noun} object (type {kind}).")
+    return obj
+
+
 def op_set_light(params, dry):
-    obj = _obj(params["object"])
-    if obj.type != "LIGHT":
-        raise Invalid(f"{obj.name!r} is not a light.", "Name a light object (type LIGHT).")
+    obj = _obj_of_type(params["object"], "LIGHT")
     if dry:
         return []
     if params.get("light_type"):
@@ -279,9 +286,7 @@ def op_set_light(params, dry):
 
 
 def op_set_camera(params, dry):
-    obj = _obj(params["object"])
-    if obj.type != "CAMERA":
-        raise Invalid(f"{obj.name!r} is not a camera.", "Name a camera object (type CAMERA).")
+    obj = _obj_of_type(params["object"], "CAMERA")
     if dry:
         return []
     if params.get("lens") is not None:

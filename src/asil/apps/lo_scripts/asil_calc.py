@@ -13,7 +13,12 @@ from asil_engine import Engine, EngineError, props
 from com.sun.star.lang import Locale
 from com.sun.star.table import CellAddress, TableSortField
 
-ENGINE = Engine("com.sun.star.sheet.SpreadsheetDocument", "spreadsheet", "calc8")
+
+def _desktop():
+    return XSCRIPTCONTEXT.getDesktop()  # noqa: F821  (injected by the script provider)
+
+
+ENGINE = Engine("com.sun.star.sheet.SpreadsheetDocument", "spreadsheet", "calc8", _desktop)
 _PARSERS = {}
 XL_A1 = 3  # com.sun.star.sheet.AddressConvention.XL_A1
 XL_ENGLISH = 4  # com.sun.star.sheet.FormulaLanguage.XL_ENGLISH
@@ -30,15 +35,11 @@ def dispatch(payload):
     return ENGINE.dispatch(payload)
 
 
-def _desktop():
-    return XSCRIPTCONTEXT.getDesktop()  # noqa: F821  (injected by the script provider)
-
-
 # ---------------------------------------------------------------- documents
 
 
 def op_open(url):
-    return ENGINE.open(_desktop(), url)[0]
+    return ENGINE.open(url)[0]
 
 
 def _doc(doc):
@@ -48,10 +49,6 @@ def _doc(doc):
 def op_close(doc):
     _PARSERS.pop(doc, None)
     return ENGINE.close(doc)
-
-
-def op_save(doc, url):
-    return ENGINE.save(doc, url)
 
 
 def op_export(doc, url, filter_name, sheet=None):
@@ -158,7 +155,7 @@ def op_snapshot(doc, url):
 def op_restore(doc, url, dirty):
     """Replace the open document by a snapshot (used to undo a failed batch)."""
     _PARSERS.pop(doc, None)
-    return ENGINE.restore(_desktop(), doc, url, dirty)
+    return ENGINE.restore(doc, url, dirty)
 
 
 # ---------------------------------------------------------------- reading
@@ -397,24 +394,23 @@ def op_clear_range(doc, sheet, col, row, col2, row2, formats=False):
     return True
 
 
-def op_insert_rows(doc, sheet, index, count):
-    _sheet(_doc(doc), sheet).getRows().insertByIndex(index, count)
-    return True
+def _lines_op(lines, change):
+    """An op that inserts or removes ``count`` whole rows or columns of a sheet at ``index``.
+
+    ``lines`` names the sheet's accessor (getRows, getColumns), ``change`` the UNO call on it.
+    """
+
+    def op(doc, sheet, index, count):
+        getattr(getattr(_sheet(_doc(doc), sheet), lines)(), change)(index, count)
+        return True
+
+    return op
 
 
-def op_delete_rows(doc, sheet, index, count):
-    _sheet(_doc(doc), sheet).getRows().removeByIndex(index, count)
-    return True
-
-
-def op_insert_columns(doc, sheet, index, count):
-    _sheet(_doc(doc), sheet).getColumns().insertByIndex(index, count)
-    return True
-
-
-def op_delete_columns(doc, sheet, index, count):
-    _sheet(_doc(doc), sheet).getColumns().removeByIndex(index, count)
-    return True
+op_insert_rows = _lines_op("getRows", "insertByIndex")
+op_delete_rows = _lines_op("getRows", "removeByIndex")
+op_insert_columns = _lines_op("getColumns", "insertByIndex")
+op_delete_columns = _lines_op("getColumns", "removeByIndex")
 
 
 def op_add_sheet(doc, name, position=None):

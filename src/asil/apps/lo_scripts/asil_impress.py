@@ -15,7 +15,12 @@ import uno  # noqa: F401  (present inside LibreOffice)
 from asil_engine import Engine, EngineError, load_hidden, props
 from com.sun.star.awt import Point, Size
 
-ENGINE = Engine("com.sun.star.presentation.PresentationDocument", "presentation", "impress8")
+
+def _desktop():
+    return XSCRIPTCONTEXT.getDesktop()  # noqa: F821  (injected by the script provider)
+
+
+ENGINE = Engine("com.sun.star.presentation.PresentationDocument", "presentation", "impress8", _desktop)
 LAYOUTS = {"title_slide": 0, "title_content": 1, "title_two_content": 3, "title_only": 19, "blank": 20,
            "centered_text": 32}
 TRANSITIONS = {"fade": ("FADE", "CROSSFADE"), "push": ("PUSHWIPE", "FROMLEFT"), "wipe": ("BARWIPE", "LEFTTORIGHT"),
@@ -36,10 +41,6 @@ def _after_op(op, request):
         ENGINE.docs[request["doc"]].setModified(True)  # some edits (shape text, notes) leave the flag alone
 
 
-def _desktop():
-    return XSCRIPTCONTEXT.getDesktop()  # noqa: F821  (injected by the script provider)
-
-
 def _load(url):
     return load_hidden(_desktop(), url)
 
@@ -48,7 +49,7 @@ def _load(url):
 
 
 def op_open(url):
-    key, doc = ENGINE.open(_desktop(), url)
+    key, doc = ENGINE.open(url)
     _name_all(doc)
     return key
 
@@ -57,29 +58,8 @@ def _doc(doc):
     return ENGINE.doc(doc)
 
 
-def op_close(doc):
-    return ENGINE.close(doc)
-
-
 def op_dirty(doc):
     return bool(_doc(doc).isModified())
-
-
-def op_save(doc, url):
-    return ENGINE.save(doc, url)
-
-
-def op_export(doc, url, filter_name, page=None):
-    args = {"FilterName": filter_name}
-    if page is not None:
-        args["FilterData"] = uno.Any("[]com.sun.star.beans.PropertyValue", props(PageRange=str(page)))
-    _doc(doc).storeToURL(url, props(**args))
-    return True
-
-
-def op_restore(doc, url, dirty):
-    """Replace the open document by a stored copy (undo of a failed batch, slide reordering)."""
-    return ENGINE.restore(_desktop(), doc, url, dirty)
 
 
 def op_create(url, spec):
@@ -108,13 +88,7 @@ def _fill_slide(doc, page, slide):
     if slide.get("notes"):
         _notes_shape(page).setString(slide["notes"])
     for spec in slide.get("shapes", []):
-        kind = {"rect": "RectangleShape", "ellipse": "EllipseShape", "text": "TextShape"}[spec.get("kind", "rect")]
-        shape = doc.createInstance(f"com.sun.star.drawing.{kind}")
-        page.add(shape)
-        _geometry(shape, spec)
-        shape.setName(spec["name"])
-        if spec.get("text"):
-            shape.setString(spec["text"])
+        _add_shape(doc, page, spec)
     if slide.get("transition"):
         _transition(page, slide["transition"])
 
@@ -331,7 +305,7 @@ def _move(doc, slide, position):
         before, after = os.path.join(scratch, "a.odp"), os.path.join(scratch, "b.odp")
         document.storeToURL(uno.systemPathToFileUrl(before), props(FilterName="impress8"))
         _reorder_package(before, after, slide, position)
-        op_restore(doc, uno.systemPathToFileUrl(after), True)
+        ENGINE.restore(doc, uno.systemPathToFileUrl(after), True)
 
 
 def _reorder_package(source, target, slide, position):
@@ -395,14 +369,19 @@ def op_add_shape(doc, slide, spec):
     _, page = _slide(document, slide)
     if any(page.getByIndex(i).getName() == spec["name"] for i in range(page.getCount())):
         raise EngineError("shape_exists", f"Slide {slide} already has a shape named {spec['name']!r}.", "Pick another name.")
-    kind = {"rect": "RectangleShape", "ellipse": "EllipseShape", "text": "TextShape"}[spec["kind"]]
+    _add_shape(document, page, spec)
+    return True
+
+
+def _add_shape(document, page, spec):
+    """A named rectangle, ellipse or text box (``spec``: kind, name, geometry, text) on ``page``."""
+    kind = {"rect": "RectangleShape", "ellipse": "EllipseShape", "text": "TextShape"}[spec.get("kind", "rect")]
     shape = document.createInstance(f"com.sun.star.drawing.{kind}")
     page.add(shape)
     _geometry(shape, spec)
     shape.setName(spec["name"])
     if spec.get("text"):
         shape.setString(spec["text"])
-    return True
 
 
 def op_delete_shape(doc, slide, shape):
@@ -442,7 +421,7 @@ def op_set_layout(doc, slide, layout):
 
 def op_batch(doc, steps, snapshot_url):
     """Apply steps atomically: on any failure the document returns to the snapshot."""
-    return ENGINE.batch(doc, steps, snapshot_url, op_restore)
+    return ENGINE.batch(doc, steps, snapshot_url, ENGINE.restore)
 
 
 READ_ONLY = {"open", "close", "dirty", "save", "export", "restore", "create", "observe", "ids", "read"}

@@ -12,7 +12,12 @@ import uno  # noqa: F401  (present inside LibreOffice)
 from asil_engine import Engine, EngineError, props
 from com.sun.star.beans import StringPair
 
-ENGINE = Engine("com.sun.star.text.TextDocument", "text document", "writer8")
+
+def _desktop():
+    return XSCRIPTCONTEXT.getDesktop()  # noqa: F821  (injected by the script provider)
+
+
+ENGINE = Engine("com.sun.star.text.TextDocument", "text document", "writer8", _desktop)
 # Per-document reading cache: blocks in body order with their outline levels and paragraph styles,
 # and the page count. Every change goes through this engine, so the cache follows each op (see
 # KEEPS_BLOCKS below): most edits update what they touched, the others drop it.
@@ -50,43 +55,17 @@ def _after_op(op, request):
         ENGINE.docs[request["doc"]].setModified(True)  # some edits leave the flag alone
 
 
-def _desktop():
-    return XSCRIPTCONTEXT.getDesktop()  # noqa: F821  (injected by the script provider)
-
-
 # ---------------------------------------------------------------- documents
 
 
 def op_open(url):
-    key, doc = ENGINE.open(_desktop(), url)
+    key, doc = ENGINE.open(url)
     _blocks(doc)  # assigns ids without marking the document modified
     return key
 
 
 def _doc(doc):
     return ENGINE.doc(doc)
-
-
-def op_close(doc):
-    return ENGINE.close(doc)
-
-
-def op_save(doc, url):
-    return ENGINE.save(doc, url)
-
-
-def op_export(doc, url, filter_name, page=None):
-    document = _doc(doc)
-    args = {"FilterName": filter_name}
-    if page is not None:
-        args["FilterData"] = uno.Any("[]com.sun.star.beans.PropertyValue", props(PageRange=str(page)))
-    document.storeToURL(url, props(**args))
-    return True
-
-
-def op_restore(doc, url, dirty):
-    """Replace the open document by a snapshot (used to undo a failed batch)."""
-    return ENGINE.restore(_desktop(), doc, url, dirty)
 
 
 def op_create(url, spec):
@@ -354,26 +333,25 @@ def op_read(doc):
 # ---------------------------------------------------------------- writing
 
 
-def _para_style(document, name):
-    family = document.getStyleFamilies().getByName("ParagraphStyles")
+def _style(document, family_name, kind, name, examples):
+    """The internal name of a style given by its internal or (case-insensitive) display name."""
+    family = document.getStyleFamilies().getByName(family_name)
     if family.hasByName(name):
         return name
     for internal in family.getElementNames():
         if family.getByName(internal).DisplayName.casefold() == name.casefold():
             return internal
-    raise EngineError("no_style", f"There is no paragraph style named {name!r}.",
-                      "Styles include Standard, Text body, Heading 1, Heading 2, Title, Quotations.")
+    raise EngineError("no_style", f"There is no {kind} style named {name!r}.", examples)
+
+
+def _para_style(document, name):
+    return _style(document, "ParagraphStyles", "paragraph", name,
+                  "Styles include Standard, Text body, Heading 1, Heading 2, Title, Quotations.")
 
 
 def _char_style(document, name):
-    family = document.getStyleFamilies().getByName("CharacterStyles")
-    if family.hasByName(name):
-        return name
-    for internal in family.getElementNames():
-        if family.getByName(internal).DisplayName.casefold() == name.casefold():
-            return internal
-    raise EngineError("no_style", f"There is no character style named {name!r}.",
-                      "Character styles include Emphasis, Strong Emphasis, Source Text, Quotation.")
+    return _style(document, "CharacterStyles", "character", name,
+                  "Character styles include Emphasis, Strong Emphasis, Source Text, Quotation.")
 
 
 def op_set_text(doc, paragraph, text):
@@ -623,7 +601,7 @@ def op_set_margin_text(doc, part, text):
 
 def op_batch(doc, steps, snapshot_url):
     """Apply steps atomically: on any failure the document returns to the snapshot."""
-    return ENGINE.batch(doc, steps, snapshot_url, op_restore, after_step=_CACHE.clear)
+    return ENGINE.batch(doc, steps, snapshot_url, ENGINE.restore, after_step=_CACHE.clear)
 
 
 CACHE_SAFE = {"observe", "ids", "read", "dirty", "save", "export"}

@@ -4,13 +4,14 @@ LibreOffice's script provider puts this ``pythonpath`` folder on ``sys.path`` wh
 script beside it, so the engines import it. An :class:`Engine` holds one app's open documents
 under short keys (``doc1``...), turns a JSON request into an op call and its JSON answer, and
 runs a batch of ops atomically against a stored snapshot. The script provider injects
-``XSCRIPTCONTEXT`` only into the engine scripts, so they pass their desktop in.
+``XSCRIPTCONTEXT`` only into the engine scripts, so they pass a function that returns their desktop.
 Standard library and UNO only.
 """
 
 import json
 import traceback
 
+import uno
 from com.sun.star.beans import PropertyValue
 
 
@@ -40,8 +41,9 @@ def load_hidden(desktop, url):
 class Engine:
     """One application's open documents and the request loop around its ops."""
 
-    def __init__(self, service, kind, save_filter):
+    def __init__(self, service, kind, save_filter, desktop):
         self.service = service  # e.g. com.sun.star.text.TextDocument
+        self.desktop = desktop  # () -> LibreOffice's desktop
         self.kind = kind  # "text document", as told to the user
         self.save_filter = save_filter  # the native ODF filter: writer8, calc8, impress8
         self.docs = {}
@@ -71,10 +73,10 @@ class Engine:
             return json.dumps({"ok": False, "error": {"code": "engine_error", "message": traceback.format_exc()}})
 
     # ------------------------------------------------------------ documents
-    def open(self, desktop, url):
+    def open(self, url):
         """Load ``url`` and register it; a file of the wrong kind is closed and refused."""
         try:
-            doc = load_hidden(desktop, url)
+            doc = load_hidden(self.desktop(), url)
         except Exception as exc:
             raise EngineError("bad_document", f"LibreOffice could not open the file ({type(exc).__name__}).") from None
         if doc is None or not doc.supportsService(self.service):
@@ -95,24 +97,33 @@ class Engine:
         except KeyError:
             raise EngineError("no_document", "The document is not open in LibreOffice.") from None
 
-    def close(self, key):
-        found = self.docs.pop(key, None)
+    # close, save, export and restore are also ops (see use_ops), so they take the request's ``doc`` key.
+    def close(self, doc):
+        found = self.docs.pop(doc, None)
         if found is not None:
             found.close(True)
         return True
 
-    def save(self, key, url):
-        document = self.doc(key)
+    def save(self, doc, url):
+        document = self.doc(doc)
         document.storeToURL(url, props(FilterName=self.save_filter))
         document.setModified(False)
         return True
 
-    def restore(self, desktop, key, url, dirty):
+    def export(self, doc, url, filter_name, page=None):
+        """Store a copy through an export filter (PDF, PNG...), optionally of one page only."""
+        args = {"FilterName": filter_name}
+        if page is not None:
+            args["FilterData"] = uno.Any("[]com.sun.star.beans.PropertyValue", props(PageRange=str(page)))
+        self.doc(doc).storeToURL(url, props(**args))
+        return True
+
+    def restore(self, doc, url, dirty):
         """Replace the open document by a stored copy (undo of a failed batch, and the like)."""
-        old = self.doc(key)
-        new = load_hidden(desktop, url)
+        old = self.doc(doc)
+        new = load_hidden(self.desktop(), url)
         old.close(True)
-        self.docs[key] = new
+        self.docs[doc] = new
         new.setModified(bool(dirty))
         return True
 
@@ -139,6 +150,8 @@ class Engine:
         return True
 
     def use_ops(self, namespace):
-        """Collect the module's ``op_*`` functions as this engine's operations."""
-        self.ops = {name[3:]: func for name, func in namespace.items() if name.startswith("op_")}
+        """The engine's own close, save, export and restore, then the module's ``op_*`` functions (which may
+        replace them)."""
+        self.ops = {"close": self.close, "save": self.save, "export": self.export, "restore": self.restore}
+        self.ops.update({name[3:]: func for name, func in namespace.items() if name.startswith("op_")})
         return self.ops

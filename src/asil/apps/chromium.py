@@ -1,0 +1,27 @@
+"""Headless chromium for screenshots: finding it, the flags every ASIL screenshot uses, and a bounded run."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+
+from asil.apps.process import run_once
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+# No GPU, no first-run UI, no background traffic, no sound; the caller adds the profile, network rules and page.
+HEADLESS_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--hide-scrollbars", "--mute-audio")
+
+
+def browser() -> str | None:
+    return next((found for name in BROWSERS if (found := shutil.which(name))), None)
+
+
+def run_headless(binary: str, flags: Sequence[str], timeout_s: float, late: str) -> tuple[int, str]:
+    """Run ``binary`` headless with ``flags`` until it exits; its exit code and last line of stderr.
+
+    Raises ProgramFailed with the message ``late`` when it outlives ``timeout_s``.
+    """
+    done = run_once([binary, *HEADLESS_FLAGS, *flags], timeout_s, late)
+    last = done.stderr.strip().splitlines()[-1:] or ["no message"]
+    return done.returncode, last[0]
