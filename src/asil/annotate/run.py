@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from asil.annotate.episodes import load_episodes
 from asil.annotate.judge import RUBRIC_DIGEST, Annotation, Judge
+from asil.protocol import AsilError
 from asil.report.runs import Run
 from asil.tasks.loader import load_tasks
 from asil.workspace import atomic_write
@@ -48,7 +49,7 @@ def instructions(run: Run) -> dict[str, str]:
     root = Path(run.record.tasks_dir) if run.record and run.record.tasks_dir else None
     try:
         tasks = load_tasks(root=root)
-    except Exception:  # a moved or edited tasks folder: the judge reads the trace without the instruction
+    except (AsilError, OSError, ValueError):  # a moved or edited tasks folder: the judge reads the trace alone
         return {}
     return {task.id: task.instruction for task in tasks if task.id in run.results}
 
