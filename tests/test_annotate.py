@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from asil.annotate import Judge, annotate, parse_reply
@@ -15,6 +16,7 @@ from asil.cli import main
 from asil.llm.scripted import ScriptedProvider
 from asil.runner.results import RunRecord, RunSettings, commit_task_folder, open_run
 from asil.runner.trace import EpisodeResult
+from tests.bench_helpers import schema
 
 SET_A1 = {"action_type": "set_value", "target": "Sheet1!A1", "params": {"value": 1}}
 SET_B2 = {"action_type": "set_value", "target": "Sheet1!B2", "params": {"value": 2}}
@@ -93,6 +95,7 @@ def test_annotate_prints_tables_6_to_8_and_kappa_matches_the_hand_computation(
     out = capsys.readouterr().out
     assert code == 0, out
     record = json.loads((run / "annotations.json").read_text())
+    jsonschema.validate(record, schema("annotations"))
     assert {a["task_id"]: tuple(a["labels"]) for a in record["annotations"]} == JUDGE
     assert [a["source"] for a in record["annotations"]].count("auto") == 1  # e1 was not sent to the judge
 

@@ -79,3 +79,10 @@ def test_bench_repeats_2_with_the_scripted_lstc_agent_reports_table_2_per_app_wi
     assert "100.0 ± 0.0" in calc and "25.0 ± 0.0" in calc and "75.0 ± 0.0" in calc
     assert "seeds: 42, 43" in block
     assert (out / "report.html").is_file()
+
+    # Table 8 over the repeats: the scripted agent solves both tasks cleanly, so both are None without a judge call
+    annotated = asil("annotate", str(out), "--provider", "scripted")
+    assert annotated.returncode == 0, annotated.stderr
+    row = next(line for line in annotated.stdout.splitlines() if line.startswith("lstc scripted B15 x2"))
+    assert row.split()[4:] == ["2", "2"] + ["0.0", "±", "0.0"] * 5 + ["100.0", "±", "0.0"] + ["0.0", "±", "0.0"] * 2
+    assert (out / "repeat-2" / "annotations.json").is_file()

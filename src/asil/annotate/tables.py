@@ -9,7 +9,7 @@ from asil.annotate.human import HumanLabels, for_run
 from asil.annotate.labels import CONTROL_LABELS, LABELS, has_control_failure
 from asil.annotate.run import RunAnnotations
 from asil.report.runs import RunSet
-from asil.report.tables import SPREAD_NOTE, Table, count, num, pct, spread
+from asil.report.tables import SPREAD_NOTE, Table, count, num, pct, spread_row
 
 Items = dict[str, tuple[str, ...]]  # "run/task" -> labels
 
@@ -77,10 +77,9 @@ def incidence_table(sets: list[RunSet], annotated: dict[str, RunAnnotations]) ->
         runs = [annotated[str(run.folder)] for run in item.runs if str(run.folder) in annotated]
         if not runs:
             continue
-        per_run = [_incidence(a) for a in runs]
-        labelled = [float(len(a.labels)) for a in runs]
-        rows.append([item.label, count(len(item.runs[0].results)), spread(labelled, count)]
-                    + [spread([values[j] for values in per_run], pct) for j in range(len(LABELS) + 1)])
+        per_run = [[float(len(a.labels))] + _incidence(a) for a in runs]
+        rows.append([item.label, count(len(item.runs[0].results))]
+                    + spread_row(per_run, [count] + [pct] * (len(LABELS) + 1)))
     unusable = sum(len(a.unusable) for a in annotated.values())
     notes = ["Percent of labelled tasks given each label, from the judge's labels; a clean success is labelled None "
              "without a call. Any: at least one control label (Stage, Assess, Loop, Recover, Stop); None, Other and "
