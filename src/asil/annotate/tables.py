@@ -77,7 +77,7 @@ def incidence_table(sets: list[RunSet], annotated: dict[str, RunAnnotations]) ->
         runs = [annotated[str(run.folder)] for run in item.runs if str(run.folder) in annotated]
         if not runs:
             continue
-        per_run = [[float(len(a.labels))] + _incidence(a) for a in runs]
+        per_run: list[list[float | None]] = [[float(len(a.labels)), *_incidence(a)] for a in runs]
         rows.append([item.label, count(len(item.runs[0].results))]
                     + spread_row(per_run, [count] + [pct] * (len(LABELS) + 1)))
     unusable = sum(len(a.unusable) for a in annotated.values())
