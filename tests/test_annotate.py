@@ -17,6 +17,7 @@ from asil.llm.scripted import ScriptedProvider
 from asil.runner.results import RunRecord, RunSettings, commit_task_folder, open_run
 from asil.runner.trace import EpisodeResult
 from tests.bench_helpers import schema
+from tests.chat_server import ChatServer
 
 SET_A1 = {"action_type": "set_value", "target": "Sheet1!A1", "params": {"value": 1}}
 SET_B2 = {"action_type": "set_value", "target": "Sheet1!B2", "params": {"value": 2}}
@@ -147,3 +148,31 @@ def test_bad_human_labels_get_one_sentence_naming_the_line(tmp_path: Path, capsy
     assert 'h.csv line 3: "None" cannot be combined' in capsys.readouterr().err
     assert main(["annotate", str(run)]) == 2
     assert "Name the judge model" in capsys.readouterr().err
+
+
+def test_an_openai_compatible_judge_gets_the_rubric_and_the_trace_over_http(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = _planted_run(tmp_path / "run")
+    server = ChatServer()
+    try:
+        other = '{"labels": ["Other"], "evidence": "no control failure"}'
+        server.behaviours += [{"text": '<think>e2</think>{"labels": ["Stop"], "evidence": "step 2 ends early"}'},
+                              {"text": 'The episode loops. {"labels": ["Loop"], "evidence": "steps 1-3"}'}]
+        server.behaviours += [{"text": other}] * 5  # e4 .. e8
+        code = main(["annotate", str(run), "--model", "judge-x", "--base-url", server.url])
+    finally:
+        server.close()
+    assert code == 0, capsys.readouterr().err
+    assert len(server.requests) == 7  # e1 is a clean success: no call
+    first = server.requests[0]["body"]
+    assert first["model"] == "judge-x" and first["temperature"] == 0
+    assert first["messages"][0]["content"].startswith("# Control-failure rubric")
+    assert "STEPS:\n  step 1 [api]" in first["messages"][1]["content"]
+    assert "ENDING: done after 2 of 3 steps; evaluator: failure" in first["messages"][1]["content"]
+    record = json.loads((run / "annotations.json").read_text())
+    assert record["judge"] == "judge-x"
+    by_task = {a["task_id"]: a for a in record["annotations"]}
+    assert by_task["e2"]["labels"] == ["Stop"]
+    assert by_task["e3"]["status"] == "malformed" and by_task["e3"]["labels"] == []  # prose around the JSON
+    assert by_task["e3"]["reply"].startswith("The episode loops.")
+    assert "1 episode(s) have no usable label" in capsys.readouterr().out
