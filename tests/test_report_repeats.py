@@ -86,3 +86,17 @@ def test_bench_repeats_2_with_the_scripted_lstc_agent_reports_table_2_per_app_wi
     row = next(line for line in annotated.stdout.splitlines() if line.startswith("lstc scripted B15 x2"))
     assert row.split()[4:] == ["2", "2"] + ["0.0", "±", "0.0"] * 5 + ["100.0", "±", "0.0"] + ["0.0", "±", "0.0"] * 2
     assert (out / "repeat-2" / "annotations.json").is_file()
+
+
+def test_a_repeat_seed_reaches_the_model_client_and_keeps_the_other_runtime_parameters() -> None:
+    from asil.llm.params import RuntimeParams
+    from asil.runner.bench import AgentSpec, agent_seed, with_seed
+
+    spec = AgentSpec("lstc", {"model": "m", "base_url": "http://127.0.0.1:9/v1",
+                              "params": RuntimeParams(top_k=7)})
+    seeded = with_seed(spec, 43)
+    client = seeded.build().client.provider  # type: ignore[attr-defined]
+    assert client.request_body([])["seed"] == 43 and client.params.top_k == 7
+    assert agent_seed(seeded) == 43 and agent_seed(spec) == 42 and agent_seed(AgentSpec("oracle")) is None
+    assert with_seed(AgentSpec("react", {"model": "m", "params": {"seed": 1, "top_p": 0.5}}), 2).options["params"] == \
+        {"seed": 2, "top_p": 0.5}
