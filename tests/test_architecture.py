@@ -1,6 +1,6 @@
 """The package layers hold: import-linter's contracts in pyproject.toml are kept, and a broken one is caught.
 
-The contracts ([tool.importlinter]) put the packages in layers, high to low (runner, agents, llm, env,
+The contracts ([tool.importlinter]) put the packages in layers, high to low (annotate, report, runner, agents, llm, env,
 adapters, tasks, evaluate, apps, plugins, registry/workspace, protocol), so no import cycle can form
 between them; ``make check`` runs the same check.
 """

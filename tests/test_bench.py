@@ -52,7 +52,8 @@ def test_two_local_workers_match_the_sequential_run(sequential: tuple[Path, Path
     _check_same(reference, out)
     assert f"[{len(TASKS)}/{len(TASKS)}] 100%" in ran.stdout and "ETA" in ran.stdout
     record = json.loads((out / "run.json").read_text())
-    assert record["settings"] == {"agent": "oracle", "model": None, "budget": 1, "ablations": [], "backend": "local"}
+    assert record["settings"] == {"agent": "oracle", "model": None, "budget": 1, "ablations": [], "backend": "local",
+                                  "seed": None}
     jsonschema.validate(record, schema("run"))
 
 
@@ -84,7 +85,8 @@ def _processes_with(marker: bytes) -> list[int]:
 def test_run_settings_are_resolved_from_the_agent_spec_the_budget_and_the_backend() -> None:
     lstc = AgentSpec("lstc", {"model": "m", "ablate": " no-s2l,, no-candidates"})
     assert run_settings(lstc, 50, "ray") == RunSettings(agent="lstc", model="m", budget=50,
-                                                       ablations=["no-candidates", "no-s2l"], backend="ray")
+                                                       ablations=["no-candidates", "no-s2l"], backend="ray",
+                                                       seed=42)  # the model's sampling seed (Table 5 default)
     assert run_settings(AgentSpec("oracle"), None, "local") == RunSettings(agent="oracle")
 
 

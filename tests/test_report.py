@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from asil.report.runs import load_runs
+from asil.report.runs import group_runs, load_runs
 from asil.report.tables import budget_table, comparison_table, truncated_success
 from asil.runner.bench import AgentSpec, run_bench
 from asil.runner.results import RunRecord, RunSettings
@@ -50,7 +50,7 @@ def _write_run(folder: Path, budget: int | None, results: list[EpisodeResult]) -
 def test_budget_table_shows_separate_runs_and_labelled_truncations(tmp_path: Path) -> None:
     _write_run(tmp_path / "b15", 15, [_result("a", True, 4, budget=15), _result("b", False, 15, "budget", 15)])
     _write_run(tmp_path / "b100", 100, [_result("a", True, 4), _result("b", True, 40), _result("c", True, 100, "budget")])
-    runs = load_runs([tmp_path / "b15", tmp_path / "b100"])
+    runs = group_runs(load_runs([tmp_path / "b15", tmp_path / "b100"]))
     table = budget_table(runs)
     rows = {row[1]: row[2:] for row in table.rows}
     assert rows["separate runs"] == ["50.0 (n=2)", "–", "100.0 (n=3)"]

@@ -145,6 +145,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UsageError(f"--episode-timeout must be a positive number of seconds, not {args.episode_timeout:g}.")
     if args.ray_address and args.backend != "ray":
         raise UsageError("--ray-address applies to the ray backend only.", hint="Add --backend ray.")
+    if args.repeats < 1:
+        raise UsageError(f"--repeats must be 1 or more, not {args.repeats}.", hint="e.g. --repeats 2")
     agent = AgentSpec(args.agent, _agent_kwargs(args))
     record = RunRecord(settings=run_settings(agent, args.budget, args.backend), suite=args.suite, app=args.app,
                        tasks_dir=str(args.tasks_dir) if args.tasks_dir else None, workers=args.workers,
@@ -156,12 +158,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
         progress.succeeded = sum(r.success for r in finished.values())
         progress.start()
 
-    summary = run_bench(tasks, agent, Path(args.out), budget=args.budget,
-                        progress=progress.update, render=args.render, backend=args.backend, workers=args.workers,
-                        episode_timeout_s=args.episode_timeout, ray_address=args.ray_address, record=record,
-                        on_resume=resumed)
+    options: dict[str, Any] = {"budget": args.budget, "render": args.render, "backend": args.backend,
+                               "workers": args.workers, "episode_timeout_s": args.episode_timeout,
+                               "ray_address": args.ray_address}
+    if args.repeats > 1:
+        return _bench_repeats(tasks, agent, Path(args.out), args.repeats, record, options)
+    summary = run_bench(tasks, agent, Path(args.out), progress=progress.update, record=record, on_resume=resumed,
+                        **options)
     print()
     print(format_table(summary))
+    return EXIT_OK
+
+
+def _bench_repeats(tasks: list[Any], agent: Any, out: Path, repeats: int, record: Any, options: dict[str, Any]) -> int:
+    from asil.runner.bench import repeat_folder, run_repeats
+    from asil.runner.summary import format_table
+
+    summaries = run_repeats(tasks, agent, out, repeats, record, **options)
+    for repeat, summary in enumerate(summaries, start=1):
+        seed = (summary.get("settings") or {}).get("seed")
+        print(f"\nrepeat {repeat} of {repeats} (seed {'-' if seed is None else seed}) -> {repeat_folder(out, repeat)}")
+        print(format_table(summary))
+    print(f"\nmean ± SD over the repeats: asil report {out}")
     return EXIT_OK
 
 
@@ -181,6 +199,27 @@ def cmd_report(args: argparse.Namespace) -> int:
     report = build_report([Path(d) for d in args.dirs], Path(args.out) if args.out else None, args.embed_images)
     print(report.text, end="")
     print(f"\nwrote {report.html_path} and {report.text_path}")
+    return EXIT_OK
+
+
+def cmd_annotate(args: argparse.Namespace) -> int:
+    from asil.annotate import Judge, annotate
+    from asil.llm import make_provider
+    from asil.report.text import format_report
+
+    if args.provider == "scripted":
+        if args.model or args.base_url:
+            raise UsageError("--provider scripted takes no --model or --base-url.")
+        judge = Judge(make_provider("scripted"), "scripted")
+    else:
+        if not args.model:
+            raise UsageError("Name the judge model.", hint="--model NAME [--base-url URL], or --provider scripted.")
+        options = {k: getattr(args, k) for k in ("base_url", "api_key", "server") if getattr(args, k)}
+        judge = Judge(make_provider(args.model, **options), args.model)
+    result = annotate([Path(d) for d in args.dirs], judge, [Path(h) for h in args.human])
+    print(format_report(result.tables), end="")
+    written = ", ".join(str(Path(folder) / "annotations.json") for folder in result.annotated)
+    print(f"\nwrote {written}")
     return EXIT_OK
 
 
@@ -274,6 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray-address", help="an existing Ray cluster (default: a private local Ray)")
     p.add_argument("--episode-timeout", type=float, metavar="S",
                    help="wall-clock limit per episode; a late episode is stopped and recorded as a timeout")
+    p.add_argument("--repeats", type=int, default=1, metavar="N",
+                   help="run the tasks N times into OUT/repeat-1..N, repeat i with model seed 42+i-1 (recorded in "
+                   "run.json); 'asil report OUT' shows mean ± SD")
     p.set_defaults(func=cmd_bench)
     _mcp_parser(sub)
     p = sub.add_parser("report", help="tables and report.html for one or more run folders")
@@ -283,6 +325,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embed-images", action="store_true",
                    help="embed step renders as data URIs (default: link them relative to the report)")
     p.set_defaults(func=cmd_report)
+    p = sub.add_parser("annotate", help="label control failures of a run's episodes (LocalLSTC Tables 6-8)")
+    p.add_argument("dirs", nargs="+", metavar="RUN_DIR", help="run folders written by 'asil bench'")
+    p.add_argument("--provider", choices=["openai", "scripted"], default="openai",
+                   help="openai: any OpenAI-compatible server (--model, --base-url); scripted: the shipped fake judge")
+    p.add_argument("--model", help="the judge model's name on the server")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $ASIL_BASE_URL or $OPENAI_BASE_URL)")
+    p.add_argument("--api-key", help="default: $ASIL_API_KEY or $OPENAI_API_KEY")
+    p.add_argument("--server", help="openai, vllm, llamacpp or ollama (default: $ASIL_SERVER or openai)")
+    p.add_argument("--human", action="append", default=[], metavar="CSV",
+                   help="human labels: task_id,labels[,annotator][,run]; labels like Loop;Recover or None (repeatable)")
+    p.set_defaults(func=cmd_annotate)
     return parser
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from asil.annotate.run import AnnotationRecord
 from asil.protocol import Action, ActionResult, ActionSchema, Element, Observation
 from asil.runner.results import RunRecord
 from asil.runner.summary import BenchSummary
@@ -25,6 +26,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "result": EpisodeResult,
     "summary": BenchSummary,
     "run": RunRecord,
+    "annotations": AnnotationRecord,
 }
 
 

@@ -14,16 +14,18 @@ from asil.tasks import get_task
 
 def test_the_reply_shapes_are_declared_lazily_beside_their_agents() -> None:
     code = ("import sys, asil.llm, asil.llm.scripted; "
-            "print([m for m in sys.modules if m.startswith('asil.agents')])")
+            "print([m for m in sys.modules if m.startswith(('asil.agents', 'asil.annotate'))])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     from asil.agents import react
     from asil.agents.lstc import scripted
+    from asil.annotate import scripted as judge
 
     assert REPLY_SHAPES["react"] is react.scripted_reply
     for kind in ("planner", "abstraction", "verification", "refinement"):
         assert REPLY_SHAPES[kind] is getattr(scripted, f"{kind}_reply")
-    assert set(REPLY_SHAPES) == {"react", "planner", "abstraction", "verification", "refinement"}
+    assert REPLY_SHAPES["judge"] is judge.judge_reply
+    assert set(REPLY_SHAPES) == {"react", "planner", "abstraction", "verification", "refinement", "judge"}
 
 
 def test_a_call_kind_without_a_reply_shape_is_an_llm_error() -> None:

@@ -6,7 +6,8 @@ What a reply to each call kind looks like is the business of the agent that make
 the reply shapes live beside the agents (``asil.agents.react``, ``asil.agents.lstc.scripted``) and
 are found through ``REPLY_SHAPES``, declared lazily here: this package does not import the agents.
 ``faults`` injects known mistakes into successive planner/react calls so tests can watch the
-controller recover: ``malformed``, ``wrong_action``, ``repeat``, ``premature_done``.
+controller recover: ``malformed``, ``wrong_action``, ``repeat``, ``premature_done`` (a judge call
+takes ``malformed`` only). Only replies derived from the reference need a bound task.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ REPLY_SHAPES: Registry[ReplyShape] = Registry("scripted reply shape")
 REPLY_SHAPES.declare("react", "asil.agents.react:scripted_reply")
 for _kind in ("planner", "abstraction", "verification", "refinement"):
     REPLY_SHAPES.declare(_kind, f"asil.agents.lstc.scripted:{_kind}_reply")
+REPLY_SHAPES.declare("judge", "asil.annotate.scripted:judge_reply")  # control-failure annotation
+DECISION_KINDS = ("planner", "react", "judge")  # the calls whose replies ``faults`` replace, in turn
 
 
 class ScriptedProvider:
@@ -50,12 +53,10 @@ class ScriptedProvider:
 
     def complete(self, messages: list[Message], kind: str, context: dict[str, Any] | None = None) -> LLMReply:
         started = time.perf_counter()
-        if self.task is None:
-            raise LLMError("The scripted provider was not bound to a task.")
         self.calls.append((kind, messages))
         context = context or {}
         fault = None
-        if kind in ("planner", "react"):
+        if kind in DECISION_KINDS:
             fault = self.faults[self._decisions] if self._decisions < len(self.faults) else None
             self._decisions += 1
         reply = self._reply(kind, context, fault)
@@ -75,6 +76,7 @@ class ScriptedProvider:
     # ------------------------------------------------------------ the reference, for the reply shapes
     def remaining(self, context: dict[str, Any]) -> list[dict[str, Any]]:
         """The reference actions (as JSON) not yet done, given ``context["succeeded"]``."""
+        self._require_task()
         assert self.task is not None
         reference = [a.model_dump(mode="json") for a in self.task.reference if not a.is_control]
         done = [json.dumps(a, sort_keys=True) for a in context.get("succeeded", [])]
@@ -84,7 +86,12 @@ class ScriptedProvider:
                 cursor += 1
         return reference[cursor:]
 
+    def _require_task(self) -> None:
+        if self.task is None:
+            raise LLMError("The scripted provider was not bound to a task.")
+
     def _ending(self) -> str:
+        self._require_task()
         assert self.task is not None
         return "infeasible" if self.task.reference[-1].action_type == "infeasible" else "done"
 

@@ -6,17 +6,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from asil.report.html import render_html
-from asil.report.runs import ReportError, Run, load_runs
+from asil.report.runs import ReportError, Run, RunSet, group_runs, load_runs
 from asil.report.tables import Table, all_tables
 from asil.report.text import format_report
 from asil.workspace import atomic_write
 
-__all__ = ["Report", "ReportError", "Run", "Table", "build_report"]
+__all__ = ["Report", "ReportError", "Run", "RunSet", "Table", "build_report"]
 
 
 @dataclass
 class Report:
     runs: list[Run]
+    sets: list[RunSet]
     tables: list[Table]
     text: str
     html_path: Path
@@ -24,12 +25,16 @@ class Report:
 
 
 def build_report(folders: list[Path], html_path: Path | None = None, embed_images: bool = False) -> Report:
-    """Read the run folders, write report.html and report.txt (beside the first folder's results by default)."""
+    """Read the run folders, write report.html and report.txt (beside the first folder's results by default).
+
+    A folder written by ``asil bench --repeats N`` stands for its repeats, which form one run set.
+    """
     runs = load_runs(folders)
-    tables = all_tables(runs)
+    sets = group_runs(runs)
+    tables = all_tables(sets)
     html_path = html_path or folders[0] / "report.html"
     text = format_report(tables)
-    atomic_write(html_path, render_html(runs, tables, html_path, embed_images).encode("utf-8"))
+    atomic_write(html_path, render_html(sets, tables, html_path, embed_images).encode("utf-8"))
     text_path = html_path.with_suffix(".txt")
     atomic_write(text_path, text.encode("utf-8"))
-    return Report(runs, tables, text, html_path, text_path)
+    return Report(runs, sets, tables, text, html_path, text_path)

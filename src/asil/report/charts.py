@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from html import escape
+from statistics import mean
 
-from asil.report.runs import Run
+from asil.report.runs import RunSet
 from asil.report.tables import BUDGETS, budget_rates
 from asil.runner.summary import app_of
 
@@ -44,23 +45,28 @@ def bar_chart(chart_id: str, title: str, categories: list[str], series: list[tup
     return f'<figure><figcaption>{escape(title)}</figcaption>{"".join(parts)}<div class="legend">{legend}</div></figure>'
 
 
-def success_by_app(runs: list[Run]) -> str:
-    apps = sorted({app_of(r) for run in runs for r in run.results.values()})
+def success_by_app(sets: list[RunSet]) -> str:
+    """Bars of success per app; a set of repeats is drawn at its mean."""
+    apps = sorted({app_of(r) for item in sets for run in item.runs for r in run.results.values()})
     categories = apps + ["all"]
     series = []
-    for run in runs:
+    for item in sets:
         values: list[float | None] = []
         for app in categories:
-            group = [r for r in run.results.values() if app == "all" or app_of(r) == app]
-            values.append(sum(r.success for r in group) / len(group) if group else None)
-        series.append((run.label, values))
+            rates = []
+            for run in item.runs:
+                group = [r for r in run.results.values() if app == "all" or app_of(r) == app]
+                if group:
+                    rates.append(sum(r.success for r in group) / len(group))
+            values.append(mean(rates) if rates else None)
+        series.append((item.label, values))
     return bar_chart("chart-apps", "Success rate by app", categories, series)
 
 
-def success_by_budget(runs: list[Run]) -> str:
-    rows = budget_rates(runs)
+def success_by_budget(sets: list[RunSet]) -> str:
+    rows = budget_rates(sets)
     if not rows:
         return ""
-    series = [(f"{config} — {source}", [cell[0] if cell else None for cell in rates.values()])
+    series = [(f"{config} — {source}", [mean(cell[0]) if cell else None for cell in rates.values()])
               for config, source, rates in rows]
     return bar_chart("chart-budgets", "Success rate by step budget (SR-K)", [f"SR-{k}" for k in BUDGETS], series)

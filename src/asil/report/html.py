@@ -12,7 +12,7 @@ from html import escape
 from pathlib import Path
 
 from asil.report.charts import success_by_app, success_by_budget
-from asil.report.runs import Run
+from asil.report.runs import RunSet
 from asil.report.tables import Table
 from asil.report.viewer import ImageLinks, viewer
 
@@ -78,11 +78,12 @@ def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-")
 
 
-def render_html(runs: list[Run], tables: list[Table], report_path: Path, embed_images: bool = False) -> str:
+def render_html(sets: list[RunSet], tables: list[Table], report_path: Path, embed_images: bool = False) -> str:
+    runs = [run for item in sets for run in item.runs]
     links = ImageLinks(report_path.parent, embed_images)
     folders = "".join(f"<li>{escape(run.label)} — <code>{escape(str(run.folder))}</code>, "
                       f"{len(run.results)} tasks</li>" for run in runs)
-    charts = success_by_app(runs) + success_by_budget(runs)
+    charts = success_by_app(sets) + success_by_budget(sets)
     created = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

@@ -1,4 +1,4 @@
-"""Run folders as the report reads them: settings, results, a label."""
+"""Run folders as the report reads them: settings, results, a label; repeats of one configuration as a set."""
 
 from __future__ import annotations
 
@@ -46,6 +46,53 @@ class Run:
         return " ".join(parts)
 
 
+@dataclass
+class RunSet:
+    """One configuration run one or more times on the same tasks (``asil bench --repeats N``).
+
+    Every table shows a set's cells as mean ± SD over its runs (sample SD; a lone run shows its value).
+    """
+
+    label: str
+    runs: list[Run]
+
+    @property
+    def config_key(self) -> str:
+        return self.runs[0].config_key
+
+    @property
+    def budget(self) -> int | None:
+        return self.runs[0].budget
+
+    @property
+    def seeds(self) -> list[int | None]:
+        return [run.record.settings.seed if run.record else None for run in self.runs]
+
+
+def group_runs(runs: list[Run]) -> list[RunSet]:
+    """Runs with the same configuration, budget and task set are repeats of one another."""
+    groups: dict[tuple[str, int | None, frozenset[str]], list[Run]] = {}
+    for run in runs:
+        groups.setdefault((run.config_key, run.budget, frozenset(run.results)), []).append(run)
+    sets = [RunSet(f"{key[0]} B{key[1] or '?'}" + (f" x{len(group)}" if len(group) > 1 else ""), group)
+            for key, group in groups.items()]
+    labels = [s.label for s in sets]
+    for item in sets:
+        if labels.count(item.label) > 1:  # same settings on other tasks: tell them apart by folder
+            item.label = f"{item.label} ({item.runs[0].folder.name})"
+    return sets
+
+
+def run_folders(folders: list[Path]) -> list[Path]:
+    """The run folders among ``folders``: a folder written by ``--repeats N`` stands for its repeats."""
+    found = []
+    for folder in folders:
+        repeats = sorted((p for p in folder.glob("repeat-*") if (p / "run.json").is_file()),
+                         key=lambda p: int(p.name.rsplit("-", 1)[1]) if p.name.rsplit("-", 1)[1].isdigit() else 0)
+        found += repeats if repeats and not (folder / "run.json").is_file() else [folder]
+    return found
+
+
 def load_run(folder: Path) -> Run:
     if not folder.is_dir():
         raise ReportError(f"The run folder {str(folder)!r} does not exist.", hint="Give folders written by 'asil bench'.")
@@ -59,7 +106,7 @@ def load_run(folder: Path) -> Run:
 
 
 def load_runs(folders: list[Path]) -> list[Run]:
-    runs = [load_run(folder) for folder in folders]
+    runs = [load_run(folder) for folder in run_folders(folders)]
     labels = [run.label for run in runs]
     for run in runs:
         if labels.count(run.label) > 1:  # same settings twice: tell them apart by folder

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from statistics import mean
+from functools import partial
+from statistics import mean, stdev
 from typing import Any
 
-from asil.report.runs import Run
+from asil.report.runs import Run, RunSet
+from asil.report.viewer import read_trajectory
 from asil.runner.summary import app_of
 from asil.runner.trace import EpisodeResult
 
@@ -38,6 +40,38 @@ def _mean(values: Sequence[float]) -> float | None:
     return mean(values) if values else None
 
 
+Format = Callable[[float | None], str]
+
+
+def spread(values: Sequence[float | None], fmt: Format) -> str:
+    """One cell over a set's runs: the value of a lone run, else ``mean ± SD`` (sample SD) of the runs
+    that have one; – when none has."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return DASH
+    if len(present) == 1:
+        return fmt(present[0])
+    return f"{fmt(mean(present))} ± {fmt(stdev(present))}"
+
+
+def spread_row(per_run: Sequence[Sequence[float | None]], formats: Sequence[Format]) -> list[str]:
+    """Cells of one row: ``per_run[i][j]`` is run i's value in column j. Counts equal in every run (the
+    number of tasks) are shown once."""
+    cells = []
+    for j, fmt in enumerate(formats):
+        column = [values[j] for values in per_run]
+        cells.append(fmt(column[0]) if fmt is count and len(set(column)) == 1 else spread(column, fmt))
+    return cells
+
+
+def count(value: float | None) -> str:
+    return DASH if value is None else f"{value:g}" if value == int(value) else f"{value:.1f}"
+
+
+def _rate(results: list[EpisodeResult]) -> float | None:
+    return sum(r.success for r in results) / len(results) if results else None
+
+
 def _groups(results: list[EpisodeResult], key: Callable[[EpisodeResult], str]) -> dict[str, list[EpisodeResult]]:
     groups: dict[str, list[EpisodeResult]] = defaultdict(list)
     for result in results:
@@ -46,18 +80,25 @@ def _groups(results: list[EpisodeResult], key: Callable[[EpisodeResult], str]) -
 
 
 # ----------------------------------------------------------------------------- (a) success
-def success_table(runs: list[Run], by: str) -> Table:
-    """Success and mean score with counts, per app or per domain, for every run."""
+def success_table(sets: list[RunSet], by: str) -> Table:
+    """Success and mean score with counts, per app or per domain, for every run set."""
     key: Callable[[EpisodeResult], str] = app_of if by == "app" else (lambda r: r.domain or "-")
     rows = []
-    for run in runs:
-        results = run.ordered
-        for name, group in list(_groups(results, key).items()) + [("all", results)]:
-            successes = sum(r.success for r in group)
-            rows.append([run.label, name, str(len(group)), str(successes), pct(successes / len(group)),
-                         num(_mean([r.score for r in group]), 3), num(_mean([r.steps for r in group]))])
+    for item in sets:
+        names = list(_groups(item.runs[0].ordered, key)) + ["all"]
+        for name in names:
+            per_run = []
+            for run in item.runs:
+                group = [r for r in run.ordered if name == "all" or key(r) == name]
+                per_run.append([len(group), sum(r.success for r in group), _rate(group),
+                                _mean([r.score for r in group]), _mean([r.steps for r in group])])
+            rows.append([item.label, name] + spread_row(per_run, (count, count, pct, lambda v: num(v, 3), num)))
     return Table(f"success-{by}", f"Success by {by}", ["run", by, "tasks", "success", "SR (%)", "mean score", "steps"],
-                 rows)
+                 rows, [SPREAD_NOTE])
+
+
+SPREAD_NOTE = ("A run set of repeats (asil bench --repeats N, or runs with the same settings and tasks) shows "
+               "mean ± SD over its runs (sample SD); a single run shows its value.")
 
 
 # ----------------------------------------------------------------------------- (b) LocalLSTC Table 2
@@ -65,32 +106,72 @@ def _lstc(results: list[EpisodeResult]) -> list[dict[str, Any]]:
     return [r.metrics for r in results if "verification_class" in r.metrics]
 
 
-def runtime_table(run: Run) -> Table:
-    """Domain-level runtime behaviour in the layout of LocalLSTC's Table 2."""
-    columns = ["domain", "tasks", "SR (%)", "steps", "subgoals/task", "actions/subgoal", "actions/step", "API (%)",
-               "Bash (%)", "control (%)", "context refines", "Pass (%)", "Fail (%)", "Bypass (%)"]
+BASE_CHANNELS = ("api", "bash")
+CONTROL = "control"
+
+
+def trace_channels(run: Run, result: EpisodeResult) -> dict[str, int]:
+    """Actions per execution channel in the episode's trace; done / infeasible count as control."""
+    counts: dict[str, int] = defaultdict(int)
+    for line in read_trajectory(run.folder / result.task_id):
+        action = line.get("action")
+        if action is None:
+            continue
+        counts[CONTROL if action.get("action_type") in AGENT_ENDINGS else str(line.get("channel", "api"))] += 1
+    return dict(counts)
+
+
+def _shares(counts: dict[str, int], channels: Sequence[str]) -> list[float | None]:
+    total = sum(counts.values())
+    return [counts.get(c, 0) / total if total else None for c in channels]
+
+
+def _runtime_values(run: Run, group: list[EpisodeResult], channels: Sequence[str]) -> list[float | None]:
+    metrics = _lstc(group)
+    shares = [_shares(trace_channels(run, r), channels) for r in group]
+    values: list[float | None] = [len(group), _rate(group), _mean([r.steps for r in group])]
+    if metrics:
+        values += [_mean([m["subgoals"] for m in metrics]), _mean([m["actions_per_subgoal"] for m in metrics]),
+                   _mean([m["actions_per_step"] for m in metrics])]
+    else:
+        values += [None] * 3
+    values += [_mean([v for s in shares if (v := s[i]) is not None]) for i in range(len(channels))]
+    if metrics:
+        classes = [m["verification_class"] for m in metrics]
+        values += [_mean([m["context_refinements"] for m in metrics])]
+        values += [classes.count(c) / len(classes) for c in ("Pass", "Fail", "Bypass")]
+    else:
+        values += [None] * 4
+    return values
+
+
+def runtime_table(item: RunSet) -> Table:
+    """Runtime behaviour by application and execution channel, in the layout of LocalLSTC's Table 2.
+
+    Channel columns are API and Bash, then every other channel the traces used (GUI once it exists),
+    then control; each is a share of the episode's actions, averaged over tasks.
+    """
+    seen = {c for run in item.runs for r in run.ordered for c in trace_channels(run, r)}
+    channels = list(BASE_CHANNELS) + sorted(seen - set(BASE_CHANNELS) - {CONTROL}) + [CONTROL]
+    columns = (["app", "tasks", "SR (%)", "steps", "subgoals/task", "actions/subgoal", "actions/step"]
+               + [f"{'API' if c == 'api' else c.capitalize() if c != 'gui' else 'GUI'} (%)" for c in channels]
+               + ["context refines", "Pass (%)", "Fail (%)", "Bypass (%)"])
+    formats: list[Format] = [count, pct, num, num, num, num]
+    formats += [pct] * len(channels) + [num, pct, pct, pct]
     rows = []
-    results = run.ordered
-    for name, group in list(_groups(results, lambda r: r.domain or "-").items()) + [("all", results)]:
-        metrics = _lstc(group)
-        row = [name, str(len(group)), pct(sum(r.success for r in group) / len(group)),
-               num(_mean([r.steps for r in group]))]
-        if metrics:
-            classes = [m["verification_class"] for m in metrics]
-            row += [num(_mean([m["subgoals"] for m in metrics])), num(_mean([m["actions_per_subgoal"] for m in metrics])),
-                    num(_mean([m["actions_per_step"] for m in metrics]))]
-            row += [pct(_mean([m["channel_shares"].get(c, 0.0) for m in metrics])) for c in ("api", "bash", "control")]
-            row += [num(_mean([m["context_refinements"] for m in metrics]))]
-            row += [pct(classes.count(c) / len(classes)) for c in ("Pass", "Fail", "Bypass")]
-        else:
-            row += [DASH] * 10
-        rows.append(row)
-    notes = ["Per-task means. Channel columns are action shares (API = ASIL semantic actions, Bash = the confined "
-             "shell, control = done/infeasible). Pass / Fail / Bypass follow the paper's Table 2: Bypass for stall "
-             "or step-budget cutoffs without an explicit INFEASIBLE; otherwise Fail if any Final Verification was "
-             "rejected, else Pass.",
-             "– : the run's agent keeps no LocalLSTC metrics (oracle, react)."]
-    return Table(f"runtime-{run.label}", f"Runtime behaviour by domain — {run.label}", columns, rows, notes)
+    for name in list(_groups(item.runs[0].ordered, app_of)) + ["all"]:
+        per_run = [_runtime_values(run, [r for r in run.ordered if name == "all" or app_of(r) == name], channels)
+                   for run in item.runs]
+        rows.append([name] + spread_row(per_run, formats))
+    seeds = ", ".join("–" if s is None else str(s) for s in item.seeds)
+    notes = ["Per-task means by application (tasks with several apps under 'multi'). Channel columns are shares of "
+             "the actions in each trace: API = ASIL semantic actions, Bash = the confined shell, a GUI column appears "
+             "when a run used a GUI channel, control = done/infeasible. Pass / Fail / Bypass follow the paper's "
+             "Table 2: Bypass for stall or step-budget cutoffs without an explicit INFEASIBLE; otherwise Fail if any "
+             "Final Verification was rejected, else Pass.",
+             "– : the run's agent keeps no LocalLSTC metrics (oracle, react).",
+             f"{len(item.runs)} run(s); seeds: {seeds}. " + SPREAD_NOTE]
+    return Table(f"runtime-{item.label}", f"Runtime behaviour by app and channel — {item.label}", columns, rows, notes)
 
 
 # ----------------------------------------------------------------------------- (c) LocalLSTC Table 4
@@ -104,25 +185,31 @@ def _event_available(config: dict[str, Any], switch: str) -> bool:
     return bool(config.get(switch, True))
 
 
-def events_table(runs: list[Run]) -> Table:
+def _event_values(run: Run) -> list[float | None] | None:
+    with_metrics = [r for r in run.ordered if "events" in r.metrics]
+    if not with_metrics:
+        return None
+    config = with_metrics[0].metrics.get("config", {})
+    values: list[float | None] = [len(with_metrics)]
+    for event, _, switch in EVENTS:
+        if not _event_available(config, switch):
+            values += [None, None]
+            continue
+        entered = [r for r in with_metrics if r.metrics["events"]["entered"].get(event)]
+        values += [len(entered) / len(with_metrics), _mean([r.score for r in entered])]
+    return values
+
+
+def events_table(sets: list[RunSet]) -> Table:
     """Rate of tasks entering each runtime event, and mean score conditional on entry (Table 4)."""
     columns = ["run", "tasks"] + [f"{label} {part}" for _, label, _ in EVENTS for part in ("rate (%)", "score (%)")]
     rows = []
-    for run in runs:
-        with_metrics = [r for r in run.ordered if "events" in r.metrics]
-        if not with_metrics:
-            continue
-        row = [run.label, str(len(with_metrics))]
-        config = with_metrics[0].metrics.get("config", {})
-        for event, _, switch in EVENTS:
-            if not _event_available(config, switch):
-                row += [DASH, DASH]
-                continue
-            entered = [r for r in with_metrics if r.metrics["events"]["entered"].get(event)]
-            row += [pct(len(entered) / len(with_metrics)), pct(_mean([r.score for r in entered]))]
-        rows.append(row)
+    for item in sets:
+        per_run = [values for run in item.runs if (values := _event_values(run)) is not None]
+        if per_run:
+            rows.append([item.label] + spread_row(per_run, [count] + [pct] * (2 * len(EVENTS))))
     notes = ["Rate: share of tasks that entered the event at least once; score: mean evaluator score over those "
-             "tasks. – : the mechanism is switched off by an ablation, or no task entered the event."]
+             "tasks. – : the mechanism is switched off by an ablation, or no task entered the event.", SPREAD_NOTE]
     return Table("events", "Runtime-event diagnostics", columns, rows, notes)
 
 
@@ -132,20 +219,23 @@ def _tokens(result: EpisodeResult) -> dict[str, int]:
     return dict(totals) if isinstance(totals, dict) else dict(result.tokens)
 
 
-def resources_table(runs: list[Run]) -> Table:
+def _resource_values(run: Run) -> list[float | None]:
+    results = run.ordered
+    tokens = [_tokens(r) for r in results]
+    prompt = _mean([t.get("prompt", 0) / 1000 for t in tokens])
+    completion = _mean([t.get("completion", 0) / 1000 for t in tokens])
+    total = None if prompt is None or completion is None else prompt + completion
+    return [len(results), _rate(results), total, prompt, completion, _mean([r.steps for r in results]),
+            _mean([r.time_s for r in results])]
+
+
+def resources_table(sets: list[RunSet]) -> Table:
     columns = ["run", "tasks", "SR (%)", "tokens (k)", "prompt (k)", "completion (k)", "steps", "time (s)"]
-    rows = []
-    for run in runs:
-        results = run.ordered
-        tokens = [_tokens(r) for r in results]
-        prompt = _mean([t.get("prompt", 0) / 1000 for t in tokens])
-        completion = _mean([t.get("completion", 0) / 1000 for t in tokens])
-        total = None if prompt is None or completion is None else prompt + completion
-        rows.append([run.label, str(len(results)), pct(sum(r.success for r in results) / len(results)), num(total),
-                     num(prompt), num(completion), num(_mean([r.steps for r in results])),
-                     num(_mean([r.time_s for r in results]))])
+    rows = [[item.label] + spread_row([_resource_values(run) for run in item.runs], [count, pct] + [num] * 5)
+            for item in sets]
     return Table("resources", "Tokens, steps and time per task", columns, rows,
-                 ["Per-task means. Tokens are the model's prompt + completion tokens as the server reported them."])
+                 ["Per-task means. Tokens are the model's prompt + completion tokens as the server reported them.",
+                  SPREAD_NOTE])
 
 
 # ----------------------------------------------------------------------------- budgets
@@ -160,34 +250,37 @@ def truncated_success(result: EpisodeResult, limit: int) -> bool:
     return result.termination in AGENT_ENDINGS or result.budget <= limit
 
 
-def budget_rates(runs: list[Run]) -> list[tuple[str, str, dict[int, tuple[float, int] | None]]]:
-    """(configuration, source, {K: (SR, tasks) or None}) rows: separate runs, then truncations."""
-    by_config: dict[str, list[Run]] = defaultdict(list)
-    for run in runs:
-        by_config[run.config_key].append(run)
-    rows: list[tuple[str, str, dict[int, tuple[float, int] | None]]] = []
+Rates = dict[int, tuple[list[float], int] | None]  # K -> (SR of each repeat, tasks) or None
+
+
+def budget_rates(sets: list[RunSet]) -> list[tuple[str, str, Rates]]:
+    """(configuration, source, {K: (SR per repeat, tasks) or None}) rows: separate runs, then truncations."""
+    by_config: dict[str, list[RunSet]] = defaultdict(list)
+    for item in sets:
+        by_config[item.config_key].append(item)
+    rows: list[tuple[str, str, Rates]] = []
     for config, group in by_config.items():
-        separate: dict[int, tuple[float, int] | None] = {k: None for k in BUDGETS}
-        for run in group:
-            if run.budget in separate:
-                results = run.ordered
-                separate[run.budget] = (sum(r.success for r in results) / len(results), len(results))
+        separate: Rates = {k: None for k in BUDGETS}
+        for item in group:
+            if item.budget in separate:
+                separate[item.budget] = ([_rate(run.ordered) or 0.0 for run in item.runs], len(item.runs[0].results))
         if any(separate.values()):
             rows.append((config, "separate runs", separate))
-        for run in group:
-            if run.budget is None or run.budget <= BUDGETS[0]:
+        for item in group:
+            if item.budget is None or item.budget <= BUDGETS[0]:
                 continue  # nothing shorter to truncate to
-            results = run.ordered
-            truncated: dict[int, tuple[float, int] | None] = {
-                k: (sum(truncated_success(r, k) for r in results) / len(results), len(results))
-                if k <= run.budget else None for k in BUDGETS}
-            rows.append((config, f"truncated from the B{run.budget} run", truncated))
+            truncated: Rates = {
+                k: ([sum(truncated_success(r, k) for r in run.ordered) / len(run.results) for run in item.runs],
+                    len(item.runs[0].results)) if k <= item.budget else None for k in BUDGETS}
+            source = f"truncated from the B{item.budget} run" + ("s" if len(item.runs) > 1 else "")
+            rows.append((config, source, truncated))
     return rows
 
 
-def budget_table(runs: list[Run]) -> Table:
-    rows = [[config, source] + [DASH if cell is None else f"{pct(cell[0])} (n={cell[1]})" for cell in rates.values()]
-            for config, source, rates in budget_rates(runs)]
+def budget_table(sets: list[RunSet]) -> Table:
+    rows = [[config, source] + [DASH if cell is None else f"{spread(list(cell[0]), pct)} (n={cell[1]})"
+                                for cell in rates.values()]
+            for config, source, rates in budget_rates(sets)]
     notes = ["SR-K: success rate with a K-step budget. 'separate runs' come from runs made with --budget K. "
              "'truncated' rows re-score one longer run (as the ASIL paper's GUI / 15max row does): a task counts "
              "as a success at K only if its episode ended successfully within K steps — the agent said done "
@@ -195,7 +288,7 @@ def budget_table(runs: list[Run]) -> Table:
              "cannot see a state that was right at step K but later broken, nor how an agent would have "
              "planned knowing the shorter budget, so it can differ from a separate run."]
     return Table("budgets", "Success by step budget (SR-15 / SR-50 / SR-100)", ["configuration", "source"] +
-                 [f"SR-{k} (%)" for k in BUDGETS], rows, notes)
+                 [f"SR-{k} (%)" for k in BUDGETS], rows, notes + [SPREAD_NOTE])
 
 
 # ----------------------------------------------------------------------------- (e) comparison
@@ -215,34 +308,39 @@ def _comparison_metrics(run: Run) -> dict[str, float | None]:
     return values
 
 
-def comparison_table(runs: list[Run]) -> Table:
-    """Runs side by side; every cell after the first run shows its difference from the first."""
-    metrics = [_comparison_metrics(run) for run in runs]
-    names = list(dict.fromkeys(name for values in metrics for name in values))
+def comparison_table(sets: list[RunSet]) -> Table:
+    """Run sets side by side; every cell after the first set shows its difference (of means) from the first."""
+    metrics = [[_comparison_metrics(run) for run in item.runs] for item in sets]
+    names = list(dict.fromkeys(name for per_run in metrics for values in per_run for name in values))
     rows = []
     for name in names:
-        base = metrics[0].get(name)
+        means = [_mean([v for values in per_run if (v := values.get(name)) is not None]) for per_run in metrics]
         row = [name]
-        for index, values in enumerate(metrics):
-            value = values.get(name)
-            cell = DASH if value is None else _fmt(name, value)
+        for index, per_run in enumerate(metrics):
+            cell = spread([values.get(name) for values in per_run], partial(_cell, name))
+            value, base = means[index], means[0]
             if index and value is not None and base is not None:
                 cell += f" ({'+' if value - base >= 0 else ''}{_fmt(name, value - base)})"
             row.append(cell)
         rows.append(row)
-    return Table("comparison", "Runs side by side", ["metric"] + [run.label for run in runs], rows,
-                 [f"Differences in parentheses are against the first run ({runs[0].label})."])
+    return Table("comparison", "Runs side by side", ["metric"] + [item.label for item in sets], rows,
+                 [f"Differences in parentheses are between means, against the first run ({sets[0].label}).",
+                  SPREAD_NOTE])
+
+
+def _cell(name: str, value: float | None) -> str:
+    return DASH if value is None else _fmt(name, value)
 
 
 def _fmt(name: str, value: float) -> str:
     return f"{value:.0f}" if name == "tasks" else f"{value:.3f}" if name == "mean score" else f"{value:.1f}"
 
 
-def all_tables(runs: list[Run]) -> list[Table]:
-    tables = [success_table(runs, "app"), success_table(runs, "domain")]
-    with_lstc = [run for run in runs if any(_lstc(run.ordered))]
-    tables += [runtime_table(run) for run in with_lstc or runs[:1]]
-    tables += [events_table(runs), resources_table(runs), budget_table(runs)]
-    if len(runs) > 1:
-        tables.append(comparison_table(runs))
+def all_tables(sets: list[RunSet]) -> list[Table]:
+    tables = [success_table(sets, "app"), success_table(sets, "domain")]
+    with_lstc = [item for item in sets if any(_lstc(run.ordered) for run in item.runs)]
+    tables += [runtime_table(item) for item in with_lstc or sets[:1]]
+    tables += [events_table(sets), resources_table(sets), budget_table(sets)]
+    if len(sets) > 1:
+        tables.append(comparison_table(sets))
     return tables

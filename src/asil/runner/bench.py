@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 
 from asil.agents.base import Agent
 from asil.agents.lstc.config import ablation_names
+from asil.llm.params import RuntimeParams
 from asil.runner.pool import JobEnd, LocalPool
 from asil.runner.results import (
     PRIVATE,
@@ -35,7 +36,8 @@ from asil.workspace import atomic_write
 Backend = Literal["inline", "local", "ray"]
 BACKENDS = ("local", "ray")  # what the CLI offers
 
-__all__ = ["AgentSpec", "BACKENDS", "run_bench", "run_settings", "format_table", "summarize"]
+__all__ = ["AgentSpec", "BACKENDS", "repeat_folder", "run_bench", "run_repeats", "run_settings", "format_table",
+           "summarize"]
 
 
 class Runner(Protocol):
@@ -76,8 +78,53 @@ def run_settings(agent: AgentSpec | Callable[[], Agent], budget: int | None, bac
     """
     if isinstance(agent, AgentSpec):
         return RunSettings(agent=agent.name, model=agent.options.get("model"), budget=budget,
-                           ablations=sorted(ablation_names(agent.options.get("ablate"))), backend=backend)
+                           ablations=sorted(ablation_names(agent.options.get("ablate"))), backend=backend,
+                           seed=agent_seed(agent))
     return RunSettings(agent=str(getattr(agent(), "name", "custom")), budget=budget, backend=backend)
+
+
+def agent_seed(spec: AgentSpec) -> int | None:
+    """The sampling seed the agent's model calls carry (Table 5 default 42); None for agents without a model."""
+    if "model" not in spec.options:
+        return None
+    params = spec.options.get("params")
+    if isinstance(params, RuntimeParams):
+        return params.seed
+    if isinstance(params, dict) and "seed" in params:
+        return int(params["seed"])
+    return RuntimeParams().seed
+
+
+def with_seed(spec: AgentSpec, seed: int) -> AgentSpec:
+    """The same agent whose model calls carry ``seed`` (other runtime parameters kept)."""
+    params = spec.options.get("params")
+    if isinstance(params, dict):
+        seeded: RuntimeParams | dict[str, Any] = {**params, "seed": seed}
+    else:
+        seeded = (params if isinstance(params, RuntimeParams) else RuntimeParams()).model_copy(update={"seed": seed})
+    return AgentSpec(spec.name, {**spec.options, "params": seeded})
+
+
+def repeat_folder(out_dir: Path, repeat: int) -> Path:
+    return Path(out_dir) / f"repeat-{repeat}"
+
+
+def run_repeats(tasks: list[Task], agent: AgentSpec, out_dir: Path, repeats: int, record: RunRecord,
+                **options: Any) -> list[dict[str, Any]]:
+    """``repeats`` runs of the same tasks into ``out_dir/repeat-1`` ... ``repeat-N``; returns their summaries.
+
+    Repeat i's model calls carry seed ``base + i - 1`` (base: the agent's seed, 42 by default), recorded
+    in each ``run.json``; agents without a model run unchanged and record no seed. ``asil report out_dir``
+    reads the repeats as one set and shows every table as mean ± SD.
+    """
+    base = agent_seed(agent)
+    summaries = []
+    for repeat in range(1, repeats + 1):
+        spec = agent if base is None else with_seed(agent, base + repeat - 1)
+        settings = record.settings.model_copy(update={"seed": agent_seed(spec)})
+        summaries.append(run_bench(tasks, spec, repeat_folder(out_dir, repeat), record=record.model_copy(
+            update={"settings": settings, "repeat": repeat, "repeats": repeats}), **options))
+    return summaries
 
 
 def run_bench(tasks: list[Task], agent: AgentSpec | Callable[[], Agent], out_dir: Path, budget: int | None = None,

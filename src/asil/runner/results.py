@@ -38,6 +38,7 @@ class RunSettings(BaseModel):
     budget: int | None = Field(None, description="step budget for every task; null = each task's own")
     ablations: list[str] = Field(default_factory=list)
     backend: str = "local"
+    seed: int | None = Field(None, description="the model's sampling seed; null for agents without a model")
 
 
 class RunRecord(BaseModel):
@@ -52,6 +53,8 @@ class RunRecord(BaseModel):
     workers: int = 1
     episode_timeout_s: float | None = None
     render: bool = False
+    repeat: int | None = Field(None, description="which of --repeats N runs this is (1-based); null for a single run")
+    repeats: int | None = None
     created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
