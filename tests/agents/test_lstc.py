@@ -92,8 +92,9 @@ def test_the_bash_channel_runs_confined_in_the_workspace(tmp_path: Path) -> None
     planner = {"subgoal": {"mode": "new", "text": "note the files"},
                "actions": [{"channel": "bash", "command": "echo done > note.txt && ls"},
                            {"channel": "bash", "command": "touch /etc/escape"}]}
-    lines = [{"kind": "planner", "text": json.dumps(planner)},
-             {"kind": "planner", "text": json.dumps({"control": "infeasible", "reason": "cannot"})}]
+    finish = {"control": "infeasible", "reason": "cannot"}
+    lines = [{"kind": "planner", "text": json.dumps({"candidates": [planner], "best": 0})},
+             {"kind": "planner", "text": json.dumps({"candidates": [finish], "best": 0})}]
     replies.write_text("\n".join(json.dumps(line) for line in lines))
     agent = LSTCAgent(model=f"replay:{replies}", ablate="no-step-abstraction")
     result = run("calc-total-column", agent, tmp_path / "out")
