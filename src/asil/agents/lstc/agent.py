@@ -23,8 +23,9 @@ class LSTCAgent:
     name = "lstc"
 
     def __init__(self, model: str = "scripted", ablate: list[str] | str | None = None,
-                 config: LSTCConfig | None = None, **options: Any):
-        self.cfg = config or configure(ablate)
+                 config: LSTCConfig | None = None, max_candidates: int | None = None, **options: Any):
+        limits = {"max_candidates": max_candidates} if max_candidates is not None else {}
+        self.cfg = config or configure(ablate, **limits)
         self.client = ModelClient.from_options(model, **options)
         self.state = ControlState(task="")
         self.queue: deque[tuple[str, Action]] = deque()
