@@ -51,6 +51,8 @@ def test_a_repeated_action_is_a_stall_and_repeated_stalls_cut_the_episode(tmp_pa
     result = run("calc-total-column", agent, tmp_path / "many")
     assert result.termination == "stall_cutoff" and not result.success
     assert result.metrics["events"]["stalls"] == 3 and result.metrics["verification_class"] == "Bypass"
+    totals = result.metrics["tokens"]  # the last stall's step abstraction is counted too
+    assert result.tokens == {"prompt": totals["prompt"], "completion": totals["completion"]}
 
 
 def test_a_premature_finish_is_rejected_by_final_verification(tmp_path: Path) -> None:

@@ -72,7 +72,8 @@ class LSTCAgent:
             self._absorb(observation, last)
         if self.cfg.stall_loop and self.cfg.routing and self.state.consecutive_stalls >= self.cfg.stall_cutoff:
             self.state.abandon_subgoal()
-            return Decision(action=None, stop="stall_cutoff", thought="consecutive-stall cutoff")
+            return Decision(action=None, stop="stall_cutoff", thought="consecutive-stall cutoff",
+                            tokens=self.client.take_tokens())  # the step abstraction of the last stall
         if self.queue:
             return self._issue(observation, *self.queue.popleft())
         return self._plan(observation)
