@@ -123,6 +123,8 @@ def test_final_verification_cannot_be_bypassed(tmp_path: Path) -> None:
     assert result.steps == 0 and result.metrics["channel_shares"]["control"] == 0.0  # no done was emitted
     saved = json.loads((tmp_path / TASK / "result.json").read_text())
     assert saved["termination"] == "verification_failed"
+    stop = result.metrics["stop_log"]  # the stopping step writes no trace line: its record is kept here
+    assert [v["verdict"] for v in stop["verification"]] == ["reject"] * 3 and len(stop["planner"]) == 3
     # one rejection fewer than the limit: the planner recovers and the finish is verified
     _, recovered = lstc(tmp_path / "two", ["premature_done"] * 2)
     assert recovered.termination == "done" and recovered.success
@@ -181,6 +183,7 @@ def test_a_subgoal_abandoned_after_a_failure_is_failed(tmp_path: Path) -> None:
     _, result = lstc(tmp_path / "cut", ["repeat"] * 8)
     assert result.termination == "stall_cutoff"
     assert [s["status"] for s in result.metrics["subgoal_history"]][-1] == "failed"
+    assert result.metrics["stop_log"]["route"]["assigned"] == "stall"  # the third stall, logged at the stop
     _, result = lstc(tmp_path / "ok", task=MULTI_STEP)
     assert {s["status"] for s in result.metrics["subgoal_history"]} == {"done"}
 

@@ -36,6 +36,7 @@ class LSTCAgent:
         self.counts: dict[str, int] = {}
         self.routes: list[Route] = []
         self.step_log: dict[str, Any] = {}  # this step's control record, written to the trace as agent_log
+        self.stop_log: dict[str, Any] | None = None  # the record of a step that ended the episode (no trace line)
         self.controller_seconds = 0.0
 
     # ------------------------------------------------------------ agent protocol
@@ -47,6 +48,7 @@ class LSTCAgent:
         self.guard = control.LoopGuard(self.cfg.loop_window)
         self.system = system_prompt(self.cfg, schema_text(schemas))
         self.succeeded, self.routes = [], []
+        self.stop_log = None
         self.counts = {"planner_steps": 0, "planner_errors": 0, "commitments": 0, "api": 0, "bash": 0, "control": 0,
                        "steps": 0}
         self.controller_seconds = 0.0
@@ -57,6 +59,8 @@ class LSTCAgent:
         try:
             decision = self._act(observation, last)
             decision.log = self.step_log or None
+            if decision.stop:
+                self.stop_log = decision.log
             return decision
         finally:
             spent = time.perf_counter() - started - (self._model_seconds() - model_before)

@@ -41,6 +41,7 @@ def episode_metrics(agent: LSTCAgent, termination: str) -> dict[str, Any]:
         "final_verification": [{"step": v.step, "verdict": v.verdict, "reason": v.reason, "infeasible": v.infeasible}
                                for v in state.verifications],
         "verification_class": verification_class(agent, termination),
+        "stop_log": agent.stop_log,  # agent_log of the step that stopped the episode: it has no trace line
         "routes": {route: agent.routes.count(route) for route in ("continue", "advance", "error", "stall", "finish")},
         "events": state.events.as_dict(),
         "repairs": agent.client.repairs,
