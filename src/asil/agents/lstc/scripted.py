@@ -34,7 +34,10 @@ def planner_reply(script: ScriptedProvider, context: dict[str, Any], fault: str 
     if fmt.get("subgoal_labels", True):
         look["subgoal"] = {"mode": "new", "text": "Inspect the document"}
     glance = {"channel": "api", "action": {"action_type": "navigate", "target": "A1"}}
-    look.update(actions=[glance]) if fmt.get("multi_action", True) else look.update(action=glance)
+    if fmt.get("multi_action", True):
+        look["actions"] = [glance]
+    else:
+        look["action"] = glance
     limit = fmt.get("max_candidates", 3)
     candidates = [{"why": "follows the reference", **reply}, look][:limit]
     best: Any = 0
