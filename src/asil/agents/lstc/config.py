@@ -38,7 +38,8 @@ class LSTCConfig(BaseModel):
     refine_interval: int = Field(8, ge=1, description="maximum steps between Context Refinements")
     stall_cutoff: int = Field(3, ge=1, description="consecutive stalls that end the episode")
     loop_window: int = Field(6, ge=2, description="recent (action, result) pairs checked for loops")
-    max_replans: int = Field(3, ge=1, description="planner calls in one step after rejected terminations")
+    max_replans: int = Field(3, ge=1, description="Final Verification rejections in one step before the episode "
+                             "ends as verification_failed")
     bash_timeout_s: float = Field(30.0, gt=0)
 
     @property
