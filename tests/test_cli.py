@@ -6,6 +6,7 @@ import csv
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from asil.tasks import get_task
 from tests.conftest import lo_convert, run_cli
@@ -106,3 +107,51 @@ def test_run_lstc_with_the_scripted_model_writes_metrics(tmp_path: Path) -> None
     assert result["metrics"]["config"]["candidates"] is False
     wrong = run_cli("run", "calc-fix-sum-range", "--agent", "react", "--ablate", "no-l2s", "--out", str(tmp_path))
     assert wrong.returncode == 2 and "lstc agent only" in wrong.stderr
+
+
+def test_table_5_runtime_parameters_are_flags_with_the_papers_defaults(tmp_path: Path) -> None:
+    from asil.agents.base import make_agent
+    from asil.cli import _agent_kwargs, build_parser
+
+    def options(*flags: str) -> dict[str, Any]:
+        return _agent_kwargs(build_parser().parse_args(["run", "calc-fix-sum-range", *flags]))
+
+    defaults = options("--agent", "lstc", "--model", "m")["params"]
+    assert defaults == {"temperature": 0.0, "top_p": 0.95, "top_k": 20, "seed": 42, "thinking_budget": 16384,
+                        "answer_tokens": 4096}
+    assert make_agent("lstc", **options("--agent", "lstc")).cfg.max_candidates == 3  # type: ignore[attr-defined]
+    given = ("--top-k", "7", "--top-p", "0.5", "--temperature", "0.3", "--seed", "9", "--thinking-budget", "1024")
+    expected = {  # what each server kind accepts of them
+        "openai": {"temperature": 0.3, "top_p": 0.5, "seed": 9},
+        "vllm": {"temperature": 0.3, "top_p": 0.5, "seed": 9, "top_k": 7, "thinking_token_budget": 1024},
+        "llamacpp": {"temperature": 0.3, "top_p": 0.5, "seed": 9, "top_k": 7, "thinking_budget_tokens": 1024},
+        "ollama": {"temperature": 0.3, "top_p": 0.5, "seed": 9}}
+    for server, sent in expected.items():
+        for agent in ("lstc", "react"):
+            built = make_agent(agent, **options("--agent", agent, "--model", "m", "--server", server, *given))
+            body = built.client.provider.request_body([])  # type: ignore[attr-defined]
+            assert {k: body[k] for k in sent} == sent and body["max_tokens"] == 1024 + 4096, (server, agent)
+    lstc = make_agent("lstc", **options("--agent", "lstc", "--max-candidates", "2"))
+    assert lstc.cfg.max_candidates == 2  # type: ignore[attr-defined]
+    wrong = run_cli("run", "calc-fix-sum-range", "--agent", "react", "--max-candidates", "2", "--out", str(tmp_path))
+    assert wrong.returncode == 2 and "--max-candidates applies to the lstc agent only" in wrong.stderr
+    bad = run_cli("run", "calc-fix-sum-range", "--agent", "lstc", "--top-p", "1.5", "--out", str(tmp_path))
+    assert bad.returncode == 2 and "--top-p" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_runtime_flags_reach_a_real_server(tmp_path: Path) -> None:
+    from tests.chat_server import ChatServer
+
+    finish = {"candidates": [{"control": "infeasible", "reason": "testing the flags"}], "best": 0}
+    server = ChatServer()
+    server.behaviours.append({"text": json.dumps(finish)})
+    try:
+        ran = run_cli("run", "calc-fix-sum-range", "--agent", "lstc", "--model", "local", "--base-url", server.url,
+                      "--server", "llamacpp", "--top-k", "11", "--seed", "5", "--thinking-budget", "512",
+                      "--out", str(tmp_path))
+    finally:
+        server.close()
+    assert ran.returncode == 0, ran.stderr
+    body = server.requests[0]["body"]
+    assert (body["top_k"], body["seed"], body["thinking_budget_tokens"], body["top_p"]) == (11, 5, 512, 0.95)
+    assert json.loads((tmp_path / "calc-fix-sum-range" / "result.json").read_text())["termination"] == "infeasible"

@@ -223,21 +223,40 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+SAMPLING = ("temperature", "top_p", "top_k", "seed", "thinking_budget", "answer_tokens")  # RuntimeParams fields
+
+
 def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """Options for model-driven agents; the oracle takes none."""
+    lstc_only = [flag for flag, given in (("--ablate", args.ablate), ("--max-candidates", args.max_candidates))
+                 if given is not None]
+    if lstc_only and args.agent != "lstc":
+        raise UsageError(f"{lstc_only[0]} applies to the lstc agent only.", hint="Use --agent lstc.")
     if args.agent == "oracle":
-        if args.ablate:
-            raise UsageError("--ablate applies to the lstc agent only.", hint="Use --agent lstc.")
         return {}
-    options: dict[str, Any] = {"model": args.model}
+    options: dict[str, Any] = {"model": args.model, "params": _runtime_params(args)}
     for name in ("base_url", "api_key", "server"):
         if getattr(args, name):
             options[name] = getattr(args, name)
     if args.ablate:
-        if args.agent != "lstc":
-            raise UsageError("--ablate applies to the lstc agent only.", hint="Use --agent lstc.")
         options["ablate"] = args.ablate
+    if args.max_candidates is not None:
+        options["max_candidates"] = args.max_candidates
     return options
+
+
+def _runtime_params(args: argparse.Namespace) -> dict[str, Any]:
+    """Table 5's sampling parameters as given (each flag defaults to the paper's value), validated."""
+    from pydantic import ValidationError
+
+    from asil.llm.params import RuntimeParams
+
+    try:
+        return RuntimeParams(**{name: getattr(args, name) for name in SAMPLING}).model_dump()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        flag = "--" + str(first["loc"][0]).replace("_", "-")
+        raise UsageError(f"{flag}: {first['msg']}.", hint="See 'asil run --help' for the paper's defaults.") from None
 
 
 def cmd_mcp_serve(args: argparse.Namespace) -> int:
@@ -356,10 +375,25 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
                    "(default: $ASIL_SERVER or openai)")
     p.add_argument("--ablate", help="LSTC ablations, comma-separated: no-l2s, no-s2l, no-persistent-subgoal, "
                    "no-candidates, no-multi-action, no-step-abstraction, no-routing, no-stall-loop")
+    _runtime_options(p)
     p.add_argument("--budget", type=int, help="step budget, e.g. 15, 50 or 100 (default: each task's own)")
     p.add_argument("--out", default="asil-results")
     p.add_argument("--render", action="store_true",
                    help="write step_N.png and step_N.render.json (skipped when ASIL_DISABLE_RENDER=1)")
+
+
+def _runtime_options(p: argparse.ArgumentParser) -> None:
+    """Table 5 of the LocalLSTC paper: sampling parameters sent to the model server (each server kind takes
+    the ones it accepts, see asil.llm.params), and the candidate limit of the LSTC planner."""
+    from asil.llm.params import RuntimeParams
+
+    group = p.add_argument_group("runtime parameters (LocalLSTC Table 5; defaults are the paper's)")
+    for name in SAMPLING:
+        info = RuntimeParams.model_fields[name]
+        group.add_argument("--" + name.replace("_", "-"), type=type(info.default), default=info.default,
+                           help=f"{info.description} (default: {info.default})")
+    group.add_argument("--max-candidates", type=int, choices=[1, 2, 3],
+                       help="lstc: most candidate proposals per planner call (default: 3)")
 
 
 def _exit_on(signum: int, frame: object) -> None:

@@ -51,6 +51,8 @@ def test_a_repeated_action_is_a_stall_and_repeated_stalls_cut_the_episode(tmp_pa
     result = run("calc-total-column", agent, tmp_path / "many")
     assert result.termination == "stall_cutoff" and not result.success
     assert result.metrics["events"]["stalls"] == 3 and result.metrics["verification_class"] == "Bypass"
+    totals = result.metrics["tokens"]  # the last stall's step abstraction is counted too
+    assert result.tokens == {"prompt": totals["prompt"], "completion": totals["completion"]}
 
 
 def test_a_premature_finish_is_rejected_by_final_verification(tmp_path: Path) -> None:
@@ -92,8 +94,9 @@ def test_the_bash_channel_runs_confined_in_the_workspace(tmp_path: Path) -> None
     planner = {"subgoal": {"mode": "new", "text": "note the files"},
                "actions": [{"channel": "bash", "command": "echo done > note.txt && ls"},
                            {"channel": "bash", "command": "touch /etc/escape"}]}
-    lines = [{"kind": "planner", "text": json.dumps(planner)},
-             {"kind": "planner", "text": json.dumps({"control": "infeasible", "reason": "cannot"})}]
+    finish = {"control": "infeasible", "reason": "cannot"}
+    lines = [{"kind": "planner", "text": json.dumps({"candidates": [planner], "best": 0})},
+             {"kind": "planner", "text": json.dumps({"candidates": [finish], "best": 0})}]
     replies.write_text("\n".join(json.dumps(line) for line in lines))
     agent = LSTCAgent(model=f"replay:{replies}", ablate="no-step-abstraction")
     result = run("calc-total-column", agent, tmp_path / "out")

@@ -46,7 +46,8 @@ def test_tokens_are_estimated_when_the_server_sends_no_usage(chat_server: ChatSe
 @pytest.mark.parametrize(("server", "present", "absent"), [
     ("openai", {"temperature": 0.0, "top_p": 0.95, "seed": 42}, ["top_k", "chat_template_kwargs"]),
     ("vllm", {"top_k": 20, "chat_template_kwargs": {"enable_thinking": True}, "thinking_token_budget": 16384}, []),
-    ("llamacpp", {"top_k": 20, "reasoning_budget_tokens": 16384}, ["chat_template_kwargs"]),
+    ("llamacpp", {"top_k": 20, "thinking_budget_tokens": 16384, "reasoning_budget_tokens": 16384},
+     ["chat_template_kwargs"]),
     ("ollama", {"temperature": 0.0, "seed": 42}, ["top_k"]),
 ])
 def test_runtime_parameters_are_sent_the_way_each_server_takes_them(

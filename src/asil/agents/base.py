@@ -21,6 +21,7 @@ class Decision:
     error: AsilError | None = None
     channel: str = "api"  # execution channel: api (ASIL actions) or bash
     stop: str | None = None  # the agent ends the episode without an action (e.g. "stall_cutoff")
+    log: dict[str, Any] | None = None  # the agent's own record of this step, written to the trace as agent_log
 
 
 class Agent(Protocol):

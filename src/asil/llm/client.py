@@ -22,7 +22,8 @@ class OpenAICompatibleClient:
     name = "openai-compatible"
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
-                 server: str | None = None, params: RuntimeParams | None = None, timeout_s: float = 600.0,
+                 server: str | None = None, params: RuntimeParams | dict[str, Any] | None = None,
+                 timeout_s: float = 600.0,
                  retries: int = 3, backoff_s: float = 1.0):
         self.model = model
         self.base_url = (base_url or os.environ.get("ASIL_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
@@ -31,7 +32,7 @@ class OpenAICompatibleClient:
         self.server = server or os.environ.get("ASIL_SERVER") or "openai"
         if self.server not in SERVER_PROFILES:
             raise LLMError(f"Unknown server kind {self.server!r}.", hint=f"Use one of: {', '.join(SERVER_PROFILES)}.")
-        self.params = params or RuntimeParams()
+        self.params = RuntimeParams.model_validate(params or {})  # a dict keeps agent options JSON
         self.timeout_s, self.retries, self.backoff_s = timeout_s, retries, backoff_s
 
     def bind(self, task: Task) -> None:

@@ -6,8 +6,12 @@ What a reply to each call kind looks like is the business of the agent that make
 the reply shapes live beside the agents (``asil.agents.react``, ``asil.agents.lstc.scripted``) and
 are found through ``REPLY_SHAPES``, declared lazily here: this package does not import the agents.
 ``faults`` injects known mistakes into successive planner/react calls so tests can watch the
-controller recover: ``malformed``, ``wrong_action``, ``repeat``, ``premature_done`` (a judge call
-takes ``malformed`` only). Only replies derived from the reference need a bound task.
+controller recover: ``malformed``, ``wrong_action``, ``repeat``, ``premature_done``, and the LSTC
+ones its reply shapes read (``bad_best``, ``too_many_candidates``, ``failure_called_continue``,
+``cycle``, ``toggle``); a judge call takes ``malformed`` only. The other calls made for that decision
+(step abstraction, verification, refinement) see the same fault; a repair round sees it only for
+faults ending in ``_twice``, which the repair repeats instead of fixing. Only replies derived from
+the reference need a bound task.
 """
 
 from __future__ import annotations
@@ -21,9 +25,13 @@ from asil.llm.base import LLMError, LLMReply, Message, timed_reply
 from asil.registry import Registry
 from asil.tasks.model import Task
 
-FAULTS = ("malformed", "wrong_action", "repeat", "premature_done")
+FAULTS = ("malformed", "wrong_action", "repeat", "premature_done", "bad_best", "bad_best_twice",
+          "too_many_candidates", "failure_called_continue", "cycle", "toggle")
 WRONG_ACTION = {"action_type": "set_value", "target": "NoSuchSheet!A1", "params": {"value": 1}}
 NO_CHANGE_ACTION = {"action_type": "navigate", "target": "A1"}
+# A->B->A twice over: once only moving around (a loop), once changing a cell each time (a toggle, progress).
+CYCLE = [NO_CHANGE_ACTION, {"action_type": "navigate", "target": "B2"}, NO_CHANGE_ACTION]
+TOGGLE = [{"action_type": "set_value", "target": "F1", "params": {"value": v}} for v in ("on", "off", "on")]
 
 # A reply shape: (the provider, the call's context, the injected fault or None) -> the reply's JSON.
 ReplyShape = Callable[["ScriptedProvider", dict[str, Any], str | None], dict[str, Any]]
@@ -46,29 +54,33 @@ class ScriptedProvider:
         self.task: Task | None = None
         self.calls: list[tuple[str, list[Message]]] = []  # every prompt, for inspection
         self._decisions = 0
+        self._fault: str | None = None  # the fault of the latest planner/react call
 
     def bind(self, task: Task) -> None:
         self.task = task
         self._decisions = 0
+        self._fault = None
 
     def complete(self, messages: list[Message], kind: str, context: dict[str, Any] | None = None) -> LLMReply:
         started = time.perf_counter()
         self.calls.append((kind, messages))
         context = context or {}
-        fault = None
         if kind in DECISION_KINDS:
-            fault = self.faults[self._decisions] if self._decisions < len(self.faults) else None
+            self._fault = self.faults[self._decisions] if self._decisions < len(self.faults) else None
             self._decisions += 1
+        fault = self._fault
+        if kind == "repair" and not (fault or "").endswith("_twice"):
+            fault = None
         reply = self._reply(kind, context, fault)
         text = "<think>Following the reference solution.</think>\n```json\n" + json.dumps(reply) + "\n```"
-        if fault == "malformed":
+        if fault == "malformed" and kind in DECISION_KINDS:
             text = '```json\n{"actions": [{"channel": "api", "action": {"action_type": \n```'
         return timed_reply(text, messages, started)
 
     # ------------------------------------------------------------ replies per call kind
     def _reply(self, kind: str, context: dict[str, Any], fault: str | None) -> dict[str, Any]:
         if kind == "repair":
-            return self._reply(context.get("for_kind", "planner"), context, None)
+            return self._reply(context.get("for_kind", "planner"), context, fault)
         if kind not in REPLY_SHAPES:
             raise LLMError(f"The scripted provider has no replies for {kind!r} calls.")
         return REPLY_SHAPES[kind](self, context, fault)
@@ -98,8 +110,10 @@ class ScriptedProvider:
     def next_actions(self, context: dict[str, Any], fault: str | None) -> list[dict[str, Any]] | str:
         """What to do next: the remaining reference actions, else the ending (``done``/``infeasible``);
         an injected ``fault`` replaces them with its known mistake."""
-        if fault == "wrong_action":
+        if fault in ("wrong_action", "failure_called_continue"):
             return [WRONG_ACTION]
+        if fault in ("cycle", "toggle"):
+            return CYCLE if fault == "cycle" else TOGGLE
         if fault == "repeat":
             return [NO_CHANGE_ACTION]
         if fault == "premature_done":

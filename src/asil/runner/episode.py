@@ -41,7 +41,7 @@ class _Episode:
             observation=observation.to_agent_dict() if self.writer.full else None,
             thought=decision.thought, action=decision.action, channel=decision.channel, status=result.status,
             error=result.error, changed=result.changed, output=result.output,
-            latency_ms=round(result.latency_ms, 3), tokens=decision.tokens))
+            latency_ms=round(result.latency_ms, 3), tokens=decision.tokens, agent_log=decision.log))
 
     def snapshot(self) -> None:
         """step_N.png + step_N.render.json, when rendering is on and not disabled by ASIL_DISABLE_RENDER=1."""

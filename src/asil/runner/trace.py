@@ -12,8 +12,9 @@ from asil.protocol import Action, ActionError
 from asil.workspace import atomic_write
 
 # timeout and crash are written by the bench harness when a worker had to be killed or died.
-Termination = Literal["done", "infeasible", "budget", "stall_cutoff", "llm_error", "agent_error", "env_error",
-                      "timeout", "crash"]
+# verification_failed: the agent's own final check refused its finish as often as it allows (LSTC max_replans).
+Termination = Literal["done", "infeasible", "budget", "stall_cutoff", "verification_failed", "llm_error",
+                      "agent_error", "env_error", "timeout", "crash"]
 
 
 class TraceLine(BaseModel):
@@ -33,6 +34,9 @@ class TraceLine(BaseModel):
     output: str | None = None
     latency_ms: float
     tokens: dict[str, int] = Field(default_factory=dict)
+    agent_log: dict[str, Any] | None = Field(None, description="the agent's own record of this step (LSTC: the "
+                                             "planner's candidates and choice, the route given to the previous "
+                                             "step's outcome and the rule that set it)")
 
 
 class EpisodeResult(BaseModel):

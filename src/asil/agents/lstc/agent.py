@@ -23,8 +23,9 @@ class LSTCAgent:
     name = "lstc"
 
     def __init__(self, model: str = "scripted", ablate: list[str] | str | None = None,
-                 config: LSTCConfig | None = None, **options: Any):
-        self.cfg = config or configure(ablate)
+                 config: LSTCConfig | None = None, max_candidates: int | None = None, **options: Any):
+        limits = {"max_candidates": max_candidates} if max_candidates is not None else {}
+        self.cfg = config or configure(ablate, **limits)
         self.client = ModelClient.from_options(model, **options)
         self.state = ControlState(task="")
         self.queue: deque[tuple[str, Action]] = deque()
@@ -34,6 +35,8 @@ class LSTCAgent:
         self.succeeded: list[dict[str, Any]] = []
         self.counts: dict[str, int] = {}
         self.routes: list[Route] = []
+        self.step_log: dict[str, Any] = {}  # this step's control record, written to the trace as agent_log
+        self.stop_log: dict[str, Any] | None = None  # the record of a step that ended the episode (no trace line)
         self.controller_seconds = 0.0
 
     # ------------------------------------------------------------ agent protocol
@@ -45,13 +48,20 @@ class LSTCAgent:
         self.guard = control.LoopGuard(self.cfg.loop_window)
         self.system = system_prompt(self.cfg, schema_text(schemas))
         self.succeeded, self.routes = [], []
-        self.counts = {"planner_steps": 0, "commitments": 0, "api": 0, "bash": 0, "control": 0, "steps": 0}
+        self.stop_log = None
+        self.counts = {"planner_steps": 0, "planner_errors": 0, "commitments": 0, "api": 0, "bash": 0, "control": 0,
+                       "steps": 0}
         self.controller_seconds = 0.0
 
     def act(self, observation: Observation, last: ActionResult | None) -> Decision:
         started, model_before = time.perf_counter(), self._model_seconds()
+        self.step_log = {}
         try:
-            return self._act(observation, last)
+            decision = self._act(observation, last)
+            decision.log = self.step_log or None
+            if decision.stop:
+                self.stop_log = decision.log
+            return decision
         finally:
             spent = time.perf_counter() - started - (self._model_seconds() - model_before)
             self.controller_seconds += spent
@@ -65,7 +75,9 @@ class LSTCAgent:
         if self.inflight is not None and last is not None:
             self._absorb(observation, last)
         if self.cfg.stall_loop and self.cfg.routing and self.state.consecutive_stalls >= self.cfg.stall_cutoff:
-            return Decision(action=None, stop="stall_cutoff", thought="consecutive-stall cutoff")
+            self.state.abandon_subgoal()
+            return Decision(action=None, stop="stall_cutoff", thought="consecutive-stall cutoff",
+                            tokens=self.client.take_tokens())  # the step abstraction of the last stall
         if self.queue:
             return self._issue(observation, *self.queue.popleft())
         return self._plan(observation)
@@ -76,24 +88,31 @@ class LSTCAgent:
             self.counts["planner_steps"] += 1
             try:
                 commitment = self._ask_planner(text)
-            except DecisionParseError as exc:
+            except DecisionParseError as exc:  # still unusable after the repair round: counted, step is invalid
+                self.counts["planner_errors"] += 1
+                self.step_log["planner_error"] = exc.message
                 return Decision(action=None, error=exc, tokens=self.client.take_tokens())
+            self.step_log.setdefault("planner", []).append(commitment.record())
             if commitment.control is None:  # a finish decision opens no new stage of work
                 self._update_subgoal(commitment)
                 self.counts["commitments"] += 1
                 self.queue.extend(commitment.steps)
-                return self._issue(observation, *self.queue.popleft(), thought=commitment.rationale)
+                return self._issue(observation, *self.queue.popleft(), thought=commitment.rationale or commitment.why)
             decision = self._finish(commitment, text)
             if decision is not None:
                 return decision
-        # The planner kept finishing and verification kept refusing: hand the finish over (recorded as Fail).
-        return self._control("done", "repeated finish after rejections")
+        # Final Verification refused every finish this step allows: the episode ends as a verification
+        # failure, never as done.
+        self.state.abandon_subgoal()
+        return Decision(action=None, stop="verification_failed", tokens=self.client.take_tokens(),
+                        thought=f"Final Verification rejected {self.cfg.max_replans} finishes in a row")
 
     def _ask_planner(self, observation: str) -> Commitment:
         messages = planner_messages(self.state, self.cfg, self.system, observation)
         context = {"succeeded": self.succeeded, "subgoal": self.state.subgoal.text if self.state.subgoal else None,
                    "format": {"candidates": self.cfg.candidates, "multi_action": self.cfg.multi_action,
-                              "persistent_subgoal": self.cfg.persistent_subgoal}}
+                              "persistent_subgoal": self.cfg.persistent_subgoal,
+                              "subgoal_labels": self.cfg.subgoal_labels, "max_candidates": self.cfg.max_candidates}}
         data = self.client.ask("planner", messages, context, check=self._check_commitment)
         commitment = parse_commitment(data, self.cfg)
         self.state.feedback = ""  # consumed by this call
@@ -103,6 +122,8 @@ class LSTCAgent:
         parse_commitment(data, self.cfg)  # raises DecisionParseError, which triggers the repair round
 
     def _update_subgoal(self, commitment: Commitment) -> None:
+        if not self.cfg.subgoal_labels:  # w/o L2S: task-level control, no subgoal is opened
+            return
         current = self.state.subgoal
         keep = (self.cfg.persistent_subgoal and commitment.subgoal_mode == "continue" and current is not None
                 and current.status == "active")
@@ -118,6 +139,8 @@ class LSTCAgent:
             return self._control("done", commitment.reason)
         accepted, reason = control.verify_finish(self.client, self.state, observation, {"succeeded": self.succeeded})
         self.state.verifications.append(Verification(self.counts["steps"], "accept" if accepted else "reject", reason))
+        self.step_log.setdefault("verification", []).append({"verdict": "accept" if accepted else "reject",
+                                                             "reason": reason})
         if accepted:
             return self._control("done", commitment.reason)
         self.state.events.rejected_terminations += 1
@@ -134,7 +157,8 @@ class LSTCAgent:
         self.counts[channel] += 1
         if self.state.subgoal is not None:
             self.state.subgoal.actions += 1
-        self.inflight = control.Executed(channel, action, observation.digest(), observation.summary, len(self.queue))
+        self.inflight = control.Executed(channel, action, observation.digest(), observation.summary, len(self.queue),
+                                         self.counts["steps"])
         return Decision(action=action, channel=channel, thought=thought, tokens=self.client.take_tokens())
 
     # ------------------------------------------------------------ Short-to-Long control
@@ -144,16 +168,22 @@ class LSTCAgent:
         if result.ok and executed.channel == "api":
             self.succeeded.append(executed.action.model_dump(mode="json"))
         if self.cfg.step_abstraction:
-            evidence, route = control.abstract_step(self.client, self.state, self.cfg, executed, result,
-                                                    observation.summary)
+            evidence, model_route = control.abstract_step(self.client, self.state, self.cfg, executed, result,
+                                                          observation.summary)
         else:
-            evidence, route = control.raw_evidence(executed, result)
-        finding = self.guard.check(executed, observation.digest()) if self.cfg.stall_loop else None
-        if result.ok and finding is not None:
-            route = "stall"
+            evidence, model_route = control.raw_evidence(executed, result)
+        # The guard always looks, so every ablation logs stalls and loops; only stall_loop applies them.
+        finding = self.guard.check(executed, observation.digest(), bool(result.changed))
+        self.state.events.stalls += finding == "stall"
+        self.state.events.loops += finding == "loop"
+        routing = control.route_step(model_route, result, finding, self.cfg.stall_loop)
+        self.step_log["route"] = routing.as_dict(executed.step, applied=self.cfg.routing)
+        route = routing.assigned
         if not result.ok:  # a committed list stops early when an action fails
             self.queue.clear()
         self.routes.append(route)
+        if self.state.subgoal is not None:
+            self.state.subgoal.last_route = route
         self.state.add_evidence(evidence, self.cfg.subgoal_evidence)
         self.state.recent.append(f"{executed.channel}: {evidence}")
         self.state.steps_since_refinement += 1
@@ -161,13 +191,12 @@ class LSTCAgent:
             self._route(route, executed, result, finding)
         if self.state.steps_since_refinement >= self.cfg.refine_interval:
             control.refine_context(self.client, self.state)  # maximum-interval fallback (periodic when ablated)
+            self.step_log["refinement"] = "interval"
 
     def _route(self, route: Route, executed: control.Executed, result: ActionResult, finding: str | None) -> None:
         state = self.state
         state.consecutive_stalls = state.consecutive_stalls + 1 if route == "stall" else 0
         if route == "stall":
-            state.events.stalls += finding == "stall"
-            state.events.loops += finding == "loop"
             self.queue.clear()
         if route == "error":
             state.events.recovery_entries += 1
@@ -177,6 +206,7 @@ class LSTCAgent:
             state.subgoal.status = "done"
             if self.cfg.advance_refinement:
                 control.refine_context(self.client, state)
+                self.step_log["refinement"] = "advance"
 
     def _model_seconds(self) -> float:
         return sum(s.seconds for s in self.client.usage.by_kind.values())

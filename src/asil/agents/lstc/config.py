@@ -15,6 +15,7 @@ class LSTCConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # Long-to-Short planning
+    subgoal_labels: bool = Field(True, description="the planner names the subgoal each commitment serves")
     persistent_subgoal: bool = Field(True, description="planner sees the current subgoal and may 'continue' it")
     candidates: bool = Field(True, description="compare up to max_candidates proposals, name the best with a rationale")
     multi_action: bool = Field(True, description="commit to an ordered action list, not one action a call")
@@ -24,18 +25,21 @@ class LSTCConfig(BaseModel):
     routing: bool = Field(True, description="apply continue/advance/error/stall/finish routing to control")
     subgoal_transitions: bool = Field(True, description="'advance' closes the subgoal (stage transitions)")
     recovery_feedback: bool = Field(True, description="state-conditioned error and stall feedback to the planner")
-    stall_loop: bool = Field(True, description="repeated-action and action-result loop checks, stall cutoff")
+    stall_loop: bool = Field(True, description="apply stall/loop findings (route to stall, cutoff) and remap a "
+                             "failed step to error; findings are logged even when this is off")
     advance_refinement: bool = Field(True, description="Context Refinement on advance (else only periodic)")
     final_verification: bool = Field(True, description="verify before accepting finish")
     # limits
-    max_candidates: int = Field(3, ge=1, le=3)
+    max_candidates: int = Field(3, ge=1, le=3, description="most candidate proposals a planner reply may carry "
+                                "(paper Table 5)")
     max_actions: int = Field(5, ge=1, le=20, description="longest committed action list")
     recent_steps: int = Field(5, ge=1, description="abstracted steps kept verbatim in the planner context")
     evidence_window: int = Field(8, ge=1, description="evidence items shown for the current subgoal")
     refine_interval: int = Field(8, ge=1, description="maximum steps between Context Refinements")
     stall_cutoff: int = Field(3, ge=1, description="consecutive stalls that end the episode")
     loop_window: int = Field(6, ge=2, description="recent (action, result) pairs checked for loops")
-    max_replans: int = Field(3, ge=1, description="planner calls in one step after rejected terminations")
+    max_replans: int = Field(3, ge=1, description="Final Verification rejections in one step before the episode "
+                             "ends as verification_failed")
     bash_timeout_s: float = Field(30.0, gt=0)
 
     @property
@@ -45,8 +49,8 @@ class LSTCConfig(BaseModel):
 
 # Each ablation lists exactly the mechanisms it removes (Table 10 grouped, Table 11 components).
 ABLATIONS: dict[str, dict[str, Any]] = {
-    "no-l2s": {"persistent_subgoal": False, "candidates": False, "multi_action": False, "subgoal_evidence": False,
-               "subgoal_transitions": False, "advance_refinement": False},
+    "no-l2s": {"subgoal_labels": False, "persistent_subgoal": False, "candidates": False, "multi_action": False,
+               "subgoal_evidence": False, "subgoal_transitions": False, "advance_refinement": False},
     "no-s2l": {"routing": False, "recovery_feedback": False, "subgoal_evidence": False, "advance_refinement": False,
                "final_verification": False, "stall_loop": False},
     "no-persistent-subgoal": {"persistent_subgoal": False},

@@ -27,6 +27,7 @@ class Executed:
     digest_before: str
     summary_before: str
     pending_after: int  # committed actions still queued behind this one
+    step: int = 0  # the episode step that issued it
 
     @property
     def key(self) -> str:
@@ -75,22 +76,53 @@ def _check_abstraction(data: dict[str, Any]) -> None:
 
 
 class LoopGuard:
-    """Repeated-action and action-result loop checks over the last few steps."""
+    """Repeated-action and action-result loop checks over the last few steps.
+
+    A loop is an (action, resulting state) pair seen before *with no document change in between*: A->B->A
+    that only moves around is a loop, A->B->A where the steps changed the document (a toggle, an edit and
+    its undo-and-redo) is progress. ``result.changed`` is the adapter's report of what the step changed.
+    """
 
     def __init__(self, window: int):
         self.last_key: str | None = None
-        self.pairs: deque[tuple[str, str]] = deque(maxlen=window)
+        self.pairs: deque[tuple[str, str, int]] = deque(maxlen=window)
+        self.revision = 0  # document changes seen so far
 
-    def check(self, executed: Executed, digest_after: str) -> str | None:
+    def check(self, executed: Executed, digest_after: str, changed_document: bool) -> str | None:
         """'stall' for the same action again with no change, 'loop' for a recurring (action, result)."""
         finding = None
         if executed.key == self.last_key and executed.digest_before == digest_after:
             finding = "stall"
-        elif (executed.key, digest_after) in self.pairs:
+        elif (executed.key, digest_after, self.revision) in self.pairs:
             finding = "loop"
         self.last_key = executed.key
-        self.pairs.append((executed.key, digest_after))
+        self.pairs.append((executed.key, digest_after, self.revision))
+        self.revision += changed_document
         return finding
+
+
+@dataclass
+class Routing:
+    """How one outcome was routed: what the model said, what the rules made of it, and why."""
+
+    model: Route  # from Step Abstraction, or the raw-evidence rule when it is ablated
+    assigned: Route
+    rule: str  # "model", "execution_failure", "stall" or "loop"
+    finding: str | None  # the LoopGuard's finding, applied or not
+
+    def as_dict(self, step: int, applied: bool) -> dict[str, Any]:
+        return {"of_step": step, "model": self.model, "assigned": self.assigned, "rule": self.rule, "finding": self.finding,
+                "applied": applied}
+
+
+def route_step(model: Route, result: ActionResult, finding: str | None, enforce: bool) -> Routing:
+    """The deterministic rules over the model's route (paper Table 11, stall and loop handling):
+    a failed execution is an error whatever the model says; a stall or loop finding overrides it."""
+    if enforce and not result.ok:
+        return Routing(model, "error", "execution_failure", finding)
+    if enforce and finding is not None:
+        return Routing(model, "stall", finding, finding)
+    return Routing(model, model, "model", finding)
 
 
 def recovery_feedback(state: ControlState, executed: Executed, result: ActionResult, route: Route,

@@ -28,9 +28,11 @@ def episode_metrics(agent: LSTCAgent, termination: str) -> dict[str, Any]:
     subgoals = len(state.subgoals)
     return {
         "planner_steps": planner_steps,
+        "planner_errors": counts.get("planner_errors", 0),  # replies still malformed after the repair round
         "steps": counts.get("steps", 0),
         "actions": actions,
         "subgoals": subgoals,
+        "subgoal_history": [s.as_dict() for s in state.subgoals],
         "actions_per_subgoal": round(actions / subgoals, 3) if subgoals else 0.0,
         "actions_per_step": round(actions / commitments, 3) if commitments else 0.0,
         "channel_shares": {name: round(counts.get(name, 0) / emitted, 3) if emitted else 0.0
@@ -39,6 +41,7 @@ def episode_metrics(agent: LSTCAgent, termination: str) -> dict[str, Any]:
         "final_verification": [{"step": v.step, "verdict": v.verdict, "reason": v.reason, "infeasible": v.infeasible}
                                for v in state.verifications],
         "verification_class": verification_class(agent, termination),
+        "stop_log": agent.stop_log,  # agent_log of the step that stopped the episode: it has no trace line
         "routes": {route: agent.routes.count(route) for route in ("continue", "advance", "error", "stall", "finish")},
         "events": state.events.as_dict(),
         "repairs": agent.client.repairs,

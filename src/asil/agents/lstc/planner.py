@@ -21,28 +21,46 @@ CONTROLS = (None, "done", "infeasible")
 
 @dataclass
 class Commitment:
-    """The planner's decision for this step."""
+    """The planner's decision for this step: the chosen proposal, and every proposal it was chosen from."""
 
     subgoal_mode: str
     subgoal_text: str
     steps: list[tuple[str, Action]] = field(default_factory=list)  # (channel, action), in order
     control: str | None = None
     reason: str = ""
-    candidates: int = 0
+    why: str = ""
+    candidates: list[Commitment] = field(default_factory=list)  # empty when candidate proposals are ablated
+    best: int | None = None
     rationale: str = ""
 
+    def record(self) -> dict[str, Any]:
+        """The trace's view of this decision: each candidate as data, the best index and the rationale."""
+        record: dict[str, Any] = {"chosen": self._proposal()}
+        if self.best is not None:
+            record.update(candidates=[c._proposal() for c in self.candidates], best=self.best,
+                          rationale=self.rationale)
+        return record
 
-def reply_format(cfg: LSTCConfig) -> str:
-    """The JSON the planner must return, shaped by the active mechanisms."""
+    def _proposal(self) -> dict[str, Any]:
+        proposal: dict[str, Any] = {"subgoal": {"mode": self.subgoal_mode, "text": self.subgoal_text},
+                                    "steps": [{"channel": channel, "action": action.model_dump(mode="json",
+                                                                                                exclude_defaults=True)}
+                                              for channel, action in self.steps],
+                                    "control": self.control, "reason": self.reason}
+        if self.why:
+            proposal["why"] = self.why
+        return proposal
+
+
+def _decision_example(cfg: LSTCConfig) -> tuple[dict[str, Any], list[str]]:
+    """One decision's JSON (a candidate's, when candidates are on) and the notes that explain it."""
     example: dict[str, Any] = {}
     notes = []
-    if cfg.candidates:
-        example["candidates"] = [{"subgoal": "<next stage of the task>", "why": "<why it is the right next stage>"}]
-        example["best"] = "<index of the best candidate>"
-        example["rationale"] = "<one sentence: why the best one wins>"
-        notes.append(f"Propose up to {cfg.max_candidates} candidates and compare them before committing.")
-    modes = '"continue" | "new"' if cfg.persistent_subgoal else '"new"'
-    example["subgoal"] = {"mode": modes, "text": "<the subgoal you commit to>"}
+    if cfg.subgoal_labels:
+        modes = '"continue" | "new"' if cfg.persistent_subgoal else '"new"'
+        example["subgoal"] = {"mode": modes, "text": "<the subgoal you commit to>"}
+        if cfg.persistent_subgoal:
+            notes.append('Use "mode": "continue" to keep the current subgoal, "new" to start the next one.')
     step = {"channel": "api", "action": {"action_type": "...", "target": "...", "params": {}}}
     if cfg.multi_action:
         example["actions"] = [step, {"channel": "bash", "command": "..."}]
@@ -52,8 +70,19 @@ def reply_format(cfg: LSTCConfig) -> str:
         notes.append('Give exactly one step in "action".')
     example["control"] = 'null | "done" | "infeasible"'
     example["reason"] = "<required with control>"
-    if cfg.persistent_subgoal:
-        notes.append('Use "mode": "continue" to keep the current subgoal, "new" to start the next one.')
+    return example, notes
+
+
+def reply_format(cfg: LSTCConfig) -> str:
+    """The JSON the planner must return, shaped by the active mechanisms."""
+    decision, notes = _decision_example(cfg)
+    if not cfg.candidates:
+        return "Reply format:\n" + json.dumps(decision, indent=2) + "\n" + "\n".join(notes)
+    candidate = {"why": "<what this option would achieve>", **decision}
+    example = {"candidates": [candidate], "best": "<index of the best candidate, from 0>",
+               "rationale": "<one sentence: why the best one wins>"}
+    notes.insert(0, f"Propose 1 to {cfg.max_candidates} candidates, each a complete decision, compare them, and "
+                    'name the one to execute in "best"; only that one is executed.')
     return "Reply format:\n" + json.dumps(example, indent=2) + "\n" + "\n".join(notes)
 
 
@@ -82,11 +111,39 @@ def planner_messages(state: ControlState, cfg: LSTCConfig, system: str, observat
 
 
 def parse_commitment(data: dict[str, Any], cfg: LSTCConfig) -> Commitment:
-    """Validate a planner reply; DecisionParseError names the first problem (for the repair round)."""
+    """Validate a planner reply; DecisionParseError names the first problem (for the repair round).
+
+    With candidate proposals on, the reply must carry 1..max_candidates complete decisions and a ``best``
+    index into them; every candidate is validated (they are logged as data), the best one is executed.
+    """
+    if not cfg.candidates:
+        return _decision(data, cfg)
+    raw = data.get("candidates")
+    if not isinstance(raw, list) or not 1 <= len(raw) <= cfg.max_candidates:
+        found = f"{len(raw)} candidates" if isinstance(raw, list) else f"'candidates' = {raw!r}"
+        raise DecisionParseError(f"'candidates' must be a list of 1 to {cfg.max_candidates} decisions, not {found}.")
+    best = data.get("best")
+    if isinstance(best, bool) or not isinstance(best, int) or not 0 <= best < len(raw):
+        raise DecisionParseError(f"'best' must be the index (0 to {len(raw) - 1}) of a candidate, not {best!r}.")
+    candidates = []
+    for index, candidate in enumerate(raw):
+        if not isinstance(candidate, dict):
+            raise DecisionParseError(f"Candidate {index} must be a JSON object.")
+        try:
+            candidates.append(_decision(candidate, cfg))
+        except DecisionParseError as exc:
+            raise DecisionParseError(f"Candidate {index}: {exc.message}", hint=exc.hint) from None
+    chosen = candidates[best]
+    chosen.candidates, chosen.best, chosen.rationale = candidates, best, str(data.get("rationale") or "")
+    return chosen
+
+
+def _decision(data: dict[str, Any], cfg: LSTCConfig) -> Commitment:
+    """One decision: subgoal (when labels are on), ordered steps or a control, reason."""
     control = data.get("control")
     if control not in CONTROLS:
         raise DecisionParseError(f"'control' must be null, \"done\" or \"infeasible\", not {control!r}.")
-    raw_subgoal = data.get("subgoal")
+    raw_subgoal = data.get("subgoal") if cfg.subgoal_labels else None
     subgoal: dict[str, Any] = raw_subgoal if isinstance(raw_subgoal, dict) else {}
     mode = subgoal.get("mode", "new") if cfg.persistent_subgoal else "new"
     raw_steps = data.get("actions") if cfg.multi_action else None
@@ -99,11 +156,9 @@ def parse_commitment(data: dict[str, Any], cfg: LSTCConfig) -> Commitment:
     if control is None and not steps:
         raise DecisionParseError("The reply commits to no action and no control.",
                                  hint='Give "actions", or "control": "done" / "infeasible".')
-    candidates = data.get("candidates") if cfg.candidates else None
-    return Commitment(subgoal_mode="continue" if mode == "continue" else "new",
-                      subgoal_text=str(subgoal.get("text") or "Work on the task"), steps=steps, control=control,
-                      reason=str(data.get("reason") or ""), candidates=len(candidates) if isinstance(candidates, list) else 0,
-                      rationale=str(data.get("rationale") or ""))
+    text = str(subgoal.get("text") or "Work on the task") if cfg.subgoal_labels else ""
+    return Commitment(subgoal_mode="continue" if mode == "continue" else "new", subgoal_text=text, steps=steps,
+                      control=control, reason=str(data.get("reason") or ""), why=str(data.get("why") or ""))
 
 
 def _step(raw: Any, cfg: LSTCConfig) -> tuple[str, Action]:

@@ -18,7 +18,7 @@ def planner_reply(script: ScriptedProvider, context: dict[str, Any], fault: str 
     step = script.next_actions(context, fault)
     subgoal_text = context.get("subgoal") or "Carry out the requested change"
     mode = "continue" if context.get("subgoal") and fmt.get("persistent_subgoal", True) else "new"
-    reply: dict[str, Any] = {"subgoal": {"mode": mode, "text": subgoal_text}}
+    reply: dict[str, Any] = {"subgoal": {"mode": mode, "text": subgoal_text}} if fmt.get("subgoal_labels", True) else {}
     if isinstance(step, str):
         reply.update(control=step, reason="The task is complete." if step == "done" else "Not possible here.")
     else:
@@ -27,13 +27,30 @@ def planner_reply(script: ScriptedProvider, context: dict[str, Any], fault: str 
             reply["actions"] = entries
         else:
             reply["action"] = entries[0]
-    if fmt.get("candidates", True):
-        reply = {"candidates": [{"subgoal": subgoal_text, "why": "follows the reference"}], "best": 0,
-                 "rationale": "Only one sound option.", **reply}
-    return reply
+    if not fmt.get("candidates", True):
+        return reply
+    # The reference is the best candidate; a weaker one (looking before acting) is proposed beside it.
+    look: dict[str, Any] = {"why": "inspect the state first"}
+    if fmt.get("subgoal_labels", True):
+        look["subgoal"] = {"mode": "new", "text": "Inspect the document"}
+    glance = {"channel": "api", "action": {"action_type": "navigate", "target": "A1"}}
+    if fmt.get("multi_action", True):
+        look["actions"] = [glance]
+    else:
+        look["action"] = glance
+    limit = fmt.get("max_candidates", 3)
+    candidates = [{"why": "follows the reference", **reply}, look][:limit]
+    best: Any = 0
+    if fault in ("bad_best", "bad_best_twice"):
+        best = len(candidates)  # names a candidate that does not exist
+    if fault == "too_many_candidates":
+        candidates += [look] * limit
+    return {"candidates": candidates, "best": best, "rationale": "The reference step makes progress; looking does not."}
 
 
 def abstraction_reply(script: ScriptedProvider, context: dict[str, Any], fault: str | None) -> dict[str, Any]:
+    if fault == "failure_called_continue":  # the abstraction misreads a failed step as progress
+        return {"evidence": "The step went through.", "state": "continue"}
     if context.get("status") != "ok":
         return {"evidence": f"The action failed: {context.get('error', 'unknown error')}", "state": "error"}
     state = "continue" if context.get("pending", 0) else "advance"

@@ -18,6 +18,16 @@ class Subgoal:
     started_step: int
     status: SubgoalStatus = "active"
     actions: int = 0
+    last_route: Route | None = None  # the route given to the latest outcome under this subgoal
+
+    def close(self) -> None:
+        """Leave the subgoal: ``failed`` if its last outcome was an error or a stall, else ``superseded``."""
+        if self.status == "active":
+            self.status = "failed" if self.last_route in ("error", "stall") else "superseded"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "status": self.status, "started_step": self.started_step,
+                "actions": self.actions}
 
 
 @dataclass
@@ -32,7 +42,7 @@ class Verification:
 class Events:
     """Runtime events of Table 4: counted, and whether each was entered at least once."""
 
-    stalls: int = 0
+    stalls: int = 0  # findings of the LoopGuard, logged whether or not stall/loop handling applies them
     loops: int = 0
     recovery_entries: int = 0
     rejected_terminations: int = 0
@@ -61,11 +71,16 @@ class ControlState:
     refinements: int = 0
 
     def new_subgoal(self, text: str, step: int) -> Subgoal:
-        if self.subgoal is not None and self.subgoal.status == "active":
-            self.subgoal.status = "superseded"
+        if self.subgoal is not None:
+            self.subgoal.close()
         self.subgoal = Subgoal(id=len(self.subgoals) + 1, text=text, started_step=step)
         self.subgoals.append(self.subgoal)
         return self.subgoal
+
+    def abandon_subgoal(self) -> None:
+        """The episode ends without finishing the active subgoal (stall cutoff, verification failure)."""
+        if self.subgoal is not None and self.subgoal.status == "active":
+            self.subgoal.status = "failed"
 
     def evidence_key(self, aligned: bool) -> int:
         return self.subgoal.id if aligned and self.subgoal is not None else TASK_LEVEL
