@@ -175,11 +175,15 @@ def runtime_table(item: RunSet) -> Table:
 
 
 # ----------------------------------------------------------------------------- (c) LocalLSTC Table 4
-EVENTS = (("stall_repetition", "stall / repetition", "stall_loop"), ("recovery", "recovery entry", "routing"),
+# The LoopGuard logs stalls and loops in every configuration (its switch only decides whether they are
+# acted on), so that event is always measured; the others exist only where their mechanism is on.
+EVENTS = (("stall_repetition", "stall / repetition", ""), ("recovery", "recovery entry", "routing"),
           ("rejected_termination", "rejected termination", "final_verification"))
 
 
 def _event_available(config: dict[str, Any], switch: str) -> bool:
+    if not switch:
+        return True
     if switch == "final_verification":
         return bool(config.get("final_verification", True) and config.get("routing", True))
     return bool(config.get(switch, True))
