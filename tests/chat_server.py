@@ -24,10 +24,12 @@ class ChatServer:
                 plan = server.behaviours.pop(0) if server.behaviours else {"text": "{}"}
                 time.sleep(plan.get("delay", 0))
                 status = plan.get("status", 200)
-                payload: dict[str, Any] = {"choices": [{"message": {"role": "assistant", "content": plan.get("text", "")}}]}
+                choice = {"message": {"role": "assistant", "content": plan.get("text", "")},
+                          "finish_reason": plan.get("finish_reason", "stop")}
+                payload: dict[str, Any] = {"choices": [choice]}
                 if "usage" in plan:
                     payload["usage"] = plan["usage"]
-                data = json.dumps(payload if status == 200 else {"error": "boom"}).encode()
+                data = json.dumps(payload if status == 200 else plan.get("error", {"error": "boom"})).encode()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")

@@ -123,8 +123,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from asil.tasks import get_task
 
     task = get_task(args.task_id, root=args.tasks_dir)
+    _check_timeout("--episode-timeout", args.episode_timeout)
     result = run_episode(task, make_agent(args.agent, **_agent_kwargs(args)), Path(args.out), budget=args.budget,
-                         full_observations=args.full_observations, render=args.render)
+                         full_observations=args.full_observations, render=args.render,
+                         timeout_s=args.episode_timeout)
     print(f"{task.id}: {'success' if result.success else 'failure'} score {result.score:.3f} "
           f"steps {result.steps} ({result.termination}) -> {Path(args.out) / task.id}")
     if result.error:
@@ -141,15 +143,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
     tasks = _load_tasks(args)
     if args.workers < 1:
         raise UsageError(f"--workers must be 1 or more, not {args.workers}.", hint="e.g. --workers 2")
-    if args.episode_timeout is not None and args.episode_timeout <= 0:
-        raise UsageError(f"--episode-timeout must be a positive number of seconds, not {args.episode_timeout:g}.")
+    _check_timeout("--episode-timeout", args.episode_timeout)
     if args.ray_address and args.backend != "ray":
         raise UsageError("--ray-address applies to the ray backend only.", hint="Add --backend ray.")
     if args.repeats < 1:
         raise UsageError(f"--repeats must be 1 or more, not {args.repeats}.", hint="e.g. --repeats 2")
     agent = AgentSpec(args.agent, _agent_kwargs(args))
     record = RunRecord(settings=run_settings(agent, args.budget, args.backend), suite=args.suite, app=args.app,
-                       tasks_dir=str(args.tasks_dir) if args.tasks_dir else None, workers=args.workers,
+                       tasks_dir=str(args.tasks_dir) if args.tasks_dir else None, task_ids=args.task or None,
+                       workers=args.workers,
                        episode_timeout_s=args.episode_timeout, render=args.render)
     progress = Progress(len(tasks))
 
@@ -170,6 +172,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_timeout(flag: str, seconds: float | None) -> None:
+    if seconds is not None and seconds <= 0:
+        raise UsageError(f"{flag} must be a positive number of seconds, not {seconds:g}.")
+
+
 def _bench_repeats(tasks: list[Any], agent: Any, out: Path, repeats: int, record: Any, options: dict[str, Any]) -> int:
     from asil.runner.bench import repeat_folder, run_repeats
     from asil.runner.summary import format_table
@@ -188,6 +195,13 @@ def _load_tasks(args: argparse.Namespace) -> list[Any]:
     from asil.tasks import load_tasks
 
     tasks = load_tasks(suite=args.suite, app=args.app, root=args.tasks_dir)
+    wanted = getattr(args, "task", None) or []
+    if wanted:
+        unknown = sorted(set(wanted) - {t.id for t in tasks})
+        if unknown:
+            raise UsageError(f"No task {unknown[0]!r} matches that suite/app.",
+                             hint="Run 'asil tasks list' to see all tasks.")
+        tasks = [t for t in tasks if t.id in wanted]
     if tasks:
         return tasks
     raise UsageError("No task matches that suite/app.", hint="Run 'asil tasks list' to see all tasks.")
@@ -238,6 +252,9 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     for name in ("base_url", "api_key", "server"):
         if getattr(args, name):
             options[name] = getattr(args, name)
+    _check_timeout("--call-timeout", args.call_timeout)
+    if args.call_timeout is not None:
+        options["timeout_s"] = args.call_timeout
     if args.ablate:
         options["ablate"] = args.ablate
     if args.max_candidates is not None:
@@ -322,9 +339,14 @@ def build_parser() -> argparse.ArgumentParser:
     _agent_options(p)
     p.add_argument("--full-observations", action="store_true", help="store whole observations in traj.jsonl")
     p.add_argument("--tasks-dir", type=Path)
+    p.add_argument("--episode-timeout", type=float, metavar="S",
+                   help="wall-clock limit of the episode, checked between steps; a late episode ends as a timeout "
+                   "and is still evaluated (bound each step with --call-timeout)")
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("bench", help="run many tasks (resumable) and print a per-app table")
     _task_filters(p)
+    p.add_argument("--task", action="append", default=[], metavar="ID",
+                   help="run only this task (repeatable); combines with --suite/--app/--tasks-dir")
     _agent_options(p)
     p.add_argument("--workers", type=int, default=1, help="episodes run at once, each in its own process")
     p.add_argument("--backend", choices=["local", "ray"], default="local",
@@ -376,6 +398,9 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ablate", help="LSTC ablations, comma-separated: no-l2s, no-s2l, no-persistent-subgoal, "
                    "no-candidates, no-multi-action, no-step-abstraction, no-routing, no-stall-loop")
     _runtime_options(p)
+    p.add_argument("--call-timeout", type=float, metavar="S",
+                   help="wall-clock limit of one model call (default 600); a late call is cancelled, not retried, "
+                   "and the episode ends as llm_error")
     p.add_argument("--budget", type=int, help="step budget, e.g. 15, 50 or 100 (default: each task's own)")
     p.add_argument("--out", default="asil-results")
     p.add_argument("--render", action="store_true",

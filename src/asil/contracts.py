@@ -12,7 +12,7 @@ from asil.annotate.run import AnnotationRecord
 from asil.protocol import Action, ActionResult, ActionSchema, Element, Observation
 from asil.runner.results import RunRecord
 from asil.runner.summary import BenchSummary
-from asil.runner.trace import EpisodeResult, TraceLine
+from asil.runner.trace import EpisodeResult, ModelCall, TraceLine
 from asil.tasks.model import Task
 
 MODELS: dict[str, type[BaseModel]] = {
@@ -23,6 +23,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "action_schema": ActionSchema,
     "task": Task,
     "trace_line": TraceLine,
+    "model_call": ModelCall,
     "result": EpisodeResult,
     "summary": BenchSummary,
     "run": RunRecord,

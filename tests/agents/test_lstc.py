@@ -25,7 +25,7 @@ def test_lstc_completes_every_calc_task(task_id: str, tmp_path: Path) -> None:
     assert metrics["verification_class"] == "Pass"
     assert metrics["planner_steps"] >= 1 and metrics["actions"] + 1 == result.steps
     totals = metrics["tokens"]
-    assert result.tokens == {"prompt": totals["prompt"], "completion": totals["completion"]}  # each call counted once
+    assert result.tokens == totals and totals["total"] == totals["prompt"] + totals["completion"]  # one total
     saved = json.loads((tmp_path / task_id / "result.json").read_text())
     assert saved["metrics"]["model_calls"]["planner"]["calls"] == metrics["planner_steps"]
 
@@ -51,8 +51,9 @@ def test_a_repeated_action_is_a_stall_and_repeated_stalls_cut_the_episode(tmp_pa
     result = run("calc-total-column", agent, tmp_path / "many")
     assert result.termination == "stall_cutoff" and not result.success
     assert result.metrics["events"]["stalls"] == 3 and result.metrics["verification_class"] == "Bypass"
-    totals = result.metrics["tokens"]  # the last stall's step abstraction is counted too
-    assert result.tokens == {"prompt": totals["prompt"], "completion": totals["completion"]}
+    by_kind = result.metrics["model_calls"]  # the last stall's step abstraction is counted too
+    assert result.tokens["prompt"] == sum(k["prompt_tokens"] for k in by_kind.values())
+    assert result.tokens["completion"] == sum(k["completion_tokens"] for k in by_kind.values())
 
 
 def test_a_premature_finish_is_rejected_by_final_verification(tmp_path: Path) -> None:

@@ -72,22 +72,39 @@ def test_a_server_that_stays_down_fails_cleanly(chat_server: ChatServer) -> None
     assert len(chat_server.requests) == 3 and "failed 3 times (HTTP 500)" in caught.value.message
 
 
-def test_timeouts_are_retried_then_reported(chat_server: ChatServer) -> None:
+def test_a_timed_out_call_is_cancelled_not_retried_behind_itself(chat_server: ChatServer) -> None:
     chat_server.behaviours += [{"delay": 1.0, "text": "{}"}, {"delay": 1.0, "text": "{}"}]
     started = time.monotonic()
-    with pytest.raises(LLMError, match="failed 2 times"):
-        client(chat_server, retries=1, timeout_s=0.2).complete(MESSAGES, "planner")
-    assert time.monotonic() - started < 3
+    with pytest.raises(LLMError) as caught:
+        client(chat_server, retries=3, timeout_s=0.2).complete(MESSAGES, "planner")
+    assert time.monotonic() - started < 0.9  # no second attempt queued behind the first
+    assert len(chat_server.requests) == 1
+    assert caught.value.code == "llm_timeout" and "timed out after 0.2 s" in caught.value.message
+    assert caught.value.seconds >= 0.2  # the wait is reported for the accounting
+    assert "--call-timeout" in (caught.value.hint or "")
 
 
-def test_client_errors_are_not_retried(chat_server: ChatServer) -> None:
-    chat_server.behaviours += [{"status": 404}]
-    with pytest.raises(LLMError, match="HTTP 404"):
-        client(chat_server, retries=3).complete(MESSAGES, "planner")
+def test_the_finish_reason_is_read(chat_server: ChatServer) -> None:
+    chat_server.behaviours += [{"text": '{"a": 1}'}, {"text": '{"a": ', "finish_reason": "length"}]
+    first, cut = client(chat_server).complete(MESSAGES, "planner"), client(chat_server).complete(MESSAGES, "planner")
+    assert first.finish_reason == "stop" and not first.truncated
+    assert cut.finish_reason == "length" and cut.truncated
+
+
+def test_a_context_overflow_says_what_is_wrong(chat_server: ChatServer) -> None:
+    # Hand-written in the shape llama-cpp-python's server answers (issue 20): prompt + max_tokens > n_ctx.
+    chat_server.behaviours.append({"status": 400, "error": {"error": {
+        "message": "Requested tokens (28719) exceed context window of 8192", "type": "invalid_request_error",
+        "code": "context_length_exceeded"}}})
+    with pytest.raises(LLMError) as caught:
+        client(chat_server).complete(MESSAGES, "planner")
+    hint = caught.value.hint or ""
+    assert "context" in hint and "--answer-tokens" in hint and "API key" not in hint
     assert len(chat_server.requests) == 1
 
 
-def test_nothing_listening_is_an_llm_error() -> None:
-    dead = OpenAICompatibleClient("m", base_url="http://127.0.0.1:9/v1", retries=1, backoff_s=0.01, timeout_s=1)
-    with pytest.raises(LLMError, match="failed 2 times"):
-        dead.complete(MESSAGES, "planner")
+def test_a_refused_key_still_points_at_the_key(chat_server: ChatServer) -> None:
+    chat_server.behaviours.append({"status": 401})
+    with pytest.raises(LLMError) as caught:
+        client(chat_server).complete(MESSAGES, "planner")
+    assert "API key" in (caught.value.hint or "")

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from asil.agents.base import Decision
-from asil.agents.llm_agent import ModelClient
+from asil.agents.llm_agent import ModelClient, parse_feedback, quote_reply
 from asil.agents.prompting import observation_text, render, schema_text
 from asil.llm.parse import DecisionParseError
 from asil.llm.scripted import ScriptedProvider
@@ -42,12 +42,20 @@ def scripted_reply(script: ScriptedProvider, context: dict[str, Any], fault: str
 
 
 class ReActAgent:
-    """Plain and honest: the whole history goes into every prompt."""
+    """Plain and honest: the whole history goes into every prompt.
+
+    A reply that cannot be used becomes a history entry (the error and the raw reply, quoted briefly), so the
+    model sees its mistake on the next step; ``stall_cutoff`` unusable replies in a row end the episode as
+    ``stall_cutoff`` instead of repeating the same reply until the budget is gone.
+    """
 
     name = "react"
 
-    def __init__(self, model: str = "scripted", **options: Any):
+    def __init__(self, model: str = "scripted", stall_cutoff: int = 3, **options: Any):
         self.client = ModelClient.from_options(model, **options)
+        self.stall_cutoff = stall_cutoff
+        self.parse_failures = 0  # in a row
+        self.parse_errors = 0  # in the episode
         self.task: Task | None = None
         self.system = ""
         self.history: list[str] = []
@@ -59,10 +67,14 @@ class ReActAgent:
         self.client.bind(task)
         self.system = render(PROMPTS, "react_system.md", schema=schema_text(schemas))
         self.history, self.succeeded, self._pending = [], [], None
+        self.parse_failures = self.parse_errors = 0
 
     def act(self, observation: Observation, last: ActionResult | None) -> Decision:
         assert self.task is not None
         self._remember(last)
+        if self.parse_failures >= self.stall_cutoff:
+            return Decision(action=None, stop="stall_cutoff", tokens=self.client.take_tokens(),
+                            thought=f"{self.parse_failures} unusable replies in a row")
         messages = [{"role": "system", "content": self.system},
                     {"role": "user", "content": render(
                         PROMPTS, "react_user.md", instruction=self.task.instruction,
@@ -70,7 +82,12 @@ class ReActAgent:
         try:
             data = self.client.ask("react", messages, {"succeeded": self.succeeded}, check=_check_reply)
         except DecisionParseError as exc:
-            return Decision(action=None, error=exc, tokens=self.client.take_tokens())
+            self.parse_failures += 1
+            self.parse_errors += 1
+            self.history.append(f"{len(self.history) + 1}. {parse_feedback(exc)}")
+            return Decision(action=None, error=exc, tokens=self.client.take_tokens(),
+                            thought=f"unusable reply: {quote_reply(exc.reply)}")
+        self.parse_failures = 0
         self._pending = parse_action_reply(data)
         return Decision(action=self._pending, thought=str(data.get("thought", "")),
                         tokens=self.client.take_tokens())
@@ -87,4 +104,4 @@ class ReActAgent:
 
     def metrics(self, termination: str) -> dict[str, Any]:
         return {"model_calls": self.client.usage.as_dict(), "tokens": self.client.usage.totals(),
-                "repairs": self.client.repairs}
+                "repairs": self.client.repairs, "parse_errors": self.parse_errors}

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -17,6 +20,10 @@ class LLMError(AsilError):
 
     code = "llm_error"
 
+    def __init__(self, message: str, hint: str | None = None, code: str | None = None, seconds: float = 0.0):
+        super().__init__(message, hint=hint, code=code)
+        self.seconds = seconds  # how long the failed call kept the agent waiting, for the accounting
+
 
 @dataclass
 class LLMReply:
@@ -25,6 +32,11 @@ class LLMReply:
     completion_tokens: int
     estimated: bool  # token counts were estimated because the server sent none
     seconds: float
+    finish_reason: str | None = None  # "stop", "length" (cut off at the completion cap), ...; None if not sent
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
 
 
 class Provider(Protocol):
@@ -53,6 +65,7 @@ class CallStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    failed: int = 0  # calls that ended in an LLMError (timeout, refusal); their wait is in ``seconds``
 
 
 @dataclass
@@ -68,6 +81,14 @@ class Usage:
         stats.completion_tokens += reply.completion_tokens
         stats.seconds += reply.seconds
 
+    def add_failure(self, kind: str, prompt_tokens: int, seconds: float) -> None:
+        """A call that got no reply still cost its prompt and its wait."""
+        stats = self.by_kind.setdefault(kind, CallStats())
+        stats.calls += 1
+        stats.failed += 1
+        stats.prompt_tokens += prompt_tokens
+        stats.seconds += seconds
+
     def totals(self) -> dict[str, int]:
         prompt = sum(s.prompt_tokens for s in self.by_kind.values())
         completion = sum(s.completion_tokens for s in self.by_kind.values())
@@ -75,14 +96,37 @@ class Usage:
 
     def as_dict(self) -> dict[str, dict[str, float]]:
         return {kind: {"calls": s.calls, "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
-                       "seconds": round(s.seconds, 4)} for kind, s in sorted(self.by_kind.items())}
+                       "seconds": round(s.seconds, 4), "failed": s.failed} for kind, s in sorted(self.by_kind.items())}
 
 
-def timed_reply(text: str, messages: list[Message], started: float, usage: dict[str, Any] | None = None) -> LLMReply:
+def timed_reply(text: str, messages: list[Message], started: float, usage: dict[str, Any] | None = None,
+                finish_reason: str | None = None) -> LLMReply:
     prompt, completion = (usage or {}).get("prompt_tokens"), (usage or {}).get("completion_tokens")
     estimated = prompt is None or completion is None
     return LLMReply(
         text=text,
         prompt_tokens=int(prompt) if prompt is not None else estimate_tokens(prompt_text(messages)),
         completion_tokens=int(completion) if completion is not None else estimate_tokens(text),
-        estimated=estimated, seconds=time.perf_counter() - started)
+        estimated=estimated, seconds=time.perf_counter() - started, finish_reason=finish_reason)
+
+
+# Where every model call of the running episode is reported (kind, raw reply, tokens, wait, error), as it
+# happens: the episode runner writes them to calls.jsonl, so a killed episode still has them.
+CallSink = Callable[[dict[str, Any]], None]
+_CALL_SINK: ContextVar[CallSink | None] = ContextVar("asil_call_sink", default=None)
+
+
+@contextmanager
+def reporting_calls(sink: CallSink) -> Iterator[None]:
+    """Report every model call made inside the block to ``sink``."""
+    token = _CALL_SINK.set(sink)
+    try:
+        yield
+    finally:
+        _CALL_SINK.reset(token)
+
+
+def report_call(record: dict[str, Any]) -> None:
+    sink = _CALL_SINK.get()
+    if sink is not None:
+        sink(record)

@@ -53,9 +53,13 @@ class OpenAICompatibleClient:
             except _Retryable as exc:
                 last_problem = str(exc)
                 continue
-            return timed_reply(_content(data), messages, started, data.get("usage"))
+            except LLMError as exc:
+                exc.seconds = time.perf_counter() - started
+                raise
+            return timed_reply(_content(data), messages, started, data.get("usage"), _finish_reason(data))
         raise LLMError(f"The model server at {self.base_url} failed {self.retries + 1} times ({last_problem}).",
-                       hint="Check that the server is running and the base URL, model name and key are right.")
+                       hint="Check that the server is running and the base URL, model name and key are right.",
+                       seconds=time.perf_counter() - started)
 
     def _post(self, body: bytes) -> dict[str, Any]:
         headers = {"Content-Type": "application/json"}
@@ -71,8 +75,15 @@ class OpenAICompatibleClient:
             if exc.code in RETRYABLE_STATUS:
                 raise _Retryable(f"HTTP {exc.code}") from None
             raise LLMError(f"The model server refused the request with HTTP {exc.code}: {detail}",
-                           hint="Check the model name and the API key.") from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+                           hint=_refusal_hint(exc.code, detail)) from None
+        except TimeoutError as exc:
+            # Not retried: the server is most likely still generating the abandoned reply, and a retry would
+            # queue behind it. Leaving the ``with`` block closed the connection, which cancels the request on
+            # servers that watch for disconnects.
+            raise LLMError(f"The model call timed out after {self.timeout_s:g} s ({exc or 'no reply'}) and was "
+                           "cancelled.", hint="Raise --call-timeout, or use a faster model or a smaller completion "
+                           "cap (--answer-tokens, --thinking-budget).", code="llm_timeout") from None
+        except (urllib.error.URLError, ConnectionError) as exc:  # not reached or dropped: nothing runs, retry
             reason = getattr(exc, "reason", exc)
             raise _Retryable(f"{type(reason).__name__}: {reason}") from None
         except json.JSONDecodeError:
@@ -81,6 +92,27 @@ class OpenAICompatibleClient:
 
 class _Retryable(Exception):
     pass
+
+
+def _refusal_hint(status: int, detail: str) -> str:
+    lowered = detail.lower()
+    if "context_length" in lowered or "context length" in lowered or "context window" in lowered:
+        return ("The prompt plus the completion cap (max_tokens = --thinking-budget + --answer-tokens) is longer "
+                "than the context the server was started with: lower --answer-tokens/--thinking-budget, or start "
+                "the server with a larger context (llama.cpp: --n_ctx / -c; vLLM: --max-model-len).")
+    if status in (401, 403):
+        return "Check the API key (--api-key, $ASIL_API_KEY)."
+    if status == 404:
+        return "Check the base URL (it usually ends in /v1) and the model name the server serves."
+    return "Check the model name and the request options the server accepts (--server)."
+
+
+def _finish_reason(data: dict[str, Any]) -> str | None:
+    try:
+        reason = data["choices"][0].get("finish_reason")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None
+    return str(reason) if reason is not None else None
 
 
 def _content(data: dict[str, Any]) -> str:

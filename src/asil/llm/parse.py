@@ -18,6 +18,10 @@ class DecisionParseError(AsilError):
 
     code = "unparseable_output"
 
+    def __init__(self, message: str, hint: str | None = None, code: str | None = None, reply: str = ""):
+        super().__init__(message, hint=hint, code=code)
+        self.reply = reply  # the raw model reply that could not be used, when known
+
 
 def strip_thinking(text: str) -> str:
     text = _THINK.sub("", text)
@@ -27,18 +31,18 @@ def strip_thinking(text: str) -> str:
 
 
 def _objects(text: str) -> list[str]:
-    """Every balanced top-level {...} span, string-aware, in order of appearance."""
-    spans, depth, start, in_string, escaped = [], 0, -1, False, False
+    """Every balanced top-level {...} span, string-aware (double or single quotes), in order of appearance."""
+    spans, depth, start, quote, escaped = [], 0, -1, "", False
     for index, ch in enumerate(text):
-        if in_string:
+        if quote:
             if escaped:
                 escaped = False
             elif ch == "\\":
                 escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"' and depth:
-            in_string = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'" and depth:
+            quote = ch
         elif ch == "{":
             if depth == 0:
                 start = index
@@ -50,6 +54,43 @@ def _objects(text: str) -> list[str]:
     return spans
 
 
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+def _requote(text: str) -> str:
+    """Single-quoted strings (a Python-dict habit of small models) as JSON strings; the rest unchanged."""
+    out, index = [], 0
+    while index < len(text):
+        ch = text[index]
+        if ch not in "\"'":
+            out.append(ch)
+            index += 1
+            continue
+        end, escaped = index + 1, False
+        while end < len(text) and (escaped or text[end] != ch):
+            escaped = not escaped and text[end] == "\\"
+            end += 1
+        body = text[index + 1 : end]
+        out.append(f'"{body}"' if ch == '"' else json.dumps(body.replace("\\'", "'")))
+        index = end + 1
+    return "".join(out)
+
+
+def _loads(candidate: str) -> Any:
+    """Strict JSON first; then the repairs real small-model output needs: raw control characters inside
+    strings (``strict=False``), trailing commas, single quotes. Raises the strict parse's error."""
+    try:
+        return json.loads(candidate)
+    except json.JSONDecodeError as first:
+        lenient = _TRAILING_COMMA.sub(r"\1", candidate)
+        for attempt in (lenient, _TRAILING_COMMA.sub(r"\1", _requote(candidate))):
+            try:
+                return json.loads(attempt, strict=False)
+            except json.JSONDecodeError:
+                continue
+        raise first from None
+
+
 def extract_json(text: str) -> dict[str, Any]:
     """The decision object in a reply; the last parseable candidate wins (prose often comes first)."""
     body = strip_thinking(text or "")
@@ -57,9 +98,10 @@ def extract_json(text: str) -> dict[str, Any]:
     error = "no JSON object found"
     for candidate in reversed(candidates):
         try:
-            value = json.loads(candidate)
+            value = _loads(candidate)
         except json.JSONDecodeError as exc:
-            error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+            # json's message for control characters ends in "at"; say the place once
+            error = f"{exc.msg.removesuffix(' at')} at line {exc.lineno} column {exc.colno}"
             continue
         if isinstance(value, dict):
             return value

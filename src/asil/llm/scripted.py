@@ -10,7 +10,13 @@ controller recover: ``malformed``, ``wrong_action``, ``repeat``, ``premature_don
 ones its reply shapes read (``bad_best``, ``too_many_candidates``, ``failure_called_continue``,
 ``cycle``, ``toggle``); a judge call takes ``malformed`` only. The other calls made for that decision
 (step abstraction, verification, refinement) see the same fault; a repair round sees it only for
-faults ending in ``_twice``, which the repair repeats instead of fixing. Only replies derived from
+faults ending in ``_twice``, which the repair repeats instead of fixing. Faults of the calls
+themselves, for the failure and accounting paths: ``malformed_abstraction``, ``malformed_refinement``
+and ``malformed_verification`` make that call kind's replies (its repair too) unparseable;
+``malformed_twice`` is a decision reply the repair round does not fix either;
+``truncated`` cuts the decision reply off with finish_reason ``length``; ``timeout`` waits
+``TIMEOUT_WAIT_S`` and fails the decision call as a timed-out call; ``slow`` answers it correctly
+after ``SLOW_S``. Only replies derived from
 the reference need a bound task.
 """
 
@@ -26,7 +32,13 @@ from asil.registry import Registry
 from asil.tasks.model import Task
 
 FAULTS = ("malformed", "wrong_action", "repeat", "premature_done", "bad_best", "bad_best_twice",
-          "too_many_candidates", "failure_called_continue", "cycle", "toggle")
+          "too_many_candidates", "failure_called_continue", "cycle", "toggle", "malformed_abstraction",
+          "malformed_refinement", "malformed_verification", "truncated", "timeout", "slow", "malformed_twice")
+TIMEOUT_WAIT_S = 0.2
+SLOW_S = 1.0  # the ``slow`` fault: a decision call that answers correctly, late
+MALFORMED = '```json\n{"actions": [{"channel": "api", "action": {"action_type": \n```'
+TRUNCATED = '```json\n{"thought": "First I will look at the whole sheet, then at each column in turn, and then'
+
 WRONG_ACTION = {"action_type": "set_value", "target": "NoSuchSheet!A1", "params": {"value": 1}}
 NO_CHANGE_ACTION = {"action_type": "navigate", "target": "A1"}
 # A->B->A twice over: once only moving around (a loop), once changing a cell each time (a toggle, progress).
@@ -71,11 +83,21 @@ class ScriptedProvider:
         fault = self._fault
         if kind == "repair" and not (fault or "").endswith("_twice"):
             fault = None
+        if self._fault == "timeout" and kind in DECISION_KINDS:
+            time.sleep(TIMEOUT_WAIT_S)
+            raise LLMError(f"The scripted {kind} call timed out (fault 'timeout').", code="llm_timeout",
+                           seconds=time.perf_counter() - started)
+        if self._fault == "slow" and kind in DECISION_KINDS:
+            time.sleep(SLOW_S)
+        if self._fault == "truncated" and kind in DECISION_KINDS:
+            return timed_reply(TRUNCATED, messages, started, finish_reason="length")
+        if self._fault == f"malformed_{context.get('for_kind', kind)}":
+            return timed_reply(MALFORMED, messages, started)
         reply = self._reply(kind, context, fault)
         text = "<think>Following the reference solution.</think>\n```json\n" + json.dumps(reply) + "\n```"
-        if fault == "malformed" and kind in DECISION_KINDS:
-            text = '```json\n{"actions": [{"channel": "api", "action": {"action_type": \n```'
-        return timed_reply(text, messages, started)
+        if fault in ("malformed", "malformed_twice") and (kind in DECISION_KINDS or kind == "repair"):
+            text = MALFORMED
+        return timed_reply(text, messages, started, finish_reason="stop")
 
     # ------------------------------------------------------------ replies per call kind
     def _reply(self, kind: str, context: dict[str, Any], fault: str | None) -> dict[str, Any]:

@@ -137,9 +137,10 @@ def _runtime_values(run: Run, group: list[EpisodeResult], channels: Sequence[str
         values += [None] * 3
     values += [_mean([v for s in shares if (v := s[i]) is not None]) for i in range(len(channels))]
     if metrics:
-        classes = [m["verification_class"] for m in metrics]
+        # episodes that never verified nor hit a cutoff (llm_error, timeout, ...) have no class
+        classes = [c for m in metrics if (c := m.get("verification_class")) is not None]
         values += [_mean([m["context_refinements"] for m in metrics])]
-        values += [classes.count(c) / len(classes) for c in ("Pass", "Fail", "Bypass")]
+        values += [classes.count(c) / len(classes) if classes else None for c in ("Pass", "Fail", "Bypass")]
     else:
         values += [None] * 4
     return values
@@ -168,7 +169,8 @@ def runtime_table(item: RunSet) -> Table:
              "the actions in each trace: API = ASIL semantic actions, Bash = the confined shell, a GUI column appears "
              "when a run used a GUI channel, control = done/infeasible. Pass / Fail / Bypass follow the paper's "
              "Table 2: Bypass for stall or step-budget cutoffs without an explicit INFEASIBLE; otherwise Fail if any "
-             "Final Verification was rejected, else Pass.",
+             "Final Verification was rejected, else Pass. Shares are over the episodes that have a class: one "
+             "that never verified and hit no cutoff (llm_error, agent_error, timeout) has none.",
              "– : the run's agent keeps no LocalLSTC metrics (oracle, react).",
              f"{len(item.runs)} run(s); seeds: {seeds}. " + SPREAD_NOTE]
     return Table(f"runtime-{item.label}", f"Runtime behaviour by app and channel — {item.label}", columns, rows, notes)

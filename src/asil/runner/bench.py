@@ -154,7 +154,7 @@ def run_bench(tasks: list[Task], agent: AgentSpec | Callable[[], Agent], out_dir
             files = end.outcome.files
         else:
             files = failure_files(task, spec.name, budget, "timeout" if end.failure == "timeout" else "crash",
-                                  end.reason, end.elapsed_s, end.trajectory)
+                                  end.reason, end.elapsed_s, end.trajectory, end.calls)
         commit_task_folder(out_dir, task.id, files)
         result = EpisodeResult.model_validate_json(files["result.json"])
         results[task.id] = result

@@ -6,15 +6,14 @@ import json
 import os
 import time
 import traceback
-from collections import Counter
 from pathlib import Path
 
 from asil.agents.base import Agent, Decision, agent_metrics
 from asil.env import Env, StepOutcome
 from asil.evaluate.evaluator import Evaluation
-from asil.llm.base import LLMError
+from asil.llm.base import LLMError, reporting_calls
 from asil.protocol import ActionResult, AsilError, Observation
-from asil.runner.trace import EpisodeResult, Termination, TraceLine, TraceWriter
+from asil.runner.trace import EpisodeResult, ModelCall, Termination, TraceLine, TraceWriter, call_totals
 from asil.tasks.model import Task
 from asil.workspace import atomic_write
 
@@ -26,10 +25,12 @@ class AgentFailure(Exception):
 class _Episode:
     """Mutable bookkeeping of one run, so the loop itself stays short."""
 
-    def __init__(self, task: Task, agent: Agent, writer: TraceWriter, env: Env, render: bool = False):
+    def __init__(self, task: Task, agent: Agent, writer: TraceWriter, env: Env, render: bool = False,
+                 timeout_s: float | None = None):
         self.task, self.agent, self.writer, self.env = task, agent, writer, env
         self.render = render
-        self.tokens: Counter[str] = Counter()
+        self.deadline = time.monotonic() + timeout_s if timeout_s is not None else None
+        self.timeout_s = timeout_s
         self.termination: Termination = "env_error"
         self.error: str | None = None
         self.evaluation: Evaluation | None = None
@@ -58,13 +59,16 @@ class _Episode:
         self.snapshot()
         last: ActionResult | None = None
         while True:
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                self.termination = "timeout"
+                self.error = f"The episode did not finish within {self.timeout_s:g} s (checked between steps)."
+                return
             try:
                 decision = self.agent.act(observation, last)
             except LLMError:
                 raise
             except Exception as exc:
                 raise AgentFailure(f"{type(exc).__name__}: {exc}") from exc
-            self.tokens.update(decision.tokens)
             if decision.stop:
                 self.termination = decision.stop  # type: ignore[assignment]
                 return
@@ -82,14 +86,22 @@ class _Episode:
 
 
 def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = None,
-                full_observations: bool = False, render: bool = False) -> EpisodeResult:
-    """Run one task to its end and write ``out_dir/<task_id>/`` (traj.jsonl, result.json, result.txt)."""
+                full_observations: bool = False, render: bool = False,
+                timeout_s: float | None = None) -> EpisodeResult:
+    """Run one task to its end and write ``out_dir/<task_id>/`` (traj.jsonl, calls.jsonl, result.json,
+    result.txt). ``timeout_s`` is checked between steps (a bench's ``--episode-timeout`` also kills a late
+    worker); a timed-out episode is still evaluated and keeps its trajectory and calls."""
     started = time.monotonic()
     writer = TraceWriter(out_dir / task.id, full_observations)
     env = Env(task, budget=budget)
-    episode = _Episode(task, agent, writer, env, render)
+    episode = _Episode(task, agent, writer, env, render, timeout_s)
+
+    def on_call(record: dict[str, object]) -> None:
+        writer.call(ModelCall.model_validate({"step": env.steps, **record}))
+
     try:
-        episode.loop()
+        with reporting_calls(on_call):
+            episode.loop()
         episode.evaluation = env.evaluate()
     except LLMError as exc:  # the model server stayed down: a clean end with the reason
         episode.termination, episode.error = "llm_error", exc.message
@@ -101,13 +113,17 @@ def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = No
     finally:
         env.close()
     evaluation = episode.evaluation
+    tokens = call_totals(writer.calls)
+    metrics = agent_metrics(agent, episode.termination)
+    if "tokens" in metrics:  # one total per episode: the agent's own count may miss calls (failed, late)
+        metrics["tokens"] = tokens
     result = EpisodeResult(
         task_id=task.id, suite=task.suite, apps=task.apps, domain=task.domain,
         agent=getattr(agent, "name", type(agent).__name__),
         score=evaluation.score if evaluation else 0.0, success=bool(evaluation and evaluation.success),
         checkpoints=evaluation.checkpoints if evaluation else [], steps=env.steps, budget=env.budget,
-        tokens=dict(episode.tokens), time_s=round(time.monotonic() - started, 3), termination=episode.termination,
-        error=episode.error, metrics=agent_metrics(agent, episode.termination))
+        tokens=tokens, time_s=round(time.monotonic() - started, 3), termination=episode.termination,
+        error=episode.error, metrics=metrics)
     writer.finish(result)
     return result
 

@@ -37,6 +37,7 @@ class JobEnd:
     reason: str = ""
     elapsed_s: float = 0.0
     trajectory: bytes = b""  # steps the episode wrote before it was killed, when they can be read
+    calls: bytes = b""  # and the model calls it made (calls.jsonl), for their tokens
 
 
 def _worker_main(conn: Connection, scratch: str, marker: str) -> None:
@@ -83,11 +84,11 @@ class _Worker:
         self.job, self.started = job, time.monotonic()
         self.conn.send(job)
 
-    def salvage_trajectory(self) -> bytes:
-        """The trace lines a killed episode had flushed (its private folder is in our scratch)."""
+    def salvage(self, name: str) -> bytes:
+        """A file a killed episode had flushed (its private folder is in our scratch): traj.jsonl, calls.jsonl."""
         if self.job is None:
             return b""
-        for path in self.scratch.glob(f"asil-episode-*/{self.job.task_id}/traj.jsonl"):
+        for path in self.scratch.glob(f"asil-episode-*/{self.job.task_id}/{name}"):
             try:
                 return path.read_bytes()
             except OSError:
@@ -154,7 +155,8 @@ class LocalPool:
                 end = self._receive(worker, now)
             elif self.timeout is not None and now - worker.started >= self.timeout:
                 end = JobEnd(worker.job, None, "timeout", f"The episode did not finish within {self.timeout:g} s "
-                             "and was stopped.", now - worker.started, worker.salvage_trajectory())
+                             "and was stopped.", now - worker.started, worker.salvage("traj.jsonl"),
+                             worker.salvage("calls.jsonl"))
             else:
                 continue
             if end.failure is not None:  # the worker is dead or must die: replace it
@@ -186,12 +188,12 @@ class LocalPool:
                 if kind == "ok":
                     return JobEnd(worker.job, payload, elapsed_s=elapsed)
                 return JobEnd(worker.job, None, "crash", f"The worker failed outside the episode: {payload}", elapsed,
-                              worker.salvage_trajectory())
+                              worker.salvage("traj.jsonl"), worker.salvage("calls.jsonl"))
         except (EOFError, OSError):
             pass
         worker.process.join(timeout=5)
         return JobEnd(worker.job, None, "crash", f"The worker process died (exit code {worker.process.exitcode}) "
-                      "during the episode.", elapsed, worker.salvage_trajectory())
+                      "during the episode.", elapsed, worker.salvage("traj.jsonl"), worker.salvage("calls.jsonl"))
 
     def _next_deadline(self, busy: list[_Worker]) -> float | None:
         if self.timeout is None or not busy:

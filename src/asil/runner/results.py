@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from asil.protocol import AsilError
-from asil.runner.trace import EpisodeResult, Termination
+from asil.runner.trace import EpisodeResult, Termination, call_totals, read_calls
 from asil.tasks.model import Task
 from asil.workspace import atomic_write
 
@@ -50,6 +50,7 @@ class RunRecord(BaseModel):
     suite: str | None = None
     app: str | None = None
     tasks_dir: str | None = None
+    task_ids: list[str] | None = Field(None, description="the tasks picked with --task, when any")
     workers: int = 1
     episode_timeout_s: float | None = None
     render: bool = False
@@ -144,13 +145,17 @@ def read_task_folder(folder: Path) -> dict[str, bytes]:
 
 
 def failure_files(task: Task, agent: str, budget: int | None, termination: Termination, reason: str,
-                  elapsed_s: float, trajectory: bytes = b"") -> dict[str, bytes]:
-    """The folder the harness writes for an episode it had to kill (timeout) or that died (crash)."""
+                  elapsed_s: float, trajectory: bytes = b"", calls: bytes = b"") -> dict[str, bytes]:
+    """The folder the harness writes for an episode it had to kill (timeout) or that died (crash): the steps
+    and model calls it had flushed are kept, and its tokens are those of every call it made."""
     steps = sum(1 for line in trajectory.splitlines() if line.strip())
+    made = read_calls(calls)
+    usage = call_totals(made)
     result = EpisodeResult(task_id=task.id, suite=task.suite, apps=task.apps, domain=task.domain, agent=agent,
                            score=0.0, success=False, checkpoints=[], steps=steps, budget=task.step_budget(budget),
-                           time_s=round(elapsed_s, 3), termination=termination, error=reason)
-    files = {"traj.jsonl": trajectory, "result.json": result.model_dump_json(indent=2).encode(),
+                           tokens=usage, time_s=round(elapsed_s, 3), termination=termination, error=reason,
+                           metrics={"tokens": usage} if made else {})
+    files = {"traj.jsonl": trajectory, "calls.jsonl": calls, "result.json": result.model_dump_json(indent=2).encode(),
              "result.txt": b"0\n"}
     return files
 

@@ -39,6 +39,43 @@ class TraceLine(BaseModel):
                                              "step's outcome and the rule that set it)")
 
 
+class ModelCall(BaseModel):
+    """One line of ``calls.jsonl``: a model call as it happened, written (and flushed) when it returns, so an
+    episode stopped by a timeout still has every call it made."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step: int = Field(description="steps executed before the call (the call serves step+1, or judges step)")
+    kind: str = Field(description="planner, abstraction, verification, refinement, repair, react, ...")
+    text: str = Field(description="the raw reply, exactly as the model sent it ('' when the call failed)")
+    prompt_tokens: int
+    completion_tokens: int
+    estimated: bool = Field(description="token counts were estimated because the server sent none")
+    seconds: float = Field(description="wall time the agent waited for this call, failed calls included")
+    finish_reason: str | None = None
+    error: str | None = Field(None, description="why the call failed (timeout, refusal); no reply then")
+
+
+def call_totals(calls: list[ModelCall]) -> dict[str, int]:
+    """The episode's one token total: every call, answered or failed."""
+    if not calls:
+        return {}
+    prompt = sum(c.prompt_tokens for c in calls)
+    completion = sum(c.completion_tokens for c in calls)
+    return {"prompt": prompt, "completion": completion, "total": prompt + completion, "calls": len(calls)}
+
+
+def read_calls(data: bytes) -> list[ModelCall]:
+    """The calls of a ``calls.jsonl``; a line cut short by a kill is skipped."""
+    calls = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        try:
+            calls.append(ModelCall.model_validate_json(line))
+        except ValueError:
+            continue
+    return calls
+
+
 class EpisodeResult(BaseModel):
     """``result.json`` of one episode."""
 
@@ -54,7 +91,9 @@ class EpisodeResult(BaseModel):
     checkpoints: list[CheckpointVerdict]
     steps: int
     budget: int
-    tokens: dict[str, int] = Field(default_factory=dict)
+    tokens: dict[str, int] = Field(default_factory=dict, description="the episode's one token total over every "
+                                   "model call (calls.jsonl), failed and timed-out calls included; "
+                                   "metrics.tokens, when an agent keeps it, is the same")
     time_s: float
     termination: Termination
     error: str | None = None
@@ -70,12 +109,20 @@ class TraceWriter:
         self.folder = folder
         self.full = full_observations
         self._handle = open(folder / "traj.jsonl", "w", encoding="utf-8")
+        self._calls_handle = open(folder / "calls.jsonl", "w", encoding="utf-8")
+        self.calls: list[ModelCall] = []
 
     def write(self, line: TraceLine) -> None:
         self._handle.write(line.model_dump_json(exclude_none=True) + "\n")
         self._handle.flush()
 
+    def call(self, call: ModelCall) -> None:
+        self.calls.append(call)
+        self._calls_handle.write(call.model_dump_json(exclude_none=True) + "\n")
+        self._calls_handle.flush()
+
     def finish(self, result: EpisodeResult) -> None:
         self._handle.close()
+        self._calls_handle.close()
         atomic_write(self.folder / "result.json", result.model_dump_json(indent=2).encode())
         atomic_write(self.folder / "result.txt", f"{result.score:g}\n".encode())

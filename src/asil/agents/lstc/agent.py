@@ -7,7 +7,7 @@ from collections import deque
 from typing import Any
 
 from asil.agents.base import Decision
-from asil.agents.llm_agent import ModelClient
+from asil.agents.llm_agent import ModelClient, parse_feedback, quote_reply
 from asil.agents.lstc import control
 from asil.agents.lstc.config import LSTCConfig, configure
 from asil.agents.lstc.metrics import episode_metrics
@@ -50,7 +50,7 @@ class LSTCAgent:
         self.succeeded, self.routes = [], []
         self.stop_log = None
         self.counts = {"planner_steps": 0, "planner_errors": 0, "commitments": 0, "api": 0, "bash": 0, "control": 0,
-                       "steps": 0}
+                       "steps": 0, "abstraction_errors": 0, "refinement_errors": 0, "verification_errors": 0}
         self.controller_seconds = 0.0
 
     def act(self, observation: Observation, last: ActionResult | None) -> Decision:
@@ -89,9 +89,14 @@ class LSTCAgent:
             try:
                 commitment = self._ask_planner(text)
             except DecisionParseError as exc:  # still unusable after the repair round: counted, step is invalid
+                # The model sees its own reply and the error on the next call, and the failure counts toward
+                # the stall cutoff: at temperature 0 the same prompt would give the same reply again.
                 self.counts["planner_errors"] += 1
                 self.step_log["planner_error"] = exc.message
-                return Decision(action=None, error=exc, tokens=self.client.take_tokens())
+                self.state.feedback = parse_feedback(exc)
+                self.state.consecutive_stalls += 1
+                return Decision(action=None, error=exc, tokens=self.client.take_tokens(),
+                                thought=f"unusable reply: {quote_reply(exc.reply)}")
             self.step_log.setdefault("planner", []).append(commitment.record())
             if commitment.control is None:  # a finish decision opens no new stage of work
                 self._update_subgoal(commitment)
@@ -137,7 +142,12 @@ class LSTCAgent:
             return self._control("infeasible", commitment.reason)
         if not self.cfg.verifies:
             return self._control("done", commitment.reason)
-        accepted, reason = control.verify_finish(self.client, self.state, observation, {"succeeded": self.succeeded})
+        try:
+            accepted, reason = control.verify_finish(self.client, self.state, observation,
+                                                     {"succeeded": self.succeeded})
+        except DecisionParseError as exc:  # an unreadable verdict accepts nothing
+            self.counts["verification_errors"] += 1
+            accepted, reason = False, f"the verification reply could not be read ({exc.message})"
         self.state.verifications.append(Verification(self.counts["steps"], "accept" if accepted else "reject", reason))
         self.step_log.setdefault("verification", []).append({"verdict": "accept" if accepted else "reject",
                                                              "reason": reason})
@@ -168,8 +178,13 @@ class LSTCAgent:
         if result.ok and executed.channel == "api":
             self.succeeded.append(executed.action.model_dump(mode="json"))
         if self.cfg.step_abstraction:
-            evidence, model_route = control.abstract_step(self.client, self.state, self.cfg, executed, result,
-                                                          observation.summary)
+            try:
+                evidence, model_route = control.abstract_step(self.client, self.state, self.cfg, executed, result,
+                                                              observation.summary)
+            except DecisionParseError as exc:  # the deterministic evidence of the ablation stands in
+                self.counts["abstraction_errors"] += 1
+                self.step_log["abstraction_error"] = exc.message
+                evidence, model_route = control.raw_evidence(executed, result)
         else:
             evidence, model_route = control.raw_evidence(executed, result)
         # The guard always looks, so every ablation logs stalls and loops; only stall_loop applies them.
@@ -190,8 +205,7 @@ class LSTCAgent:
         if self.cfg.routing:
             self._route(route, executed, result, finding)
         if self.state.steps_since_refinement >= self.cfg.refine_interval:
-            control.refine_context(self.client, self.state)  # maximum-interval fallback (periodic when ablated)
-            self.step_log["refinement"] = "interval"
+            self._refine("interval")  # maximum-interval fallback (periodic when ablated)
 
     def _route(self, route: Route, executed: control.Executed, result: ActionResult, finding: str | None) -> None:
         state = self.state
@@ -205,8 +219,16 @@ class LSTCAgent:
         if route == "advance" and self.cfg.subgoal_transitions and state.subgoal is not None and not self.queue:
             state.subgoal.status = "done"
             if self.cfg.advance_refinement:
-                control.refine_context(self.client, state)
-                self.step_log["refinement"] = "advance"
+                self._refine("advance")
+
+    def _refine(self, why: str) -> None:
+        self.step_log["refinement"] = why
+        try:
+            control.refine_context(self.client, self.state)
+        except DecisionParseError as exc:  # the refined history stays as it was until the next refinement
+            self.counts["refinement_errors"] += 1
+            self.step_log["refinement_error"] = exc.message
+            self.state.steps_since_refinement = 0
 
     def _model_seconds(self) -> float:
         return sum(s.seconds for s in self.client.usage.by_kind.values())

@@ -10,12 +10,15 @@ if TYPE_CHECKING:
 CUTOFFS = ("stall_cutoff", "budget")
 
 
-def verification_class(agent: LSTCAgent, termination: str) -> str:
-    """Pass / Fail / Bypass exactly as defined under the paper's Table 2."""
+def verification_class(agent: LSTCAgent, termination: str) -> str | None:
+    """Pass / Fail / Bypass exactly as defined under the paper's Table 2; None for an episode that neither
+    verified nor reached a cutoff (llm_error, agent_error, timeout, or finishing with verification ablated)."""
     history = agent.state.verifications
     explicit_infeasible = any(v.infeasible for v in history)
     if termination in CUTOFFS and not explicit_infeasible:
         return "Bypass"
+    if not history:
+        return None
     return "Fail" if any(v.verdict == "reject" for v in history) else "Pass"
 
 
@@ -29,6 +32,8 @@ def episode_metrics(agent: LSTCAgent, termination: str) -> dict[str, Any]:
     return {
         "planner_steps": planner_steps,
         "planner_errors": counts.get("planner_errors", 0),  # replies still malformed after the repair round
+        "parse_errors": {kind: counts.get(f"{kind}_errors", 0)  # every call kind: none of them ends the episode
+                         for kind in ("planner", "abstraction", "refinement", "verification")},
         "steps": counts.get("steps", 0),
         "actions": actions,
         "subgoals": subgoals,
