@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.tasks import get_task
+from tests.chat_server import ChatServer
 from tests.conftest import lo_convert, run_cli
 
 
@@ -155,3 +156,30 @@ def test_runtime_flags_reach_a_real_server(tmp_path: Path) -> None:
     body = server.requests[0]["body"]
     assert (body["top_k"], body["seed"], body["thinking_budget_tokens"], body["top_p"]) == (11, 5, 512, 0.95)
     assert json.loads((tmp_path / "calc-fix-sum-range" / "result.json").read_text())["termination"] == "infeasible"
+
+
+def test_bench_picks_tasks_by_id(tmp_path: Path) -> None:
+    bench = run_cli("bench", "--task", "calc-total-column", "--task", "calc-infeasible-macro", "--out", str(tmp_path))
+    assert bench.returncode == 0, bench.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["calc-infeasible-macro", "calc-total-column"]
+    assert json.loads((tmp_path / "run.json").read_text())["task_ids"] == ["calc-total-column", "calc-infeasible-macro"]
+    unknown = run_cli("bench", "--task", "calc-no-such-task", "--out", str(tmp_path / "none"))
+    assert unknown.returncode == 2 and "No task 'calc-no-such-task'" in unknown.stderr
+
+
+def test_call_and_episode_timeouts_are_flags(tmp_path: Path) -> None:
+    server = ChatServer()
+    try:
+        server.behaviours.append({"delay": 2.0, "text": '{"action": {"action_type": "done"}}'})
+        ran = run_cli("run", "calc-total-column", "--agent", "react", "--model", "small", "--base-url", server.url,
+                      "--call-timeout", "0.3", "--out", str(tmp_path))
+    finally:
+        server.close()
+    assert ran.returncode == 1 and "llm_error" in ran.stdout and "timed out after 0.3 s" in ran.stderr
+    assert len(server.requests) == 1  # cancelled, not retried behind itself
+    result = json.loads((tmp_path / "calc-total-column" / "result.json").read_text())
+    assert result["tokens"]["prompt"] > 0 and result["metrics"]["model_calls"]["react"]["failed"] == 1
+    ended = run_cli("run", "calc-total-column", "--agent", "react", "--episode-timeout", "0.000001",
+                    "--out", str(tmp_path / "late"))
+    assert "(timeout)" in ended.stdout, ended.stderr
+    assert run_cli("run", "calc-total-column", "--call-timeout", "0", "--agent", "react").returncode == 2

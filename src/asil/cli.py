@@ -120,13 +120,14 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from asil.agents import make_agent
     from asil.runner.episode import run_episode
+    from asil.runner.progress import LiveStatus
     from asil.tasks import get_task
 
     task = get_task(args.task_id, root=args.tasks_dir)
     _check_timeout("--episode-timeout", args.episode_timeout)
     result = run_episode(task, make_agent(args.agent, **_agent_kwargs(args)), Path(args.out), budget=args.budget,
                          full_observations=args.full_observations, render=args.render,
-                         timeout_s=args.episode_timeout)
+                         timeout_s=args.episode_timeout, status=LiveStatus())
     print(f"{task.id}: {'success' if result.success else 'failure'} score {result.score:.3f} "
           f"steps {result.steps} ({result.termination}) -> {Path(args.out) / task.id}")
     if result.error:
@@ -162,7 +163,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     options: dict[str, Any] = {"budget": args.budget, "render": args.render, "backend": args.backend,
                                "workers": args.workers, "episode_timeout_s": args.episode_timeout,
-                               "ray_address": args.ray_address}
+                               "ray_address": args.ray_address, "live": True}
     if args.repeats > 1:
         return _bench_repeats(tasks, agent, Path(args.out), args.repeats, record, options)
     summary = run_bench(tasks, agent, Path(args.out), progress=progress.update, record=record, on_resume=resumed,

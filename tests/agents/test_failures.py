@@ -6,7 +6,9 @@ timed-out and slow calls, with no mock of ASIL's own code.
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from asil.agents.react import ReActAgent
 from asil.llm.scripted import MALFORMED, TIMEOUT_WAIT_S
 from asil.runner.bench import AgentSpec, run_bench
 from asil.runner.episode import run_episode
+from asil.runner.progress import LiveStatus, Progress
 from asil.runner.trace import EpisodeResult
 from asil.tasks import get_task
 from tests.agents.helpers import prompts, run, trace
@@ -162,3 +165,29 @@ def test_a_killed_episode_keeps_its_partial_trajectory_and_every_calls_tokens(tm
     assert len(made) >= result.steps == len(trace(tmp_path, task))
     prompt = sum(c["prompt_tokens"] for c in made)
     assert result.tokens["prompt"] == prompt > 0 and result.metrics["tokens"] == result.tokens
+
+
+# ----------------------------------------------------------------------------- progress while a slow model works
+def test_the_live_status_shows_the_step_and_tokens_per_second_of_slow_calls(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    agent = ReActAgent(model="scripted", faults=["slow"] * 5)
+    result = run_episode(get_task(TASK), agent, tmp_path, status=LiveStatus(stream, after_s=0.5, every_s=0.3))
+    assert result.success
+    lines = stream.getvalue().splitlines()
+    assert any(re.search(rf"{TASK} step 1: react \d+ tok in 1\.\d s \(\d+\.\d tok/s\) \| episode \d+ tok, "
+                         r"\d+\.\d tok/s", line) for line in lines), lines
+    assert any(f"{TASK} step 2: react" in line for line in lines)
+    assert any(re.search(rf"{TASK} step \d: waiting for the model for \d+ s", line) for line in lines), lines
+
+
+def test_a_fast_episode_prints_no_live_status(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    run_episode(get_task(TASK), ReActAgent(model="scripted"), tmp_path, status=LiveStatus(stream))
+    assert stream.getvalue() == ""
+
+
+def test_the_progress_line_shows_tokens_per_second(tmp_path: Path) -> None:
+    result = run(TASK, ReActAgent(model="scripted"), tmp_path)
+    line = Progress(1, stream=io.StringIO()).line(result)
+    total = result.tokens["total"]
+    assert f"| {total} tok {total / result.time_s:.1f} tok/s" in line

@@ -131,10 +131,12 @@ def run_bench(tasks: list[Task], agent: AgentSpec | Callable[[], Agent], out_dir
               progress: Callable[[EpisodeResult], None] | None = None, render: bool = False, *,
               backend: Backend | None = None, workers: int = 1, episode_timeout_s: float | None = None,
               ray_address: str | None = None, full_observations: bool = False, record: RunRecord | None = None,
-              on_resume: Callable[[dict[str, EpisodeResult]], None] | None = None) -> dict[str, Any]:
+              on_resume: Callable[[dict[str, EpisodeResult]], None] | None = None,
+              live: bool = False) -> dict[str, Any]:
     """Run the unfinished tasks of ``out_dir`` and write ``out_dir/summary.json``; returns the summary.
 
-    ``agent`` is an AgentSpec (any backend) or a factory of agents (inline backend only).
+    ``agent`` is an AgentSpec (any backend) or a factory of agents (inline backend only). ``live`` makes
+    each running episode print its slow model calls and heartbeats to stderr (``LiveStatus``).
     """
     out_dir = Path(out_dir)
     chosen: Backend = backend or ("local" if isinstance(agent, AgentSpec) else "inline")
@@ -161,7 +163,7 @@ def run_bench(tasks: list[Task], agent: AgentSpec | Callable[[], Agent], out_dir
         if progress is not None:
             progress(result)
 
-    jobs = [EpisodeJob.of(task, spec, budget, render, full_observations) for task in todo]
+    jobs = [EpisodeJob.of(task, spec, budget, render, full_observations, live) for task in todo]
     if jobs:
         make_runner(chosen, agent, out_dir, workers, episode_timeout_s, ray_address).run(jobs, on_end)
     wanted = {task.id for task in tasks}

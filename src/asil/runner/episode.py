@@ -13,6 +13,7 @@ from asil.env import Env, StepOutcome
 from asil.evaluate.evaluator import Evaluation
 from asil.llm.base import LLMError, reporting_calls
 from asil.protocol import ActionResult, AsilError, Observation
+from asil.runner.progress import LiveStatus
 from asil.runner.trace import EpisodeResult, ModelCall, Termination, TraceLine, TraceWriter, call_totals
 from asil.tasks.model import Task
 from asil.workspace import atomic_write
@@ -87,18 +88,24 @@ class _Episode:
 
 def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = None,
                 full_observations: bool = False, render: bool = False,
-                timeout_s: float | None = None) -> EpisodeResult:
+                timeout_s: float | None = None, status: LiveStatus | None = None) -> EpisodeResult:
     """Run one task to its end and write ``out_dir/<task_id>/`` (traj.jsonl, calls.jsonl, result.json,
     result.txt). ``timeout_s`` is checked between steps (a bench's ``--episode-timeout`` also kills a late
-    worker); a timed-out episode is still evaluated and keeps its trajectory and calls."""
+    worker); a timed-out episode is still evaluated and keeps its trajectory and calls. ``status`` prints what
+    the episode is doing while a slow model works (see ``LiveStatus``)."""
     started = time.monotonic()
     writer = TraceWriter(out_dir / task.id, full_observations)
     env = Env(task, budget=budget)
     episode = _Episode(task, agent, writer, env, render, timeout_s)
 
     def on_call(record: dict[str, object]) -> None:
-        writer.call(ModelCall.model_validate({"step": env.steps, **record}))
+        call = ModelCall.model_validate({"step": env.steps, **record})
+        writer.call(call)
+        if status is not None:
+            status.call(call)
 
+    if status is not None:
+        status.start(task.id, lambda: env.steps)
     try:
         with reporting_calls(on_call):
             episode.loop()
@@ -112,6 +119,8 @@ def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = No
         episode.termination, episode.error = "env_error", _describe(exc)
     finally:
         env.close()
+        if status is not None:
+            status.stop()
     evaluation = episode.evaluation
     tokens = call_totals(writer.calls)
     metrics = agent_metrics(agent, episode.termination)

@@ -22,6 +22,7 @@ from asil.apps import SPAWN_LOCK
 from asil.plugins import lifecycle_hooks
 from asil.runner.episode import run_episode
 from asil.runner.procs import kill_tree
+from asil.runner.progress import LiveStatus
 from asil.runner.results import read_task_folder
 from asil.tasks.model import Task
 
@@ -45,12 +46,13 @@ class EpisodeJob:
     budget: int | None = None
     render: bool = False
     full_observations: bool = False
+    live: bool = False  # print slow calls and heartbeats of the running episode to stderr (LiveStatus)
 
     @classmethod
     def of(cls, task: Task, agent: AgentSpec, budget: int | None = None, render: bool = False,
-           full_observations: bool = False) -> EpisodeJob:
+           full_observations: bool = False, live: bool = False) -> EpisodeJob:
         return cls(task.model_dump(mode="json"), str(task.source_dir) if task.source_dir else None, agent, budget,
-                   render, full_observations)
+                   render, full_observations, live)
 
     @property
     def task_id(self) -> str:
@@ -78,7 +80,8 @@ def run_job(job: EpisodeJob, agent: Agent | None = None) -> EpisodeOutcome:
     task = job.load_task()
     with tempfile.TemporaryDirectory(prefix="asil-episode-") as scratch:
         run_episode(task, agent if agent is not None else job.agent.build(), Path(scratch), budget=job.budget,
-                    render=job.render, full_observations=job.full_observations)
+                    render=job.render, full_observations=job.full_observations,
+                    status=LiveStatus() if job.live else None)
         files = read_task_folder(Path(scratch) / task.id)
     return EpisodeOutcome(task.id, files, time.monotonic() - started)
 
