@@ -25,6 +25,7 @@ from asil.runner.progress import LiveStatus, Progress
 from asil.runner.trace import EpisodeResult
 from asil.tasks import get_task
 from tests.agents.helpers import prompts, run, trace
+from tests.chat_server import ChatServer
 
 TASK = "calc-total-column"
 
@@ -192,3 +193,24 @@ def test_the_progress_line_shows_tokens_per_second(tmp_path: Path) -> None:
     line = Progress(1, stream=io.StringIO()).line(result)
     total = result.tokens["total"]
     assert f"| {total} tok {total / result.time_s:.1f} tok/s" in line
+
+
+def test_over_http_a_cut_off_reply_is_fed_back_not_resent_and_server_usage_is_the_total(tmp_path: Path) -> None:
+    # Hand-written replies (not recorded): a reply cut off at the cap, then a usable one.
+    server = ChatServer()
+    try:
+        server.behaviours += [
+            {"text": '{"thought": "First I will look at every column and', "finish_reason": "length",
+             "usage": {"prompt_tokens": 900, "completion_tokens": 64}},
+            {"text": 'Done.\n```json\n{"thought": "stop", "action": {"action_type": "done",},}\n```',
+             "usage": {"prompt_tokens": 950, "completion_tokens": 20}}]
+        agent = ReActAgent(model="small", base_url=server.url, backoff_s=0.01)
+        result = run(TASK, agent, tmp_path)
+    finally:
+        server.close()
+    assert len(server.requests) == 2  # no repair request carried the cut-off text
+    second = server.requests[1]["body"]["messages"][-1]["content"]
+    assert "PARSE ERROR" in second and "cut off at the completion cap" in second
+    assert result.termination == "done"
+    assert result.tokens == {"prompt": 1850, "completion": 84, "total": 1934, "calls": 2}
+    assert [c["finish_reason"] for c in calls(tmp_path)] == ["length", "stop"]
