@@ -247,7 +247,7 @@ def test_the_checklist_builds_a_working_app(notes_package: Path) -> None:
     assert "notes" in plugins.app_names()
     assert plugins.plugin("notes") is record
     assert plugins.app_for_path("todo.NOTES") == "notes"
-    assert plugins.builder_target("notes") == f"{PKG}.builders:build_notes"
+    assert plugins.app_builders()["notes"] == f"{PKG}.builders:build_notes"
     cls = plugins.adapter_class("notes")
     assert (cls.name, cls.pattern, cls.extensions) == ("notes", "file", (".notes",))
 

@@ -25,13 +25,15 @@ def _print_json(data: Any) -> None:
 
 
 def cmd_apps(args: argparse.Namespace) -> int:
-    from asil.plugins import app_names, plugin, suite_task_count
+    from asil.plugins import app_names, plugin
+    from asil.tasks.loader import builtin_root, task_files
 
     print(f"{'app':<12} {'pattern':<8} {'files':<22} {'tasks':>5} render ready  detail")
     for name in app_names():
         record = plugin(name)
         ready = record.adapter_class().readiness()
-        print(f"{name:<12} {record.pattern:<8} {','.join(record.extensions) or '-':<22} {suite_task_count(record):>5} "
+        tasks = len(task_files(builtin_root().parent / record.suite)) if record.suite else 0  # suite: under asil/tasks
+        print(f"{name:<12} {record.pattern:<8} {','.join(record.extensions) or '-':<22} {tasks:>5} "
               f"{'yes' if record.render else 'no':<6} {'yes' if ready.ready else 'no':<6} {ready.detail}")
     return EXIT_OK
 

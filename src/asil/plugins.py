@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -155,25 +154,13 @@ def app_for_path(path: str | Path) -> str:
                      hint=f"Known file types: {', '.join(known)}; or pass --app.")
 
 
-def suite_task_count(record: AppPlugin) -> int:
-    """How many task files the app's suite folder holds (0 without one)."""
-    if record.suite is None:
-        return 0
-    folder = Path(str(resources.files("asil.tasks").joinpath(record.suite)))
-    return sum(1 for path in folder.rglob("*.json") if "assets" not in path.relative_to(folder).parts)
-
-
-def builder_target(kind: str) -> str | None:
-    """The ``"module:function"`` that builds setup files of ``kind``, from the app records."""
+def app_builders() -> dict[str, str]:
+    """Every app's setup-file builders, ``kind -> "module:function"`` (the first app to declare a kind wins)."""
+    builders: dict[str, str] = {}
     for name in app_names():
-        target = plugin(name).builders.get(kind)
-        if target:
-            return target
-    return None
-
-
-def builder_kinds() -> list[str]:
-    return sorted({kind for name in app_names() for kind in plugin(name).builders})
+        for kind, target in plugin(name).builders.items():
+            builders.setdefault(kind, target)
+    return builders
 
 
 def lifecycle_hooks(which: Literal["warm_up", "stop"]) -> list[Callable[[], Any]]:

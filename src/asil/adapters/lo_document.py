@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
@@ -27,7 +27,6 @@ from asil.workspace import Workspace, commit_file
 
 Step = dict[str, Any]
 Plan = tuple[list[Step], list[str]]
-H = TypeVar("H")
 
 
 def save_function(what: str) -> AppFunction[Any]:

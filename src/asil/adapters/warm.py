@@ -33,7 +33,6 @@ class WarmSession(Protocol):
 
 SessionT = TypeVar("SessionT", bound=WarmSession)
 StepT = TypeVar("StepT")
-H = TypeVar("H")
 
 
 class WarmProgramAdapter(Adapter, Generic[SessionT]):
@@ -109,10 +108,6 @@ class WarmProgramAdapter(Adapter, Generic[SessionT]):
         return []
 
     # ------------------------------------------------------------ batches
-    def _members(self, action: Action, parse: Callable[[Action], StepT]) -> list[StepT]:
-        """``parse`` the action itself, or each member of a batch; a member's error names its place."""
-        return self.vocabulary.members(action, self.functions, parse)
-
     def _batch_failed(self, exc: InvalidAction | ActionFailed, index: int) -> InvalidAction | ActionFailed:
         """The error of a batch whose ``index``-th member failed after everything was undone."""
         return in_batch(exc, index, f"Nothing in the {self.state_name} was changed.")

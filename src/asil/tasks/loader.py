@@ -20,6 +20,11 @@ def builtin_root() -> Path:
     return Path(str(resources.files("asil.tasks").joinpath("suites")))
 
 
+def task_files(root: Path) -> list[Path]:
+    """The task files under ``root``, sorted; files under an assets/ folder are task inputs, not tasks."""
+    return [p for p in sorted(root.rglob("*.json")) if "assets" not in p.relative_to(root).parts]
+
+
 def load_task_file(path: Path) -> Task:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -37,8 +42,7 @@ def load_task_file(path: Path) -> Task:
 def load_tasks(suite: str | None = None, app: str | None = None, root: Path | None = None) -> list[Task]:
     """All tasks under ``root`` (the built-in suites by default), filtered, sorted by id."""
     root = root or builtin_root()
-    # Files under an assets/ folder are task inputs, not tasks.
-    tasks = [load_task_file(p) for p in sorted(root.rglob("*.json")) if "assets" not in p.relative_to(root).parts]
+    tasks = [load_task_file(p) for p in task_files(root)]
     seen: dict[str, Path] = {}
     for task in tasks:
         if task.id in seen:

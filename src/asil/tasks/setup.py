@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from asil.plugins import builder_kinds, builder_target
+from asil.plugins import app_builders
 from asil.protocol import AsilError
 from asil.registry import Registry
 from asil.tasks.model import SetupFile, Task
@@ -22,8 +22,8 @@ Builder = Callable[[SetupFile, Task, Path], None]
 
 
 def _declare_app_builders() -> None:
-    for kind in builder_kinds():
-        FILE_BUILDERS.declare(kind, str(builder_target(kind)), replace=False)
+    for kind, target in app_builders().items():
+        FILE_BUILDERS.declare(kind, target, replace=False)
 
 
 FILE_BUILDERS: Registry[Builder] = Registry("setup file kind", discover=_declare_app_builders)

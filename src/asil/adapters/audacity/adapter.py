@@ -198,7 +198,7 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
                 raise InvalidAction(f"There is no track or label {action.target!r} to show.",
                                     hint="Navigate to a track name or 'label:N'.", code="unknown_element")
             return
-        calls = self._members(action, self._parse)  # a batch's members are checked when they run
+        calls = self.vocabulary.members(action, self.functions, self._parse)  # a batch's members are checked when they run
         if action.action_type != "batch":
             self._plan(*calls[0])
 
@@ -223,7 +223,7 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
     def _apply(self, action: Action) -> list[str]:
         if action.action_type == "navigate":
             return self._navigate(action, self._item_ids)
-        members = self._members(action, lambda member: (member, *self._parse(member)))
+        members = self.vocabulary.members(action, self.functions, lambda member: (member, *self._parse(member)))
         changed: list[str] = []
         saved_selection = self.selection
         done: list[Action] = []

@@ -107,14 +107,14 @@ class BlenderAdapter(CheckpointedAdapter[BlenderSession]):
             if action.target:
                 self._call("find", {"object": action.target})
             return
-        steps = self._members(action, self._translate)  # a batch's members are checked when they run
+        steps = self.vocabulary.members(action, self.functions, self._translate)  # a batch's members are checked when they run
         if action.action_type != "batch" and steps[0][0] != "save":
             self._call(*steps[0], dry=True)
 
     def _apply(self, action: Action) -> list[str]:
         if action.action_type == "navigate":
             return self._navigate(action, lambda: self._call("scene", {"limit": 0})["object_names"])
-        steps = self._members(action, self._translate)
+        steps = self.vocabulary.members(action, self.functions, self._translate)
         if steps == [("save", {})]:
             self.save()
             return []

@@ -141,7 +141,7 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
             if action.target:
                 self.canvas().layer(action.target)
             return
-        members = self._members(action, self._parse)
+        members = self.vocabulary.members(action, self.functions, self._parse)
         if action.action_type != "batch" and members[0][0].handler is not None:
             function, params = members[0]
             self._checked = self.canvas()
@@ -158,7 +158,7 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
     def _apply(self, action: Action) -> list[str]:
         if action.action_type == "navigate":
             return self._navigate(action, lambda: self.canvas().names, keep_offset=False)
-        steps = self._members(action, self._parse)
+        steps = self.vocabulary.members(action, self.functions, self._parse)
         first, params = steps[0]
         if first.name == "save":
             self.save()

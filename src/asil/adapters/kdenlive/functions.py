@@ -8,16 +8,12 @@ which runs on a draft and is all or nothing, cannot hold them.
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 from asil.adapters.functions import AppFunction, FunctionTable
 from asil.adapters.kdenlive import actions as act
 from asil.adapters.kdenlive import edits
 from asil.adapters.kdenlive.edits import Edit
 from asil.adapters.kdenlive.tracks import delete_track, set_track
 from asil.adapters.params import NoParams
-
-H = TypeVar("H")
 
 FUNCTIONS: FunctionTable[Edit] = FunctionTable("kdenlive", [
     AppFunction("add_clip", act.AddClip, "Place a media file or colour clip on a track.", acts_on="clip",

@@ -8,7 +8,7 @@ handler: the adapter writes the workspace files itself.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from asil.adapters.functions import AppFunction, FunctionTable
 from asil.adapters.obs import actions as act
@@ -16,8 +16,6 @@ from asil.adapters.obs import item_ops as item
 from asil.adapters.obs import operations as ops
 from asil.adapters.obs import output_ops as out
 from asil.adapters.params import NoParams, Params
-
-H = TypeVar("H")
 
 UNCHANGED = "file"  # acts_on of the functions that leave OBS's own state alone
 VIDEO = "video"
