@@ -15,6 +15,7 @@ class ChatServer:
     def __init__(self) -> None:
         self.behaviours: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
+        self.streamed: list[int] = []  # events sent per streamed reply, until the client stopped reading
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -24,6 +25,9 @@ class ChatServer:
                 plan = server.behaviours.pop(0) if server.behaviours else {"text": "{}"}
                 time.sleep(plan.get("delay", 0))
                 status = plan.get("status", 200)
+                if status == 200 and body.get("stream"):
+                    self._stream(plan)
+                    return
                 choice = {"message": {"role": "assistant", "content": plan.get("text", "")},
                           "finish_reason": plan.get("finish_reason", "stop")}
                 payload: dict[str, Any] = {"choices": [choice]}
@@ -38,6 +42,31 @@ class ChatServer:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
                     pass
+
+            def _stream(self, plan: dict[str, Any]) -> None:
+                """Server-sent events, one word a chunk (a chunk stands for a token); ``chunk_delay`` paces
+                them, and the server notes how many chunks it sent before the client hung up."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                pieces = [w for w in plan.get("text", "").split(" ")]
+                events = [{"choices": [{"delta": {"content": p if i == 0 else " " + p}, "finish_reason": None}]}
+                          for i, p in enumerate(pieces)]
+                events.append({"choices": [{"delta": {}, "finish_reason": plan.get("finish_reason", "stop")}]})
+                if "usage" in plan:
+                    events.append({"choices": [], "usage": plan["usage"]})
+                sent = 0
+                try:
+                    for event in events:
+                        self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                        self.wfile.flush()
+                        sent += 1
+                        time.sleep(plan.get("chunk_delay", 0))
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                server.streamed.append(sent)
 
             def log_message(self, *args: Any) -> None:
                 return None

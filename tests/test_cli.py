@@ -119,9 +119,10 @@ def test_table_5_runtime_parameters_are_flags_with_the_papers_defaults(tmp_path:
 
     defaults = options("--agent", "lstc", "--model", "m")["params"]
     assert defaults == {"temperature": 0.0, "top_p": 0.95, "top_k": 20, "seed": 42, "thinking_budget": 16384,
-                        "answer_tokens": 4096}
+                        "answer_tokens": 4096, "caps": "local"}
     assert make_agent("lstc", **options("--agent", "lstc")).cfg.max_candidates == 3  # type: ignore[attr-defined]
-    given = ("--top-k", "7", "--top-p", "0.5", "--temperature", "0.3", "--seed", "9", "--thinking-budget", "1024")
+    given = ("--top-k", "7", "--top-p", "0.5", "--temperature", "0.3", "--seed", "9", "--thinking-budget", "1024",
+             "--caps", "table5")
     expected = {  # what each server kind accepts of them
         "openai": {"temperature": 0.3, "top_p": 0.5, "seed": 9},
         "vllm": {"temperature": 0.3, "top_p": 0.5, "seed": 9, "top_k": 7, "thinking_token_budget": 1024},

@@ -240,7 +240,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-SAMPLING = ("temperature", "top_p", "top_k", "seed", "thinking_budget", "answer_tokens")  # RuntimeParams fields
+SAMPLING = ("temperature", "top_p", "top_k", "seed", "thinking_budget", "answer_tokens", "caps")  # RuntimeParams
 
 
 def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -258,6 +258,15 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     _check_timeout("--call-timeout", args.call_timeout)
     if args.call_timeout is not None:
         options["timeout_s"] = args.call_timeout
+    if args.context_length is not None:
+        if args.context_length < 256:
+            raise UsageError(f"--context-length must be at least 256 tokens, not {args.context_length}.",
+                             hint="Give the context the server was started with, e.g. 8192.")
+        options["context_length"] = args.context_length
+    if args.no_stream:
+        options["stream"] = False
+    if args.constrained:
+        options["constrained"] = True
     if args.ablate:
         options["ablate"] = args.ablate
     if args.max_candidates is not None:
@@ -396,8 +405,17 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 "
                    "(default: $ASIL_BASE_URL or $OPENAI_BASE_URL)")
     p.add_argument("--api-key", help="default: $ASIL_API_KEY or $OPENAI_API_KEY")
-    p.add_argument("--server", help="how the server takes sampling options: openai, vllm, llamacpp, ollama "
-                   "(default: $ASIL_SERVER or openai)")
+    p.add_argument("--server", help="how the server takes sampling options: openai, vllm, llamacpp, "
+                   "llama-cpp-python, ollama, or auto (asked from the server's /v1/models) (default: $ASIL_SERVER "
+                   "or openai)")
+    p.add_argument("--context-length", type=int, metavar="TOKENS",
+                   help="the server's context window; prompt + completion cap are kept inside it (default: asked "
+                   "from the server where it says, else unchecked)")
+    p.add_argument("--no-stream", action="store_true",
+                   help="ask for whole replies instead of streaming and stopping once the JSON answer is complete")
+    p.add_argument("--constrained", action="store_true",
+                   help="send each reply's JSON Schema so the server constrains decoding to it (vLLM, llama.cpp, "
+                   "llama-cpp-python, Ollama, OpenAI)")
     p.add_argument("--ablate", help="LSTC ablations, comma-separated: no-l2s, no-s2l, no-persistent-subgoal, "
                    "no-candidates, no-multi-action, no-step-abstraction, no-routing, no-stall-loop")
     _runtime_options(p)

@@ -204,7 +204,7 @@ def test_over_http_a_cut_off_reply_is_fed_back_not_resent_and_server_usage_is_th
              "usage": {"prompt_tokens": 900, "completion_tokens": 64}},
             {"text": 'Done.\n```json\n{"thought": "stop", "action": {"action_type": "done",},}\n```',
              "usage": {"prompt_tokens": 950, "completion_tokens": 20}}]
-        agent = ReActAgent(model="small", base_url=server.url, backoff_s=0.01)
+        agent = ReActAgent(model="small", base_url=server.url, backoff_s=0.01, stream=False)
         result = run(TASK, agent, tmp_path)
     finally:
         server.close()

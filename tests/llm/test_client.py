@@ -56,7 +56,16 @@ def test_runtime_parameters_are_sent_the_way_each_server_takes_them(
     body = chat_server.requests[0]["body"]
     assert {k: body[k] for k in present} == present
     assert not set(absent) & set(body)
-    assert body["max_tokens"] == 16384 + 4096
+    assert body["max_tokens"] == 1024  # the planner's cap under the default 'local' caps
+
+
+@pytest.mark.parametrize(("caps", "kind", "expected"), [
+    ("local", "planner", 1024), ("local", "react", 512), ("local", "abstraction", 384),
+    ("table5", "react", 16384 + 4096), ("table5", "verification", 16384 + 4096)])
+def test_completion_caps_per_call_kind_with_table5_as_a_profile(
+        chat_server: ChatServer, caps: str, kind: str, expected: int) -> None:
+    client(chat_server, params={"caps": caps}).complete(MESSAGES, kind)
+    assert chat_server.requests[0]["body"]["max_tokens"] == expected
 
 
 def test_server_errors_are_retried_with_backoff(chat_server: ChatServer) -> None:
@@ -99,7 +108,8 @@ def test_a_context_overflow_says_what_is_wrong(chat_server: ChatServer) -> None:
     with pytest.raises(LLMError) as caught:
         client(chat_server).complete(MESSAGES, "planner")
     hint = caught.value.hint or ""
-    assert "context" in hint and "--answer-tokens" in hint and "API key" not in hint
+    assert "context" in hint and "--context-length" in hint and "API key" not in hint
+    assert caught.value.code == "context_overflow"  # the agent shortens its prompt on this code
     assert len(chat_server.requests) == 1
 
 

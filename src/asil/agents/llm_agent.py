@@ -6,8 +6,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from asil.llm.base import LLMError, LLMReply, Message, Provider, Usage, estimate_tokens, prompt_text, report_call
-from asil.llm.parse import DecisionParseError, extract_json
+from asil.llm.base import LLMError, LLMReply, Message, Provider, Until, Usage, estimate_tokens, prompt_text, report_call
+from asil.llm.parse import DecisionParseError, extract_json, thinking_open
 from asil.llm.providers import make_provider
 from asil.tasks.model import Task
 
@@ -17,6 +17,18 @@ TRUNCATED_HINT = ("Raise the completion cap (--answer-tokens, --thinking-budget)
                   "a repair round would resend the cut-off text and could overflow the context.")
 QUOTE_CHARS = 240  # how much of an unusable reply is quoted back to the model and into the trace thought
 Check = Callable[[dict[str, Any]], None]  # raises DecisionParseError when a parsed reply is unusable
+Shorten = Callable[[list[Message]], list[Message] | None]  # a shorter prompt, or None when it cannot shrink
+MAX_SHORTENINGS = 6
+
+
+def clip_longest(messages: list[Message]) -> list[Message]:
+    """The prompt with its longest message cut to half, from the middle, saying so (the fallback when an
+    agent has no shorter prompt of its own: instructions and the newest state stay at the two ends)."""
+    longest = max(range(len(messages)), key=lambda i: len(messages[i]["content"]))
+    text = messages[longest]["content"]
+    keep = len(text) // 4
+    clipped = f"{text[:keep]}\n[... {len(text) - 2 * keep} characters left out to fit the context ...]\n{text[-keep:]}"
+    return [*messages[:longest], {**messages[longest], "content": clipped}, *messages[longest + 1:]]
 
 
 def quote_reply(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -39,6 +51,7 @@ class ModelClient:
         self.usage = Usage()
         self.pending_tokens: dict[str, int] = {}  # tokens of calls not yet attributed to a decision
         self.repairs = 0
+        self.shortenings = 0  # prompts shortened to fit the server's context
 
     @classmethod
     def from_options(cls, model: str = "scripted", **options: Any) -> ModelClient:
@@ -47,13 +60,22 @@ class ModelClient:
     def bind(self, task: Task) -> None:
         self.provider.bind(task)
         self.usage = Usage()
-        self.repairs = 0
+        self.repairs = self.shortenings = 0
 
     def ask(self, kind: str, messages: list[Message], context: dict[str, Any] | None = None,
-            check: Check | None = None) -> dict[str, Any]:
+            check: Check | None = None, schema: dict[str, Any] | None = None,
+            shorten: Shorten | None = None) -> dict[str, Any]:
         """The reply as a JSON object; raises DecisionParseError (with the raw reply) if the repair round
-        fails too, or at once when the reply was cut off at the completion cap."""
-        reply = self._call(kind, messages, context)
+        fails too, or at once when the reply was cut off at the completion cap.
+
+        A streaming provider stops generating as soon as the text holds a usable object (one that parses
+        and passes ``check``); ``schema`` is the reply's JSON Schema for servers that constrain decoding.
+        When the prompt does not fit the server's context, ``shorten`` (the agent's own way: fewer history
+        entries) or else clipping the longest message makes it fit, so an episode never ends on
+        ``context_length_exceeded``.
+        """
+        until = _usable_by(check)
+        reply, messages = self._fitted_call(kind, messages, context, until, schema, shorten)
         try:
             return _checked(reply.text, check)
         except DecisionParseError as exc:
@@ -65,19 +87,32 @@ class ModelClient:
             self.repairs += 1
             repair = messages + [{"role": "assistant", "content": reply.text},
                                  {"role": "user", "content": REPAIR_PROMPT.format(error=exc.message)}]
-            second = self._call("repair", repair, {**(context or {}), "for_kind": kind})
+            second = self._call("repair", repair, {**(context or {}), "for_kind": kind}, until, schema)
             try:
                 return _checked(second.text, check)
             except DecisionParseError as again:
                 again.reply = second.text
                 raise
 
-    def _call(self, kind: str, messages: list[Message], context: dict[str, Any] | None) -> LLMReply:
+    def _fitted_call(self, kind: str, messages: list[Message], context: dict[str, Any] | None, until: Until,
+                     schema: dict[str, Any] | None, shorten: Shorten | None) -> tuple[LLMReply, list[Message]]:
+        for attempt in range(MAX_SHORTENINGS + 1):
+            try:
+                return self._call(kind, messages, context, until, schema), messages
+            except LLMError as exc:
+                if exc.code != "context_overflow" or attempt == MAX_SHORTENINGS:
+                    raise
+                self.shortenings += 1
+                messages = (shorten(messages) if shorten else None) or clip_longest(messages)
+        raise AssertionError("unreachable")
+
+    def _call(self, kind: str, messages: list[Message], context: dict[str, Any] | None,
+              until: Until | None = None, schema: dict[str, Any] | None = None) -> LLMReply:
         """One provider call, accounted and reported whether it answers or fails."""
         try:
-            reply = self.provider.complete(messages, kind, context)
-        except LLMError as exc:  # the wait and the prompt were spent all the same
-            prompt = estimate_tokens(prompt_text(messages))
+            reply = self.provider.complete(messages, kind, context, until=until, schema=schema)
+        except LLMError as exc:  # the wait and the prompt were spent all the same (unless it never fit)
+            prompt = 0 if exc.code == "context_overflow" else estimate_tokens(prompt_text(messages))
             self.usage.add_failure(kind, prompt, exc.seconds)
             self.pending_tokens["prompt"] = self.pending_tokens.get("prompt", 0) + prompt
             report_call({"kind": kind, "text": "", "prompt_tokens": prompt, "completion_tokens": 0,
@@ -86,7 +121,8 @@ class ModelClient:
         self._count(kind, reply)
         report_call({"kind": kind, "text": reply.text, "prompt_tokens": reply.prompt_tokens,
                      "completion_tokens": reply.completion_tokens, "estimated": reply.estimated,
-                     "seconds": round(reply.seconds, 4), "finish_reason": reply.finish_reason})
+                     "seconds": round(reply.seconds, 4), "finish_reason": reply.finish_reason,
+                     "stopped_early": reply.stopped_early, "cap": reply.cap})
         return reply
 
     def _count(self, kind: str, reply: LLMReply) -> None:
@@ -98,6 +134,19 @@ class ModelClient:
         """Tokens of every call since the last decision (each call is counted in exactly one step)."""
         taken, self.pending_tokens = self.pending_tokens, {}
         return taken
+
+
+def _usable_by(check: Check | None) -> Until:
+    def usable(text: str) -> bool:
+        if thinking_open(text):  # JSON inside an unfinished thinking block is not the answer yet
+            return False
+        try:
+            _checked(text, check)
+        except DecisionParseError:
+            return False
+        return True
+
+    return usable
 
 
 def _checked(text: str, check: Check | None) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from asil.agents.base import Decision
 from asil.agents.llm_agent import ModelClient, parse_feedback, quote_reply
 from asil.agents.prompting import observation_text, render, schema_text
+from asil.llm.base import Message
 from asil.llm.parse import DecisionParseError
 from asil.llm.scripted import ScriptedProvider
 from asil.protocol import Action, ActionResult, ActionSchema, Observation
@@ -28,6 +29,16 @@ def parse_action_reply(data: dict[str, Any]) -> Action:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise DecisionParseError(f"The action is malformed at {where!r}: {first['msg']}.") from None
+
+
+def reply_schema(schemas: dict[str, ActionSchema]) -> dict[str, Any]:
+    """The JSON Schema of a ReAct reply, for servers that constrain decoding to it (``--constrained``)."""
+    types = sorted({t for schema in schemas.values() for t in schema.action_types} | {"done", "infeasible"})
+    action = {"type": "object", "required": ["action_type"], "properties": {
+        "action_type": {"type": "string", "enum": types}, "target": {"type": ["string", "null"]},
+        "params": {"type": "object"}}}
+    return {"type": "object", "required": ["thought", "action"],
+            "properties": {"thought": {"type": "string"}, "action": action}}
 
 
 def _check_reply(data: dict[str, Any]) -> None:
@@ -51,9 +62,11 @@ class ReActAgent:
 
     name = "react"
 
-    def __init__(self, model: str = "scripted", stall_cutoff: int = 3, **options: Any):
+    def __init__(self, model: str = "scripted", stall_cutoff: int = 3, history_window: int = 30, **options: Any):
         self.client = ModelClient.from_options(model, **options)
         self.stall_cutoff = stall_cutoff
+        self.history_window = history_window  # newest history entries in a prompt; fewer if the context is short
+        self.reply_schema: dict[str, Any] = {}
         self.parse_failures = 0  # in a row
         self.parse_errors = 0  # in the episode
         self.task: Task | None = None
@@ -66,6 +79,7 @@ class ReActAgent:
         self.task = task
         self.client.bind(task)
         self.system = render(PROMPTS, "react_system.md", schema=schema_text(schemas))
+        self.reply_schema = reply_schema(schemas)
         self.history, self.succeeded, self._pending = [], [], None
         self.parse_failures = self.parse_errors = 0
 
@@ -75,12 +89,18 @@ class ReActAgent:
         if self.parse_failures >= self.stall_cutoff:
             return Decision(action=None, stop="stall_cutoff", tokens=self.client.take_tokens(),
                             thought=f"{self.parse_failures} unusable replies in a row")
-        messages = [{"role": "system", "content": self.system},
-                    {"role": "user", "content": render(
-                        PROMPTS, "react_user.md", instruction=self.task.instruction,
-                        history="\n".join(self.history) or "(none yet)", observation=observation_text(observation))}]
+        shown = observation_text(observation)
+        window = [self.history_window]
+
+        def shorter(_: list[Message]) -> list[Message] | None:  # the context is short: halve the history shown
+            if window[0] == 0:
+                return None
+            window[0] //= 2
+            return self._messages(shown, window[0])
+
         try:
-            data = self.client.ask("react", messages, {"succeeded": self.succeeded}, check=_check_reply)
+            data = self.client.ask("react", self._messages(shown, window[0]), {"succeeded": self.succeeded},
+                                   check=_check_reply, schema=self.reply_schema, shorten=shorter)
         except DecisionParseError as exc:
             self.parse_failures += 1
             self.parse_errors += 1
@@ -91,6 +111,15 @@ class ReActAgent:
         self._pending = parse_action_reply(data)
         return Decision(action=self._pending, thought=str(data.get("thought", "")),
                         tokens=self.client.take_tokens())
+
+    def _messages(self, observation: str, keep: int) -> list[Message]:
+        assert self.task is not None
+        entries = self.history[-keep:] if keep else []
+        left_out = len(self.history) - len(entries)
+        history = (f"({left_out} earlier steps not shown)\n" if left_out else "") + "\n".join(entries)
+        return [{"role": "system", "content": self.system},
+                {"role": "user", "content": render(PROMPTS, "react_user.md", instruction=self.task.instruction,
+                                                   history=history or "(none yet)", observation=observation)}]
 
     def _remember(self, last: ActionResult | None) -> None:
         if self._pending is None or last is None:
@@ -104,4 +133,5 @@ class ReActAgent:
 
     def metrics(self, termination: str) -> dict[str, Any]:
         return {"model_calls": self.client.usage.as_dict(), "tokens": self.client.usage.totals(),
-                "repairs": self.client.repairs, "parse_errors": self.parse_errors}
+                "repairs": self.client.repairs, "parse_errors": self.parse_errors,
+                "shortened_prompts": self.client.shortenings}

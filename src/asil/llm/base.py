@@ -13,6 +13,7 @@ from asil.protocol import AsilError
 from asil.tasks.model import Task
 
 Message = dict[str, str]
+Until = Callable[[str], bool]  # True once the text so far holds a complete answer (streaming stops there)
 
 
 class LLMError(AsilError):
@@ -33,6 +34,8 @@ class LLMReply:
     estimated: bool  # token counts were estimated because the server sent none
     seconds: float
     finish_reason: str | None = None  # "stop", "length" (cut off at the completion cap), ...; None if not sent
+    stopped_early: bool = False  # streamed and closed as soon as the answer was complete
+    cap: int | None = None  # the completion cap the call was sent with, when known
 
     @property
     def truncated(self) -> bool:
@@ -41,13 +44,15 @@ class LLMReply:
 
 class Provider(Protocol):
     """A chat model. ``kind`` names the call (planner, abstraction, ...); ``context`` is structured
-    state that real models ignore and the shipped fake providers use."""
+    state that real models ignore and the shipped fake providers use; ``until`` says when a streamed reply
+    is complete and ``schema`` is the JSON Schema of the reply, for servers that constrain decoding to it."""
 
     name: str
 
     def bind(self, task: Task) -> None: ...
 
-    def complete(self, messages: list[Message], kind: str, context: dict[str, Any] | None = None) -> LLMReply: ...
+    def complete(self, messages: list[Message], kind: str, context: dict[str, Any] | None = None,
+                 until: Until | None = None, schema: dict[str, Any] | None = None) -> LLMReply: ...
 
 
 def estimate_tokens(text: str) -> int:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from asil.registry import Registry
 
@@ -25,45 +26,100 @@ class RuntimeParams(BaseModel):
     seed: int = Field(42, description="sampling seed")
     thinking_budget: int = Field(16384, ge=0, description="tokens a thinking model may spend before answering")
     answer_tokens: int = Field(4096, ge=1, description="tokens for the answer after thinking")
+    caps: str = Field("local", description="completion caps per call kind: 'local' (short caps that suit small "
+                      "local models, see COMPLETION_CAPS) or 'table5' (thinking budget + answer tokens for every call)")
 
+    @field_validator("caps")
+    @classmethod
+    def _known_caps(cls, value: str) -> str:
+        if value not in CAP_PROFILES:
+            raise ValueError(f"unknown completion cap profile {value!r}; use one of: {', '.join(CAP_PROFILES)}")
+        return value
+
+    def max_tokens(self, kind: str) -> int:
+        """The completion cap of one call kind (planner, abstraction, verification, refinement, react, repair)."""
+        return CAP_PROFILES.require(self.caps)(self, kind)
+
+
+# Completion caps per call kind under the 'local' profile. A complete ReAct step or LSTC decision of a small
+# model is well under these; streaming stops a call as soon as its JSON is complete, so a cap only bounds a
+# model that rambles. Measured with benchmarks/real_model.py (SmolLM2-135M on llama.cpp).
+COMPLETION_CAPS = {"planner": 1024, "abstraction": 384, "verification": 384, "refinement": 512, "react": 512,
+                   "repair": 512}
+DEFAULT_CAP = 512  # call kinds not listed (annotation judges, teachers)
+
+CapProfile = Callable[[RuntimeParams, str], int]
+CAP_PROFILES: Registry[CapProfile] = Registry("completion cap profile")
+CAP_PROFILES.add("local", lambda p, kind: min(COMPLETION_CAPS.get(kind, DEFAULT_CAP), p.thinking_budget + p.answer_tokens))
+CAP_PROFILES.add("table5", lambda p, kind: p.thinking_budget + p.answer_tokens)
 
 Body = dict[str, Any]
-ServerProfile = Callable[[RuntimeParams], Body]
-SERVER_PROFILES: Registry[ServerProfile] = Registry("server kind")
-server_profile = SERVER_PROFILES.register
+SchemaFormat = Callable[[dict[str, Any]], Body]
 
 
 def _standard(p: RuntimeParams) -> Body:
-    return {"temperature": p.temperature, "top_p": p.top_p, "seed": p.seed,
-            "max_tokens": p.thinking_budget + p.answer_tokens}
+    return {"temperature": p.temperature, "top_p": p.top_p, "seed": p.seed}
 
 
-@server_profile("openai")
-def openai_profile(p: RuntimeParams) -> Body:
-    """Hosted OpenAI-style APIs: only the standard sampling fields."""
-    return _standard(p)
+def _json_schema(schema: dict[str, Any]) -> Body:
+    """OpenAI's structured-output form; vLLM, llama.cpp's llama-server and LM Studio read it too."""
+    return {"response_format": {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}}
 
 
-@server_profile("vllm")
-def vllm_profile(p: RuntimeParams) -> Body:
-    """vLLM reads top_k from the body; thinking is switched on through the chat template and capped
-    with ``thinking_token_budget`` (releases without it ignore the field and log a warning)."""
-    return {**_standard(p), "top_k": p.top_k, "chat_template_kwargs": {"enable_thinking": True},
-            "thinking_token_budget": p.thinking_budget}
+def _json_object_schema(schema: dict[str, Any]) -> Body:
+    """llama-cpp-python's server: a grammar built from ``schema`` under ``type: json_object``."""
+    return {"response_format": {"type": "json_object", "schema": schema}}
 
 
-@server_profile("llamacpp")
-def llamacpp_profile(p: RuntimeParams) -> Body:
-    """llama.cpp's llama-server reads top_k and a per-request thinking budget from the body. The budget goes
-    under both names builds have read (``thinking_budget_tokens``, older ``reasoning_budget_tokens``);
-    a budget set at server start (``--reasoning-budget``) caps it."""
-    return {**_standard(p), "top_k": p.top_k, "thinking_budget_tokens": p.thinking_budget,
-            "reasoning_budget_tokens": p.thinking_budget}
+@dataclass(frozen=True)
+class ServerProfile:
+    """What one kind of OpenAI-compatible server accepts beyond the standard fields.
+
+    ``sampling`` adds its own sampling fields; ``schema_format`` is how it takes a JSON Schema for
+    constrained decoding (None: not offered); ``owned_by`` are the ``/v1/models`` owner names that identify it
+    for ``--server auto``; ``start`` is a documented command that serves a model with it.
+    """
+
+    name: str
+    sampling: Callable[[RuntimeParams], Body]
+    schema_format: SchemaFormat | None = None
+    owned_by: tuple[str, ...] = ()
+    start: str = ""
+
+    def body(self, params: RuntimeParams) -> Body:
+        return {**_standard(params), **self.sampling(params)}
 
 
-@server_profile("ollama")
-def ollama_profile(p: RuntimeParams) -> Body:
-    """Ollama's /v1 endpoint takes the standard fields; it accepts neither top_k nor a thinking token
-    budget, so top_k must be set in the Modelfile (``PARAMETER top_k 20``) and the budget only bounds
-    ``max_tokens``."""
-    return _standard(p)
+SERVER_PROFILES: Registry[ServerProfile] = Registry("server kind")
+
+
+def server_profile(profile: ServerProfile) -> ServerProfile:
+    SERVER_PROFILES.add(profile.name, profile)
+    return profile
+
+
+server_profile(ServerProfile(
+    "openai", lambda p: {}, _json_schema,
+    start="any hosted or local endpoint that takes only the standard OpenAI fields"))
+# vLLM reads top_k from the body; thinking is switched on through the chat template and capped with
+# ``thinking_token_budget`` (releases without it ignore the field and log a warning).
+server_profile(ServerProfile(
+    "vllm", lambda p: {"top_k": p.top_k, "chat_template_kwargs": {"enable_thinking": True},
+                       "thinking_token_budget": p.thinking_budget},
+    _json_schema, owned_by=("vllm",), start="vllm serve MODEL --max-model-len 8192"))
+# llama.cpp's llama-server reads top_k and a per-request thinking budget from the body, under both names builds
+# have read (``thinking_budget_tokens``, older ``reasoning_budget_tokens``); ``--reasoning-budget`` caps it.
+server_profile(ServerProfile(
+    "llamacpp", lambda p: {"top_k": p.top_k, "thinking_budget_tokens": p.thinking_budget,
+                           "reasoning_budget_tokens": p.thinking_budget},
+    _json_schema, owned_by=("llamacpp",), start="llama-server -m MODEL.gguf -c 8192 --port 8000"))
+# llama-cpp-python's server (``python -m llama_cpp.server``): top_k in the body, no thinking budget, JSON
+# Schema constraints under ``json_object``; its /v1/models names the owner "me".
+server_profile(ServerProfile(
+    "llama-cpp-python", lambda p: {"top_k": p.top_k}, _json_object_schema, owned_by=("me",),
+    start="python -m llama_cpp.server --model MODEL.gguf --n_ctx 8192 --port 8000"))
+# Ollama's /v1 endpoint takes the standard fields, neither top_k (set it in the Modelfile:
+# ``PARAMETER top_k 20``) nor a thinking budget (which then only bounds max_tokens).
+server_profile(ServerProfile(
+    "ollama", lambda p: {}, _json_schema, owned_by=("library", "ollama"),
+    start="ollama serve; ollama pull MODEL (OLLAMA_CONTEXT_LENGTH=8192 sets the context)"))

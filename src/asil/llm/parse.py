@@ -23,6 +23,12 @@ class DecisionParseError(AsilError):
         self.reply = reply  # the raw model reply that could not be used, when known
 
 
+def thinking_open(text: str) -> bool:
+    """A thinking block has begun and not yet ended (a streamed reply is not complete before it ends)."""
+    opened = len(re.findall(r"<(?:think|thinking|reasoning)>", text, re.IGNORECASE))
+    return opened > len(re.findall(r"</(?:think|thinking|reasoning)>", text, re.IGNORECASE))
+
+
 def strip_thinking(text: str) -> str:
     text = _THINK.sub("", text)
     if re.search(r"</(think|thinking|reasoning)>", text, re.IGNORECASE):  # the opening tag was in the prompt

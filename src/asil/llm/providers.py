@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from asil.llm.base import LLMError, LLMReply, Message, Provider, timed_reply
+from asil.llm.base import LLMError, LLMReply, Message, Provider, Until, timed_reply
 from asil.llm.client import OpenAICompatibleClient
 from asil.llm.scripted import ScriptedProvider
 from asil.registry import Registry
@@ -34,7 +34,8 @@ class ReplayProvider:
     def bind(self, task: Task) -> None:
         return None
 
-    def complete(self, messages: list[Message], kind: str, context: dict[str, Any] | None = None) -> LLMReply:
+    def complete(self, messages: list[Message], kind: str, context: dict[str, Any] | None = None,
+                 until: Until | None = None, schema: dict[str, Any] | None = None) -> LLMReply:
         started = time.perf_counter()
         if self._next >= len(self._lines):
             raise LLMError(f"The replay file {self.path.name} has no reply left for call {self._next + 1} ({kind}).")
@@ -58,5 +59,6 @@ def make_provider(model: str, **options: Any) -> Provider:
     if name == "replay":
         return PROVIDERS["replay"](argument)
     client_options = {k: v for k, v in options.items()
-                      if k in ("base_url", "api_key", "server", "params", "timeout_s", "retries", "backoff_s")}
+                      if k in ("base_url", "api_key", "server", "params", "timeout_s", "retries", "backoff_s", "stream",
+                               "context_length", "constrained")}
     return PROVIDERS["openai"](model, **client_options)

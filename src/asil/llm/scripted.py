@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from asil.llm.base import LLMError, LLMReply, Message, timed_reply
+from asil.llm.base import LLMError, LLMReply, Message, Until, timed_reply
 from asil.registry import Registry
 from asil.tasks.model import Task
 
@@ -73,7 +73,8 @@ class ScriptedProvider:
         self._decisions = 0
         self._fault = None
 
-    def complete(self, messages: list[Message], kind: str, context: dict[str, Any] | None = None) -> LLMReply:
+    def complete(self, messages: list[Message], kind: str, context: dict[str, Any] | None = None,
+                 until: Until | None = None, schema: dict[str, Any] | None = None) -> LLMReply:
         started = time.perf_counter()
         self.calls.append((kind, messages))
         context = context or {}

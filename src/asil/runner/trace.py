@@ -53,6 +53,8 @@ class ModelCall(BaseModel):
     estimated: bool = Field(description="token counts were estimated because the server sent none")
     seconds: float = Field(description="wall time the agent waited for this call, failed calls included")
     finish_reason: str | None = None
+    stopped_early: bool = Field(False, description="streamed, and closed as soon as the reply held a usable answer")
+    cap: int | None = Field(None, description="the completion cap (max_tokens) the call was sent with, when known")
     error: str | None = Field(None, description="why the call failed (timeout, refusal); no reply then")
 
 
