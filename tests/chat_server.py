@@ -16,9 +16,19 @@ class ChatServer:
         self.behaviours: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
         self.streamed: list[int] = []  # events sent per streamed reply, until the client stopped reading
+        self.pages: dict[str, Any] = {}  # GET answers by path, e.g. "/v1/models" (others: 404)
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                page = server.pages.get(self.path)
+                data = json.dumps(page).encode()
+                self.send_response(200 if page is not None else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})

@@ -18,7 +18,7 @@ TRUNCATED_HINT = ("Raise the completion cap (--answer-tokens, --thinking-budget)
 QUOTE_CHARS = 240  # how much of an unusable reply is quoted back to the model and into the trace thought
 Check = Callable[[dict[str, Any]], None]  # raises DecisionParseError when a parsed reply is unusable
 Shorten = Callable[[list[Message]], list[Message] | None]  # a shorter prompt, or None when it cannot shrink
-MAX_SHORTENINGS = 6
+MAX_SHORTENINGS = 12  # history halvings (30 -> 0 takes 5), then halvings of the longest message
 
 
 def clip_longest(messages: list[Message]) -> list[Message]:
