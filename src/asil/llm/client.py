@@ -131,7 +131,8 @@ class OpenAICompatibleClient:
             return urllib.request.urlopen(request, timeout=self.timeout_s)
         except urllib.error.HTTPError as exc:
             detail = exc.read()[:300].decode("utf-8", "replace")
-            if exc.code in RETRYABLE_STATUS:
+            # llama-cpp-python answers a body it cannot validate with HTTP 500: that is a refusal, not an outage
+            if exc.code in RETRYABLE_STATUS and "validation error" not in detail.lower():
                 raise _Retryable(f"HTTP {exc.code}") from None
             sent = json.loads(body)
             code = "context_overflow" if _is_context_error(detail) else None

