@@ -98,16 +98,19 @@ def main() -> None:
     parser.add_argument("--constrained", action="store_true")
     parser.add_argument("--call-timeout", type=float, default=120.0)
     parser.add_argument("--savings-sample", type=int, default=5)
+    parser.add_argument("--threads", type=int, help="llama.cpp threads (default: every core)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     tasks = list(TASKS[: args.tasks])
     out = args.out or Path(tempfile.mkdtemp(prefix="asil-real-model-"))
+    out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     rows = []
-    with llama_server(n_ctx=args.n_ctx, log=out / "server.log") as base_url:
+    with llama_server(n_ctx=args.n_ctx, threads=args.threads, log=out / "server.log") as base_url:
         for name in args.agents.split(","):
             rows += table(name, run_agent(name, base_url, tasks, args.budget, out, args))
-    print(f"SmolLM2-135M-Instruct Q4_1, llama-cpp-python server, n_ctx {args.n_ctx}, budget {args.budget}, "
+    print(f"SmolLM2-135M-Instruct Q4_1, llama-cpp-python server ({args.threads or 'all'} threads), n_ctx {args.n_ctx}, "
+          f"budget {args.budget}, "
           f"constrained={args.constrained}, {len(tasks)} tasks, results in {out}")
     print("agent  eps steps calls  tok/call  s/call  early  saved  parse  valid  ep wall  won")
     print("\n".join(rows))

@@ -60,7 +60,7 @@ def test_runtime_parameters_are_sent_the_way_each_server_takes_them(
 
 
 @pytest.mark.parametrize(("caps", "kind", "expected"), [
-    ("local", "planner", 1024), ("local", "react", 512), ("local", "abstraction", 384),
+    ("local", "planner", 1024), ("local", "react", 384), ("local", "abstraction", 384),
     ("table5", "react", 16384 + 4096), ("table5", "verification", 16384 + 4096)])
 def test_completion_caps_per_call_kind_with_table5_as_a_profile(
         chat_server: ChatServer, caps: str, kind: str, expected: int) -> None:

@@ -87,7 +87,7 @@ class ModelClient:
             self.repairs += 1
             repair = messages + [{"role": "assistant", "content": reply.text},
                                  {"role": "user", "content": REPAIR_PROMPT.format(error=exc.message)}]
-            second = self._call("repair", repair, {**(context or {}), "for_kind": kind}, until, schema)
+            second, _ = self._fitted_call("repair", repair, {**(context or {}), "for_kind": kind}, until, schema, None)
             try:
                 return _checked(second.text, check)
             except DecisionParseError as again:

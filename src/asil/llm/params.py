@@ -43,8 +43,8 @@ class RuntimeParams(BaseModel):
 
 # Completion caps per call kind under the 'local' profile. A complete ReAct step or LSTC decision of a small
 # model is well under these; streaming stops a call as soon as its JSON is complete, so a cap only bounds a
-# model that rambles. Measured with benchmarks/real_model.py (SmolLM2-135M on llama.cpp).
-COMPLETION_CAPS = {"planner": 1024, "abstraction": 384, "verification": 384, "refinement": 512, "react": 512,
+# model that rambles (benchmarks/real_model.py shows how often SmolLM2-135M reaches them).
+COMPLETION_CAPS = {"planner": 1024, "abstraction": 384, "verification": 384, "refinement": 512, "react": 384,
                    "repair": 512}
 DEFAULT_CAP = 512  # call kinds not listed (annotation judges, teachers)
 

@@ -20,7 +20,8 @@ provider = PROVIDERS.register
 
 
 class ReplayProvider:
-    """Plays back recorded replies from a JSONL file (one ``{"kind", "text"}`` or ``{"text"}`` a line)."""
+    """Plays back recorded replies from a JSONL file (one ``{"kind", "text"}`` or ``{"text"}`` a line, with
+    optional ``usage`` and ``finish_reason``); an episode's ``calls.jsonl`` is such a file."""
 
     name = "replay"
 
@@ -43,7 +44,7 @@ class ReplayProvider:
         self._next += 1
         if line.get("kind", kind) != kind:
             raise LLMError(f"Replay line {self._next} was recorded for a {line['kind']} call, not {kind}.")
-        return timed_reply(str(line["text"]), messages, started, line.get("usage"))
+        return timed_reply(str(line["text"]), messages, started, line.get("usage"), line.get("finish_reason"))
 
 
 provider("scripted")(ScriptedProvider)
