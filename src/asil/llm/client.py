@@ -167,7 +167,13 @@ class OpenAICompatibleClient:
         deadline = time.monotonic() + self.timeout_s
         try:
             with self._open(body) as response:  # leaving the block closes the connection: generation stops
+                if response.headers.get_content_type() != "text/event-stream":
+                    # a server that ignores ``stream`` answers with the whole reply, as JSON
+                    data = json.loads(response.read().decode("utf-8"))
+                    return timed_reply(_content(data), messages, started, data.get("usage"), _finish_reason(data))
                 result = read_stream(response, until, deadline)
+        except json.JSONDecodeError:
+            raise _Retryable("the reply was not JSON") from None
         except TimeoutError as exc:
             raise self._timeout(exc) from None
         if result.timed_out:
