@@ -35,7 +35,7 @@ class ChatServer:
                 plan = server.behaviours.pop(0) if server.behaviours else {"text": "{}"}
                 time.sleep(plan.get("delay", 0))
                 status = plan.get("status", 200)
-                if status == 200 and body.get("stream"):
+                if status == 200 and body.get("stream") and not plan.get("ignore_stream"):
                     self._stream(plan)
                     return
                 choice = {"message": {"role": "assistant", "content": plan.get("text", "")},

@@ -143,29 +143,8 @@ def test_a_refused_field_names_the_field_and_the_way_out(server: ChatServer) -> 
     assert "'top_k'" in (caught.value.hint or "") and "--server openai" in (caught.value.hint or "")
 
 
-def test_a_server_that_ignores_stream_and_answers_json_is_read_whole() -> None:
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
-            self.rfile.read(int(self.headers["Content-Length"]))
-            data = json.dumps({"choices": [{"message": {"content": ACTION}, "finish_reason": "stop"}]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: Any) -> None:
-            return None
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-        model = ModelClient(OpenAICompatibleClient("m", base_url=url, context_length=8192))
-        assert model.ask("react", MESSAGES, check=lambda d: None)["action"] == {"action_type": "done"}
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+def test_a_server_that_ignores_stream_and_answers_json_is_read_whole(server: ChatServer) -> None:
+    server.behaviours.append({"text": ACTION, "ignore_stream": True})  # plain JSON to a stream request
+    model = client(server, context_length=8192)
+    assert model.ask("react", MESSAGES, check=lambda d: None)["action"] == {"action_type": "done"}
+    assert calls_of(server)[0]["stream"] is True
