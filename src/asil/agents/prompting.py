@@ -47,3 +47,13 @@ def render(package: str, name: str, **values: Any) -> str:
     """Fill a prompt template shipped as package data (``$name`` placeholders)."""
     text = resources.files(package).joinpath("prompts", name).read_text(encoding="utf-8")
     return Template(text).substitute({k: str(v) for k, v in values.items()})
+
+
+def action_json_schema(schemas: dict[str, ActionSchema], extra_types: tuple[str, ...] = ()) -> dict[str, Any]:
+    """One action's JSON Schema (its type limited to the apps' action types), for constrained decoding."""
+    types = sorted({t for schema in schemas.values() for t in schema.action_types} | set(extra_types))
+    properties: dict[str, Any] = {"action_type": {"type": "string", "enum": types},
+                                  "target": {"type": ["string", "null"]}, "params": {"type": "object"}}
+    if len(schemas) > 1:  # multi-app tasks route each action by its "app"
+        properties["app"] = {"type": "string", "enum": sorted(schemas)}
+    return {"type": "object", "required": ["action_type"], "properties": properties}

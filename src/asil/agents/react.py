@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from asil.agents.base import Decision
 from asil.agents.llm_agent import ModelClient, parse_feedback, quote_reply
-from asil.agents.prompting import observation_text, render, schema_text
+from asil.agents.prompting import action_json_schema, observation_text, render, schema_text
 from asil.llm.base import Message
 from asil.llm.parse import DecisionParseError
 from asil.llm.scripted import ScriptedProvider
@@ -33,12 +33,8 @@ def parse_action_reply(data: dict[str, Any]) -> Action:
 
 def reply_schema(schemas: dict[str, ActionSchema]) -> dict[str, Any]:
     """The JSON Schema of a ReAct reply, for servers that constrain decoding to it (``--constrained``)."""
-    types = sorted({t for schema in schemas.values() for t in schema.action_types} | {"done", "infeasible"})
-    action = {"type": "object", "required": ["action_type"], "properties": {
-        "action_type": {"type": "string", "enum": types}, "target": {"type": ["string", "null"]},
-        "params": {"type": "object"}}}
     return {"type": "object", "required": ["thought", "action"],
-            "properties": {"thought": {"type": "string"}, "action": action}}
+            "properties": {"thought": {"type": "string"}, "action": action_json_schema(schemas, ("done", "infeasible"))}}
 
 
 def _check_reply(data: dict[str, Any]) -> None:

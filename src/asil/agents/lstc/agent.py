@@ -12,6 +12,7 @@ from asil.agents.lstc import control
 from asil.agents.lstc.config import LSTCConfig, configure
 from asil.agents.lstc.metrics import episode_metrics
 from asil.agents.lstc.planner import Commitment, parse_commitment, planner_messages, system_prompt
+from asil.agents.lstc.schemas import planner_schema
 from asil.agents.lstc.state import ControlState, Route, Verification
 from asil.agents.prompting import observation_text, schema_text
 from asil.llm.parse import DecisionParseError
@@ -32,6 +33,7 @@ class LSTCAgent:
         self.inflight: control.Executed | None = None
         self.guard = control.LoopGuard(self.cfg.loop_window)
         self.system = ""
+        self.reply_schema: dict[str, Any] = {}
         self.succeeded: list[dict[str, Any]] = []
         self.counts: dict[str, int] = {}
         self.routes: list[Route] = []
@@ -47,6 +49,7 @@ class LSTCAgent:
         self.inflight = None
         self.guard = control.LoopGuard(self.cfg.loop_window)
         self.system = system_prompt(self.cfg, schema_text(schemas))
+        self.reply_schema = planner_schema(self.cfg, schemas)
         self.succeeded, self.routes = [], []
         self.stop_log = None
         self.counts = {"planner_steps": 0, "planner_errors": 0, "commitments": 0, "api": 0, "bash": 0, "control": 0,
@@ -118,7 +121,7 @@ class LSTCAgent:
                    "format": {"candidates": self.cfg.candidates, "multi_action": self.cfg.multi_action,
                               "persistent_subgoal": self.cfg.persistent_subgoal,
                               "subgoal_labels": self.cfg.subgoal_labels, "max_candidates": self.cfg.max_candidates}}
-        data = self.client.ask("planner", messages, context, check=self._check_commitment)
+        data = self.client.ask("planner", messages, context, check=self._check_commitment, schema=self.reply_schema)
         commitment = parse_commitment(data, self.cfg)
         self.state.feedback = ""  # consumed by this call
         return commitment

@@ -16,6 +16,13 @@ from asil.protocol import Action, ActionResult
 
 PROMPTS = "asil.agents.lstc"
 ROUTES = ("continue", "advance", "error")
+# Reply schemas for constrained decoding (``--constrained``); the checks below still run on every reply.
+STRING = {"type": "string"}
+ABSTRACTION = {"type": "object", "required": ["evidence", "state"],
+               "properties": {"evidence": STRING, "state": {"type": "string", "enum": list(ROUTES)}}}
+VERIFICATION = {"type": "object", "required": ["verdict", "reason"],
+                "properties": {"verdict": {"type": "string", "enum": ["accept", "reject"]}, "reason": STRING}}
+REFINEMENT = {"type": "object", "required": ["summary"], "properties": {"summary": STRING}}
 
 
 @dataclass
@@ -66,7 +73,8 @@ def abstract_step(client: ModelClient, state: ControlState, cfg: LSTCConfig, exe
     context = {"status": result.status, "error": result.error.message if result.error else None,
                "pending": executed.pending_after, "action": executed.action.model_dump(mode="json"),
                "changed": result.changed}
-    data = client.ask("abstraction", [{"role": "user", "content": prompt}], context, check=_check_abstraction)
+    data = client.ask("abstraction", [{"role": "user", "content": prompt}], context, check=_check_abstraction,
+                      schema=ABSTRACTION)
     return str(data["evidence"]), data["state"]
 
 
@@ -145,7 +153,7 @@ def refine_context(client: ModelClient, state: ControlState) -> None:
     prompt = render(PROMPTS, "refinement.md", task=state.task, refined=state.refined_history or "(none)",
                     evidence="\n".join(f"- {e}" for e in evidence) or "(none)")
     data = client.ask("refinement", [{"role": "user", "content": prompt}], {"evidence": evidence},
-                      check=_check_refinement)
+                      check=_check_refinement, schema=REFINEMENT)
     state.refined_history = str(data["summary"])[:2000]
     state.refinements += 1
     state.steps_since_refinement = 0
@@ -161,7 +169,8 @@ def verify_finish(client: ModelClient, state: ControlState, observation: str,
     """Final Verification: accept the planner's finish only if the state shows every requirement met."""
     prompt = render(PROMPTS, "verification.md", task=state.task, observation=observation,
                     evidence="\n".join(f"- {e}" for e in state.all_evidence()[-12:]) or "(none)")
-    data = client.ask("verification", [{"role": "user", "content": prompt}], context, check=_check_verdict)
+    data = client.ask("verification", [{"role": "user", "content": prompt}], context, check=_check_verdict,
+                      schema=VERIFICATION)
     return data["verdict"] == "accept", str(data.get("reason", ""))
 
 

@@ -22,6 +22,7 @@ def planner_reply(script: ScriptedProvider, context: dict[str, Any], fault: str 
     if isinstance(step, str):
         reply.update(control=step, reason="The task is complete." if step == "done" else "Not possible here.")
     else:
+        reply.update(control=None, reason="")
         entries = [{"channel": "api", "action": a} for a in step]
         if fmt.get("multi_action", True):
             reply["actions"] = entries
@@ -30,7 +31,7 @@ def planner_reply(script: ScriptedProvider, context: dict[str, Any], fault: str 
     if not fmt.get("candidates", True):
         return reply
     # The reference is the best candidate; a weaker one (looking before acting) is proposed beside it.
-    look: dict[str, Any] = {"why": "inspect the state first"}
+    look: dict[str, Any] = {"why": "inspect the state first", "control": None, "reason": ""}
     if fmt.get("subgoal_labels", True):
         look["subgoal"] = {"mode": "new", "text": "Inspect the document"}
     glance = {"channel": "api", "action": {"action_type": "navigate", "target": "A1"}}

@@ -1,0 +1,66 @@
+"""LocalLSTC's reply schemas (sent with ``--constrained``) admit every reply its parsers accept, per ablation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from asil.agents.lstc.agent import LSTCAgent
+from asil.agents.lstc.config import ABLATIONS, configure
+from asil.agents.lstc.schemas import planner_schema
+from asil.llm.base import LLMReply, Message
+from asil.llm.parse import extract_json
+from asil.plugins import adapter_class
+from tests.agents.helpers import run
+
+
+class SchemaCheckingProvider:
+    """Wraps the scripted provider: every reply must validate against the schema the agent sent with it."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+        self.checked: dict[str, int] = {}
+
+    def bind(self, task: Any) -> None:
+        self.inner.bind(task)
+
+    def complete(self, messages: list[Message], kind: str, context: dict[str, Any] | None = None,
+                 until: Any = None, schema: dict[str, Any] | None = None) -> LLMReply:
+        reply = self.inner.complete(messages, kind, context, until=until, schema=schema)
+        assert schema is not None, f"the {kind} call was sent without a reply schema"
+        jsonschema.validate(extract_json(reply.text), schema)
+        self.checked[kind] = self.checked.get(kind, 0) + 1
+        return reply
+
+
+@pytest.mark.parametrize("ablate", [None, *ABLATIONS])
+def test_every_scripted_reply_fits_the_schema_sent_with_its_call(tmp_path: Path, ablate: str | None) -> None:
+    agent = LSTCAgent(model="scripted", ablate=ablate)
+    checking = SchemaCheckingProvider(agent.client.provider)
+    agent.client.provider = checking
+    result = run("calc-sheet-management", agent, tmp_path)
+    assert result.success
+    assert checking.checked.get("planner", 0) >= 1
+    cfg = configure(ablate)
+    if cfg.step_abstraction:
+        assert checking.checked.get("abstraction", 0) >= 1
+    if cfg.verifies:
+        assert checking.checked.get("verification", 0) >= 1
+
+
+def test_the_planner_schema_refuses_an_action_type_the_app_does_not_have() -> None:
+    schema = planner_schema(configure(), {"calc": adapter_class("calc").action_schema()})
+    good = {"candidates": [{"why": "w", "subgoal": {"mode": "new", "text": "t"},
+                            "actions": [{"channel": "api", "action": {"action_type": "set_value", "target": "A1",
+                                                                      "params": {"value": 1}}}],
+                            "control": None, "reason": ""}], "best": 0, "rationale": "r"}
+    jsonschema.validate(good, schema)
+    bad = {**good, "candidates": [{**good["candidates"][0],
+                                   "actions": [{"channel": "api", "action": {"action_type": "paint"}}]}]}
+    with pytest.raises(jsonschema.ValidationError, match="paint"):
+        jsonschema.validate(bad, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**good, "best": 3}, schema)  # at most three candidates: index 0..2
