@@ -112,6 +112,9 @@ APPS: Registry[AppPlugin] = Registry("app", group="asil.apps", error=UnknownApp)
 for _app in ("audacity", "blender", "calc", "codeserver", "drawio", "gimp", "gitea", "impress", "inkscape",
              "jupyter", "kdenlive", "nautilus", "obs", "thunderbird", "writer"):
     APPS.declare(_app, f"asil.adapters.{_app}:PLUGIN")
+# Apps onboarded from an interface profile (asil onboard): a committed bundle, no adapter module of their own.
+for _app in ("dia",):
+    APPS.declare(_app, f"asil.adapters.generated.records:{_app}")
 
 
 def register_app(plugin: AppPlugin) -> AppPlugin:
