@@ -13,7 +13,7 @@ from asil.adapters.generated.bundle import Bundle, ElementSpec, Operation
 from asil.adapters.generated.stores import HttpStore, ScriptStore, XmlStore, clean_env, fill_argv, program_failed
 from asil.apps.process import ProgramFailed, run_once
 from asil.protocol import Action, ActionFailed, AppState, Element, Metadata, Observation
-from asil.workspace import Workspace, atomic_write
+from asil.workspace import Workspace
 
 Store = XmlStore | HttpStore | ScriptStore
 
@@ -67,7 +67,7 @@ class GeneratedAdapter(Adapter):
         from asil.adapters.generated.builders import build_state
 
         target = workspace.resolve(cls.bundle.document)
-        build_state(cls.bundle, target, workspace, list(cls.bundle.sample_actions))
+        build_state(cls, target, workspace, list(cls.bundle.sample_actions))
         return cls.bundle.document
 
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
@@ -136,5 +136,3 @@ class GeneratedAdapter(Adapter):
         self.store.close()
 
 
-def write_seed(bundle: Bundle, target: Path) -> None:
-    atomic_write(target, bundle.seed.encode("utf-8"))

@@ -11,7 +11,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.generated.bundle import Bundle, load_bundle
+from asil.adapters.generated.adapter import GeneratedAdapter
+from asil.adapters.generated.bundle import Bundle
 from asil.adapters.generated.stores import ScriptStore, clean_env, fill_argv
 from asil.apps.process import run_once
 from asil.plugins import adapter_class
@@ -53,16 +54,18 @@ def normalize(bundle: Bundle, target: Path, workspace: Workspace) -> None:
     out.unlink()
 
 
-def build_state(bundle: Bundle, target: Path, workspace: Workspace, actions: list[dict[str, Any]]) -> None:
+def build_state(adapter: type[GeneratedAdapter], target: Path, workspace: Workspace, actions: list[dict[str, Any]]) -> None:
+    """A fresh state at ``target`` with ``actions`` of the app's functions applied through ``adapter``."""
+    bundle = adapter.bundle
     fresh_state(bundle, target, workspace)
     if actions:
-        with adapter_class(bundle.app)(workspace, workspace.relative(target)) as adapter:
+        with adapter(workspace, workspace.relative(target)) as opened:
             for index, raw in enumerate(actions, start=1):
-                result = adapter.execute(parse_action(raw), observe=False)
+                result = opened.execute(parse_action(raw), observe=False)
                 if not result.ok:
                     raise ActionFailed(f"set-up action {index} of {bundle.app} failed: "
                                        f"{result.error.message if result.error else result.status}")
-            adapter.save()
+            opened.save()
     normalize(bundle, target, workspace)
 
 
@@ -72,4 +75,7 @@ def build_profile_state(item: SetupFile, task: Task, target: Path) -> None:
     root = target
     for _ in Path(item.path).parts:
         root = root.parent
-    build_state(load_bundle(app), target, Workspace(root), list(content.get("actions", [])))
+    adapter = adapter_class(app)
+    if not issubclass(adapter, GeneratedAdapter):
+        raise ActionFailed(f"{app} is not an app onboarded from a profile; profile_state cannot build its files.")
+    build_state(adapter, target, Workspace(root), list(content.get("actions", [])))
