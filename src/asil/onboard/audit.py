@@ -30,6 +30,7 @@ ARGV_PLACEHOLDERS = {"state", "port", "apikey", "in", "out", "script"}
 UNSTABLE_ID = re.compile(r"position\(|last\(|count\(|\[\s*\d+\s*\]|generate-id\(|text\(\)")
 OTHER_DOCUMENT = re.compile(r"\b(document|doc|unparsed-text|collection)\s*\(")
 REMOVES = re.compile(r"\b(remove\w*|delete\w*|unlink|rmtree|clear)\s*\(", re.I)
+PROTECTED_ENV = {"PATH", "HOME", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "BASH_ENV", "ENV", "IFS"}
 FORBIDDEN_NAMES = {"open", "exec", "eval", "compile", "__import__", "globals", "locals", "getattr", "setattr",
                    "delattr", "vars", "input", "breakpoint", "os", "sys", "subprocess", "shutil"}
 
@@ -139,6 +140,9 @@ def audit_bundle(bundle: Bundle, profile: dict[str, Any] | None = None) -> list[
                         ("service fresh", bundle.store.fresh), ("runtime", bundle.store.runtime),
                         ("normalize", bundle.normalize), ("render", bundle.render)):
         findings += _check_argv(where, argv, allow)
+    for key, value in bundle.store.env.items():
+        if key in PROTECTED_ENV or key.startswith("LD_") or _escapes(value):
+            findings.append(Finding("environment", f"{key}={value!r} may not be set (it changes what runs or where)"))
     if bundle.store.base_url is not None:
         host = urllib.parse.urlsplit(bundle.store.base_url.format(port=0)).hostname or ""
         if host not in bundle.allow.hosts:

@@ -180,12 +180,12 @@ def compile_profile(profile: dict[str, Any], base: Path) -> Bundle:
         service = evidence["service"]
         store = {"kind": "http", "base_url": service["base_url"], "auth_header": service.get("auth_header"),
                  "start": service["start"], "fresh": service["fresh"], "ready": service["ready"],
-                 "file": profile.get("raw_file"), "timeout_s": service.get("timeout_s", 60.0)}
+                 "file": profile.get("raw_file"), "timeout_s": service.get("timeout_s", 60.0), "env": service.get("env", {})}
     elif evidence["kind"] == "script-runtime":
         runtime = evidence["runtime"]
         store = {"kind": "script", "runtime": runtime["argv"], "prelude": runtime.get("prelude", ""),
                  "open": runtime["open"], "new": runtime["new"], "save": runtime["save"], "names": runtime["names"],
-                 "timeout_s": runtime.get("timeout_s", 60.0)}
+                 "timeout_s": runtime.get("timeout_s", 60.0), "env": runtime.get("env", {})}
     else:
         raise ProfileError("A prose profile must first be drafted into a declarative one (asil onboard --model ...).")
     functions = []

@@ -107,10 +107,11 @@ class GeneratedAdapter(Adapter):
         return changed
 
     def _resolve_paths(self, op: Operation, values: dict[str, Any]) -> dict[str, Any]:
-        """Parameters declared as workspace paths become absolute paths inside the workspace (or are refused)."""
+        """Parameters declared as workspace paths are checked to stay inside it and passed relative to it
+        (the program runs in the workspace), so no absolute path ends up in the app's state."""
         for name, prop in op.params.get("properties", {}).items():
             if prop.get("x-workspace-path") and values.get(name) is not None:
-                values[name] = str(self.workspace.resolve(values[name]))
+                values[name] = self.workspace.relative(self.workspace.resolve(values[name]))
         return values
 
     def save(self) -> None:

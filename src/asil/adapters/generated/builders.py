@@ -7,7 +7,10 @@ reviewed write paths, and (for file apps) rewritten by the real program before t
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +21,7 @@ from asil.apps.process import run_once
 from asil.plugins import adapter_class
 from asil.protocol import ActionFailed, parse_action
 from asil.tasks.model import SetupFile, Task
-from asil.workspace import Workspace, atomic_write
+from asil.workspace import Workspace, atomic_write, cache_dir
 
 
 def fresh_state(bundle: Bundle, target: Path, workspace: Workspace) -> None:
@@ -30,7 +33,7 @@ def fresh_state(bundle: Bundle, target: Path, workspace: Workspace) -> None:
     elif bundle.pattern == "service":
         target.mkdir(parents=True, exist_ok=True)
         argv = fill_argv(bundle.store.fresh, state=str(target))
-        done = run_once(argv, 60, f"{argv[0]} did not create a state in 60 s.", env=clean_env(home))
+        done = run_once(argv, 60, f"{argv[0]} did not create a state in 60 s.", env=clean_env(home, bundle.store.env))
         if done.returncode != 0:
             raise ActionFailed(f"{' '.join(argv[:2])} failed: {done.stderr.strip()[-300:]}")
     else:
@@ -70,12 +73,24 @@ def build_state(adapter: type[GeneratedAdapter], target: Path, workspace: Worksp
 
 
 def build_profile_state(item: SetupFile, task: Task, target: Path) -> None:
+    """Build the state once per distinct (bundle, actions) in the cache, and copy it into the workspace."""
     content = item.content if isinstance(item.content, dict) else {}
     app = str(content.get("app") or task.apps[0])
-    root = target
-    for _ in Path(item.path).parts:
-        root = root.parent
     adapter = adapter_class(app)
     if not issubclass(adapter, GeneratedAdapter):
         raise ActionFailed(f"{app} is not an app onboarded from a profile; profile_state cannot build its files.")
-    build_state(adapter, target, Workspace(root), list(content.get("actions", [])))
+    actions = list(content.get("actions", []))
+    key = json.dumps({"bundle": adapter.bundle.profile_sha256, "path": item.path, "actions": actions}, sort_keys=True)
+    cached = cache_dir() / "onboarded" / app / hashlib.sha256(key.encode()).hexdigest()[:24]
+    if not cached.is_dir():
+        building = Workspace(tempfile.mkdtemp(prefix="building-", dir=cached.parent.mkdir(parents=True, exist_ok=True) or cached.parent))
+        build_state(adapter, building.resolve(item.path), building, actions)
+        try:
+            building.root.rename(cached)
+        except OSError:  # another worker built it first
+            building.cleanup()
+    source = cached / item.path
+    if source.is_dir():
+        shutil.copytree(source, target, dirs_exist_ok=True)
+    else:
+        shutil.copyfile(source, target)

@@ -90,6 +90,7 @@ class Store(_Strict):
     start: tuple[str, ...] = ()  # http: argv of the service; {state}, {port}, {apikey}
     fresh: tuple[str, ...] = ()  # argv that creates an empty state at {state}
     ready: str | None = None  # http: a GET route that answers once the service is up
+    env: dict[str, str] = Field(default_factory=dict)  # extra environment of the program (settings, not secrets)
     runtime: tuple[str, ...] = ()  # script: argv running {script} in the app's runtime
     prelude: str = ""  # script: statement templates around every run
     open: str = ""

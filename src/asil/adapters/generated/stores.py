@@ -174,10 +174,9 @@ def fill_argv(argv: tuple[str, ...], **values: str) -> list[str]:
     return [part.format(**values) for part in argv]
 
 
-def clean_env(home: Path) -> dict[str, str]:
-    """A minimal environment: no inherited secrets, a private HOME."""
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
-            "STNOUPGRADE": "1", "STNODEFAULTFOLDER": "1"}
+def clean_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """A minimal environment: no inherited secrets, a private HOME, and the profile's declared settings."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8", **(extra or {})}
 
 
 class HttpStore:
@@ -192,7 +191,9 @@ class HttpStore:
         argv = fill_argv(store.start, state=str(state), port=str(self.port), apikey=self.key)
         home = workspace.private("service-home")
         home.mkdir(exist_ok=True)
-        self.process = ManagedProcess(argv[0], argv, log=workspace.private("service.log"), env=clean_env(home))
+        # It runs in the workspace, so the relative folder paths it is given stay inside it.
+        self.process = ManagedProcess(argv[0], argv, log=workspace.private("service.log"), env=clean_env(home, store.env),
+                                      cwd=workspace.root)
         self.process.wait_until(self._ready, timeout_s=store.timeout_s, what="its API answered")
 
     def _ready(self) -> bool:
@@ -302,7 +303,7 @@ class ScriptStore:
         argv = fill_argv(self.store.runtime, script=str(file))
         try:
             done = run_once(argv, self.store.timeout_s, f"{argv[0]} ran longer than {self.store.timeout_s:g} s.",
-                            env=clean_env(home))
+                            env=clean_env(home, self.store.env))
         except FileNotFoundError:
             raise ActionFailed(f"The program {argv[0]!r} is not installed.") from None
         for line in done.stdout.splitlines():
