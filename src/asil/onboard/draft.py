@@ -1,7 +1,7 @@
 """The model-assisted path: write paths drafted from prose evidence, in the profile's declarative form.
 
-When a profile's evidence includes prose (``evidence.prose``, a text file describing what users do)
-and it has no write paths yet, a model reads the prose and the reviewed format description or
+When a profile's evidence includes prose (``evidence.prose``, a text file describing what users do),
+a model reads the prose and the reviewed format description or
 OpenAPI operations, and answers with write paths that only *choose*: attributes the format marks
 writable (``sets``), or ``operation`` ids of the OpenAPI document. The model never sets resources,
 code, templates or XPaths; every drafted entry is marked ``origin: model``, the merged profile must
@@ -65,7 +65,7 @@ def _json_object(text: str) -> dict[str, Any]:
 
 
 def draft_profile(profile: dict[str, Any], base: Path, provider: Provider) -> dict[str, Any]:
-    """The profile with model-drafted write paths (each ``origin: model``), validated against the schema."""
+    """The profile with model-drafted write paths (each ``origin: model``) after its reviewed ones, validated."""
     evidence = profile["evidence"]
     if "prose" not in evidence:
         raise ProfileError("The profile has no prose evidence to draft from.", hint="Set evidence.prose to a text file.")
@@ -78,7 +78,9 @@ def draft_profile(profile: dict[str, Any], base: Path, provider: Provider) -> di
             raise ProfileError("A drafted write path is not an object.")
         # Keys outside the declarative choices are kept, so the audit can refuse them by name.
         drafted.append({**item, "origin": "model"})
-    merged = {**profile, "write_paths": drafted}
+    reviewed = profile.get("write_paths", [])
+    taken = {w["name"] for w in reviewed}
+    merged = {**profile, "write_paths": [*reviewed, *(d for d in drafted if d.get("name") not in taken)]}
     errors = schema_errors(merged)
     if errors:
         raise ProfileError(f"The model's draft does not follow the interface-profile schema: {errors[0]}.")

@@ -48,8 +48,8 @@ def _call(adapter: GeneratedAdapter, call: dict[str, object]) -> str | None:
 
 def probe_bundle(bundle: Bundle, allow_actions: bool = False) -> list[ProbeResult]:
     if not allow_actions:
-        raise ProbeRefused("Probes start the real program and change state, and were not allowed.",
-                           hint="Pass --allow-actions to run them in a throwaway workspace.")
+        raise ProbeRefused("Probes start the real program and change state; pass --allow-actions to run them "
+                           "in a throwaway workspace.")
     cls = bound_adapter(bundle)
     workspace = Workspace.temporary(prefix=f"asil-probe-{bundle.app}-")
     results: list[ProbeResult] = []

@@ -9,7 +9,6 @@ literals of validated parameters.
 from __future__ import annotations
 
 import json
-from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -159,10 +158,23 @@ def bundle_path(app: str) -> Path:
     return BUNDLES / f"{app}.json"
 
 
-@cache
+_LOADED: dict[str, Bundle] = {}
+
+
 def load_bundle(app: str) -> Bundle:
-    """The committed bundle of ``app``."""
-    return read_bundle(bundle_path(app))
+    """The bundle of ``app``: one given to :func:`use_bundle`, else the committed one (read once)."""
+    if app not in _LOADED:
+        _LOADED[app] = read_bundle(bundle_path(app))
+    return _LOADED[app]
+
+
+def use_bundle(bundle: Bundle) -> None:
+    """Make ``bundle`` the one its app runs on in this process (a reviewed bundle not installed, tests)."""
+    _LOADED[bundle.app] = bundle
+
+
+def has_bundle(app: str) -> bool:
+    return app in _LOADED or bundle_path(app).is_file()
 
 
 def read_bundle(path: Path) -> Bundle:

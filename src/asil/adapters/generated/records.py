@@ -7,11 +7,9 @@ the adapter class as ``"...records:<app>_adapter"``, made here the same way.
 
 from __future__ import annotations
 
-from functools import cache
-
 from asil.adapters.generated.adapter import GeneratedAdapter
-from asil.adapters.generated.bundle import Bundle, BundleError, bundle_path, function_table, load_bundle, vocabulary
-from asil.plugins import AppPlugin
+from asil.adapters.generated.bundle import Bundle, BundleError, function_table, has_bundle, load_bundle, use_bundle, vocabulary
+from asil.plugins import AppPlugin, register_app
 
 ADAPTER_SUFFIX = "_adapter"
 
@@ -32,9 +30,21 @@ def adapter_for(bundle: Bundle) -> type[GeneratedAdapter]:
         "__module__": __name__})
 
 
-@cache
+_CLASSES: dict[str, type[GeneratedAdapter]] = {}
+
+
 def _adapter(app: str) -> type[GeneratedAdapter]:
-    return adapter_for(load_bundle(app))
+    bundle = load_bundle(app)
+    if app not in _CLASSES or _CLASSES[app].bundle is not bundle:
+        _CLASSES[app] = adapter_for(bundle)
+    return _CLASSES[app]
+
+
+def register_bundle(bundle: Bundle) -> AppPlugin:
+    """Register an app from a bundle that is not committed (a notebook, a test): its record, in this process."""
+    use_bundle(bundle)
+    _CLASSES.pop(bundle.app, None)
+    return register_app(record(bundle))
 
 
 def __getattr__(name: str) -> object:
@@ -42,7 +52,7 @@ def __getattr__(name: str) -> object:
         raise AttributeError(name)
     if name.endswith(ADAPTER_SUFFIX):
         return _adapter(name.removesuffix(ADAPTER_SUFFIX))
-    if not bundle_path(name).is_file():
+    if not has_bundle(name):
         raise AttributeError(name)
     try:
         return record(load_bundle(name))
