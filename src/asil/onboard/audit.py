@@ -55,11 +55,13 @@ def _check_argv(where: str, argv: tuple[str, ...], allow: tuple[str, ...]) -> li
         return []
     findings = []
     if argv[0] not in allow:
-        findings.append(Finding(where, f"runs {argv[0]!r}, which resources.executables does not list ({', '.join(allow) or 'none'})"))
+        listed = ", ".join(allow) or "none"
+        findings.append(Finding(where, f"runs {argv[0]!r}, which resources.executables does not list ({listed})"))
     for part in argv:
         unknown = placeholders(part) - ARGV_PLACEHOLDERS
         if unknown:
-            findings.append(Finding(where, f"argument {part!r} has placeholders {sorted(unknown)}; allowed: {sorted(ARGV_PLACEHOLDERS)}"))
+            findings.append(Finding(where, f"argument {part!r} has placeholders {sorted(unknown)}; "
+                                           f"allowed: {sorted(ARGV_PLACEHOLDERS)}"))
         if _escapes(part.replace("{", "").replace("}", "")):
             findings.append(Finding(where, f"argument {part!r} names a path outside the workspace"))
     return findings
@@ -69,8 +71,8 @@ def _check_ids(where: str, specs: tuple[ElementSpec, ...]) -> list[Finding]:
     findings = []
     for spec in specs:
         if not spec.fixed_id and UNSTABLE_ID.search(spec.id):
-            findings.append(Finding(f"{where} {spec.type}", f"id {spec.id!r} depends on position or content, so it "
-                                                             "would change with edits elsewhere; use the format's own identifier"))
+            findings.append(Finding(f"{where} {spec.type}", f"id {spec.id!r} depends on position or content, so it would "
+                                                             "change with edits elsewhere; use the format's own identifier"))
         for path in (spec.select, spec.id, *(f.path for f in spec.fields.values())):
             if OTHER_DOCUMENT.search(path):
                 findings.append(Finding(f"{where} {spec.type}", f"{path!r} reads another document"))

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
+from asil.adapters.base import Adapter
 from asil.adapters.generated.adapter import GeneratedAdapter
 from asil.adapters.generated.bundle import Bundle
 from asil.adapters.generated.records import adapter_for
@@ -35,13 +37,13 @@ def bound_adapter(bundle: Bundle) -> type[GeneratedAdapter]:
     return cls
 
 
-def _state(adapter: GeneratedAdapter) -> str:
+def _state(adapter: Adapter) -> str:
     return json.dumps(sorted((e.id, e.value) for e in adapter.observe().elements), sort_keys=True, default=str)
 
 
-def _call(adapter: GeneratedAdapter, call: dict[str, object]) -> str | None:
+def _call(adapter: Adapter, call: dict[str, Any]) -> str | None:
     """None when the call succeeded, else what went wrong."""
-    action = Action(action_type="invoke_function", target=str(call["function"]), params=dict(call["params"]))  # type: ignore[call-overload]
+    action = Action(action_type="invoke_function", target=str(call["function"]), params=dict(call["params"]))
     result = adapter.execute(action, observe=False)
     return None if result.ok else (result.error.message if result.error else result.status)
 

@@ -79,7 +79,7 @@ class GeneratedAdapter(Adapter):
             counts[kind] = counts.get(kind, 0) + 1
         listing = ", ".join(f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in counts.items()) or "nothing yet"
         return Observation(
-            metadata=Metadata(app=self.name, source=self.pattern, step=self.step),  # type: ignore[arg-type]
+            metadata=Metadata(app=self.name, source=self.pattern, step=self.step),
             app_state=AppState(view="state", active_document=self.document_name, document_path=self.document_name,
                                dirty=bool(getattr(self.store, "dirty", False))),
             elements=elements, summary=f"{self.bundle.title} {self.document_name!r}: {listing}.")

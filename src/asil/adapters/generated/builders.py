@@ -83,7 +83,8 @@ def build_profile_state(item: SetupFile, task: Task, target: Path) -> None:
     key = json.dumps({"bundle": adapter.bundle.profile_sha256, "path": item.path, "actions": actions}, sort_keys=True)
     cached = cache_dir() / "onboarded" / app / hashlib.sha256(key.encode()).hexdigest()[:24]
     if not cached.is_dir():
-        building = Workspace(tempfile.mkdtemp(prefix="building-", dir=cached.parent.mkdir(parents=True, exist_ok=True) or cached.parent))
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        building = Workspace(tempfile.mkdtemp(prefix="building-", dir=cached.parent))
         build_state(adapter, building.resolve(item.path), building, actions)
         try:
             building.root.rename(cached)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from asil.adapters.functions import AppFunction, FunctionTable, Vocabulary
 from asil.adapters.params import Params
-from asil.protocol import AsilError
+from asil.protocol import ActionType, AsilError
 
 BUNDLES = Path(__file__).with_name("bundles")
 FieldType = Literal["string", "integer", "number", "boolean"]
@@ -217,7 +217,7 @@ def function_table(bundle: Bundle) -> FunctionTable[Operation]:
 
 
 def vocabulary(bundle: Bundle) -> Vocabulary:
-    types = ("invoke_function", "batch", "done", "infeasible") if bundle.pattern == "file" else (
+    types: tuple[ActionType, ...] = ("invoke_function", "batch", "done", "infeasible") if bundle.pattern == "file" else (
         "invoke_function", "done", "infeasible")
     return Vocabulary(
         app=bundle.app, action_types=types,

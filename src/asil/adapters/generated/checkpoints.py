@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from asil.adapters.generated.bundle import load_bundle
 from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
 from asil.protocol import Element
 
@@ -23,9 +24,7 @@ def split_target(target: str) -> tuple[str, str]:
 
 def _elements(ctx: EvalContext, cp: Checkpoint) -> list[Element]:
     app = require(cp.app, "app")
-    from asil.plugins import adapter_class
-
-    document = cp.document or getattr(adapter_class(app), "bundle").document
+    document = cp.document or load_bundle(app).document
     return ctx.adapter(app, document).observe().elements
 
 

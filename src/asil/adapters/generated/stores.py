@@ -22,7 +22,7 @@ import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from xml.sax.saxutils import escape, quoteattr
 
 from lxml import etree
@@ -86,7 +86,8 @@ class XmlStore:
         return found
 
     def _nodes(self, spec: ElementSpec) -> list[tuple[str, Any]]:
-        return [(str(self._first(node, spec.id)), node) for node in self.tree.xpath(spec.select, namespaces=self.ns)]
+        nodes = cast(list[Any], self.tree.xpath(spec.select, namespaces=self.ns))
+        return [(str(self._first(node, spec.id)), node) for node in nodes]
 
     def records(self, elements: tuple[ElementSpec, ...]) -> list[Record]:
         out = []
@@ -109,7 +110,9 @@ class XmlStore:
         wrapper = etree.fromstring(f"<asil-fragment {declarations}>{text}</asil-fragment>")
         return list(wrapper)
 
-    def apply(self, op: Operation, spec: ElementSpec, params: dict[str, Any]) -> list[str]:
+    def apply(self, op: Operation, spec: ElementSpec | None, params: dict[str, Any]) -> list[str]:
+        if spec is None:
+            raise ActionFailed(f"{op.name} names no element type to act on.")
         if op.kind == "set":
             node = self._element(spec, str(params["id"]))
             for write in op.nodes:
@@ -120,7 +123,7 @@ class XmlStore:
             node.getparent().remove(node)
             return [f"{spec.type}/{params['id']}"]
         assert op.parent is not None and op.template is not None
-        parents = self.tree.xpath(op.parent, namespaces=self.ns, **params)
+        parents = cast(list[Any], self.tree.xpath(op.parent, namespaces=self.ns, **params))
         if not parents:
             raise InvalidAction(f"{op.name}: nothing matches the given parameters.", hint="Use names from the observation.")
         new_id = self._new_id(spec, op.new_id or "{n}")
@@ -322,9 +325,11 @@ class ScriptStore:
 
     def apply(self, op: Operation, spec: ElementSpec | None, params: dict[str, Any]) -> list[str]:
         assert op.code is not None
-        if spec is not None and "id" in params and (spec.type, str(params["id"])) not in {(k, i) for k, i, _ in self.state}:
+        if spec is not None and "id" in params:
             known = sorted(i for k, i, _ in self.state if k == spec.type)
-            raise InvalidAction(f"There is no {spec.type} {params['id']!r}.", hint=f"{spec.type} ids: {', '.join(known) or 'none'}.")
+            if str(params["id"]) not in known:
+                raise InvalidAction(f"There is no {spec.type} {params['id']!r}.",
+                                    hint=f"{spec.type} ids: {', '.join(known) or 'none'}.")
         before = {(k, i): f for k, i, f in self.state}
         statements = op.code.format(**{k: literal(v) for k, v in params.items()})
         self.state = self.run(statements, save=True)
