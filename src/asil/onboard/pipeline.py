@@ -102,7 +102,8 @@ def onboard(profile_path: Path, *, allow_actions: bool = False, install: bool = 
     walk.ok = report.ready
     walk.reached = "readiness" if report.ready else walk.reached
     say(f"    {bundle.app} is {'READY' if report.ready else 'NOT READY'} "
-        f"({sum(walk.seconds.values()):.1f} s from profile to {'ready' if report.ready else 'this point'})")
+        f"({sum(walk.seconds.values()):.1f} s from profile to {'ready' if report.ready else 'this point'}: "
+        + ", ".join(f"{gate} {seconds:.1f} s" for gate, seconds in walk.seconds.items()) + ")")
     return walk
 
 
