@@ -177,6 +177,15 @@ def test_readiness_turns_not_ready_when_a_mapping_is_corrupted() -> None:
     assert {g.status for g in report.gates if g.gate in ("tasks", "raw_validator")} == {"unchecked"}
 
 
+def test_a_hand_written_adapter_goes_through_the_same_gates(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ASIL_GITEA_URL", raising=False)  # no live Gitea here: its program gate cannot pass
+    report = assess("gitea")
+    assert not report.ready and not report.generated
+    assert report.gates[0].gate == "program" and report.gates[0].status == "failed"
+    assert {g.status for g in report.gates[1:]} == {"unchecked"}
+    assert "actions:create_issue" in {g.gate for g in report.gates}
+
+
 PROSE = ("Dia users mostly retitle shapes, recolour them and resize them. Deleting a shape loses it.\n")
 
 
