@@ -26,6 +26,7 @@ from asil.onboard.profile import ProfileError, builtin_profile, read_profile
 from asil.onboard.readiness import assess, write_report
 from asil.plugins import unregister_app
 from tests.chat_server import ChatServer
+from tests.conftest import run_cli
 
 ONBOARDED = ("dia", "syncthing", "freecad")
 
@@ -138,6 +139,17 @@ def test_onboard_walks_every_gate_of_a_profile_and_says_what_to_review(tmp_path:
         assert gate in text
     assert "not installed" in text  # readiness is only claimed for an installed bundle
     assert (tmp_path / "dia.json").read_text(encoding="utf-8") == bundle_path("dia").read_text(encoding="utf-8")
+
+
+def test_the_onboard_command_stops_before_probes_unless_actions_are_allowed(tmp_path: Path) -> None:
+    done = run_cli("onboard", str(builtin_profile("dia")), "--out", str(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "skipped: probes start the program and change state; pass --allow-actions" in done.stdout
+    assert (tmp_path / "dia.json").is_file()
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("profile_version: 1\napp: Bad Name\n", encoding="utf-8")
+    done = run_cli("onboard", str(broken))
+    assert done.returncode == 2 and "does not follow the interface-profile schema" in done.stdout
 
 
 def test_the_readiness_report_marks_dia_ready_with_every_gate_evidenced(tmp_path: Path) -> None:
