@@ -101,7 +101,6 @@ def test_the_walk_stops_at_the_audit_before_any_probe(tmp_path: Path) -> None:
     profile = _profile("dia")
     profile["write_paths"][0]["writes"] = [{"path": "document('/etc/passwd')/@x", "format": "{label}"}]
     profile["render"] = ["sh", "-c", "{in}"]
-    path = builtin_profile("dia").parent / "unused"  # the base folder only matters for openapi/prose evidence
     written = tmp_path / "dia.yaml"
     written.write_text(yaml.safe_dump(profile), encoding="utf-8")
     said: list[str] = []
@@ -109,7 +108,6 @@ def test_the_walk_stops_at_the_audit_before_any_probe(tmp_path: Path) -> None:
     assert walk.reached == "compile" and "probe" not in walk.seconds and not walk.ok
     assert any("REFUSED render: runs 'sh'" in line for line in said)
     assert not (tmp_path / "dia.json").exists(), "a refused bundle is not written"
-    assert path.name == "unused"
 
 
 def test_probes_need_allow_actions_and_round_trip_on_the_real_program() -> None:

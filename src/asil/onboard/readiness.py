@@ -136,7 +136,7 @@ def assess(name: str) -> AppReadiness:
             gates += [Gate(g, "unchecked", f"the {failed} gate failed") for g in later if g not in {x.gate for x in gates}]
             return report
         exercised = {a.target or "" for a in cls.action_schema().examples if a.action_type == "invoke_function"}
-        gates.append(_render(cls, record.render, workspace, document))
+        render = _render(cls, record.render, workspace, document)
     finally:
         workspace.cleanup()
     tasks = [t for t in load_tasks(app=name) if t.apps == [name]]
@@ -151,10 +151,10 @@ def assess(name: str) -> AppReadiness:
             problems.append(f"{task.id}: {problem}")
         else:
             exercised |= used
-    function_gates = [Gate(f"actions:{f}", "ok" if f in exercised else "unchecked",
-                           "ran (a published example or a task's reference)" if f in exercised else "nothing exercised it")
-                      for f in cls.functions.names()]
-    gates[4:4] = function_gates  # after observe, in the documented order
+    gates += [Gate(f"actions:{f}", "ok" if f in exercised else "unchecked",
+                   "ran (a published example or a task's reference)" if f in exercised else "nothing exercised it")
+              for f in cls.functions.names()]
+    gates.append(render)
     raw_problems = [p for p in problems if "raw validator" in p]
     if record.validator is None:
         gates.append(Gate("raw_validator", "failed", "the app has no raw validator"))

@@ -91,8 +91,7 @@ class GeneratedAdapter(Adapter):
                        value=fields, actions=actions)
 
     def _check(self, action: Action) -> None:
-        for _function, _params in self.vocabulary.invocations(action, self.functions):
-            pass
+        self.vocabulary.invocations(action, self.functions)  # the type, each function and its params (ids: at apply)
 
     def _apply(self, action: Action) -> list[str]:
         changed: list[str] = []
