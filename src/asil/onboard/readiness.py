@@ -25,7 +25,7 @@ from asil.adapters.generated.adapter import GeneratedAdapter, program_version
 from asil.evaluate.evaluator import evaluate_paths
 from asil.evaluate.raw import raw_verdict
 from asil.plugins import adapter_class, app_names, plugin
-from asil.protocol import AsilError
+from asil.protocol import Action, AsilError
 from asil.runner.check import reference_env
 from asil.tasks import load_tasks, prepare_workspace
 from asil.tasks.model import Task
@@ -69,9 +69,21 @@ def _version(name: str, detail: str) -> Gate:
     return Gate("version", "ok", found)
 
 
+def invoked(actions: list[Action]) -> set[str]:
+    """The functions a list of actions invokes, members of batches included."""
+    names: set[str] = set()
+    for action in actions:
+        if action.action_type == "invoke_function":
+            names.add(action.target or "")
+        elif action.action_type == "batch":
+            members = action.params.get("actions", [])
+            names |= {str(m.get("target")) for m in members if isinstance(m, dict) and m.get("action_type") == "invoke_function"}
+    return names
+
+
 def _solved(task: Task, name: str) -> tuple[str | None, set[str]]:
     """None when the task is sound and the raw validator agrees throughout, else what went wrong; the functions used."""
-    used = {a.target or "" for a in task.reference_steps() if a.action_type == "invoke_function"}
+    used = invoked(task.reference_steps())
     initial = prepare_workspace(task)
     try:
         untouched = evaluate_paths(task.evaluator.paths, initial)
@@ -135,7 +147,7 @@ def assess(name: str) -> AppReadiness:
             gates.append(Gate(failed, "failed", str(getattr(exc, "message", exc))))
             gates += [Gate(g, "unchecked", f"the {failed} gate failed") for g in later if g not in {x.gate for x in gates}]
             return report
-        exercised = {a.target or "" for a in cls.action_schema().examples if a.action_type == "invoke_function"}
+        exercised = invoked(cls.action_schema().examples)
         render = _render(cls, record.render, workspace, document)
     finally:
         workspace.cleanup()
