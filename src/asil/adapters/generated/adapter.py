@@ -128,6 +128,8 @@ class GeneratedAdapter(Adapter):
             run_once(argv, 120, f"{argv[0]} did not finish rendering in 120 s.", env=clean_env(home))
         except ProgramFailed as exc:
             raise program_failed(exc) from None
+        except FileNotFoundError:
+            raise ActionFailed(f"The program {argv[0]!r} is not installed.") from None
         if not path.is_file() or path.stat().st_size == 0:
             raise ActionFailed(f"{argv[0]} wrote no image.")
         return path

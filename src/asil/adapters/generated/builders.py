@@ -33,7 +33,10 @@ def fresh_state(bundle: Bundle, target: Path, workspace: Workspace) -> None:
     elif bundle.pattern == "service":
         target.mkdir(parents=True, exist_ok=True)
         argv = fill_argv(bundle.store.fresh, state=str(target))
-        done = run_once(argv, 60, f"{argv[0]} did not create a state in 60 s.", env=clean_env(home, bundle.store.env))
+        try:
+            done = run_once(argv, 60, f"{argv[0]} did not create a state in 60 s.", env=clean_env(home, bundle.store.env))
+        except FileNotFoundError:
+            raise ActionFailed(f"The program {argv[0]!r} is not installed.") from None
         if done.returncode != 0:
             raise ActionFailed(f"{' '.join(argv[:2])} failed: {done.stderr.strip()[-300:]}")
     else:
@@ -50,7 +53,10 @@ def normalize(bundle: Bundle, target: Path, workspace: Workspace) -> None:
     out = workspace.private(f"normalized{target.suffix}")
     home = workspace.private("fresh-home")
     argv = fill_argv(bundle.normalize, out=str(out), **{"in": str(target)})
-    run_once(argv, 120, f"{argv[0]} did not rewrite {target.name} in 120 s.", env=clean_env(home))
+    try:
+        run_once(argv, 120, f"{argv[0]} did not rewrite {target.name} in 120 s.", env=clean_env(home))
+    except FileNotFoundError:
+        raise ActionFailed(f"The program {argv[0]!r} is not installed.") from None
     if not out.is_file() or out.stat().st_size == 0:
         raise ActionFailed(f"{argv[0]} did not rewrite {target.name}.")
     atomic_write(target, out.read_bytes())

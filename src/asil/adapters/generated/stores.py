@@ -195,8 +195,11 @@ class HttpStore:
         home = workspace.private("service-home")
         home.mkdir(exist_ok=True)
         # It runs in the workspace, so the relative folder paths it is given stay inside it.
-        self.process = ManagedProcess(argv[0], argv, log=workspace.private("service.log"), env=clean_env(home, store.env),
-                                      cwd=workspace.root)
+        try:
+            self.process = ManagedProcess(argv[0], argv, log=workspace.private("service.log"),
+                                          env=clean_env(home, store.env), cwd=workspace.root)
+        except FileNotFoundError:
+            raise ActionFailed(f"The program {argv[0]!r} is not installed.") from None
         self.process.wait_until(self._ready, timeout_s=store.timeout_s, what="its API answered")
 
     def _ready(self) -> bool:
