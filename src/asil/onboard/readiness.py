@@ -151,8 +151,21 @@ def assess(name: str) -> AppReadiness:
         render = _render(cls, record.render, workspace, document)
     finally:
         workspace.cleanup()
+    problems, exercised_by_tasks, tasks, seconds = _run_tasks(name)
+    exercised |= exercised_by_tasks
+    gates += [Gate(f"actions:{f}", "ok" if f in exercised else "unchecked",
+                   "ran (a published example or a task's reference)" if f in exercised else "nothing exercised it")
+              for f in cls.functions.names()]
+    gates.append(render)
+    gates += _task_gates(record.validator is not None, tasks, problems, seconds)
+    return report
+
+
+def _run_tasks(name: str) -> tuple[list[str], set[str], int, float]:
+    """Every single-app task of ``name`` solved and judged twice: (problems, functions used, tasks, seconds)."""
     tasks = [t for t in load_tasks(app=name) if t.apps == [name]]
-    problems = []
+    problems: list[str] = []
+    exercised: set[str] = set()
     started = time.perf_counter()
     for task in tasks:
         try:
@@ -163,25 +176,23 @@ def assess(name: str) -> AppReadiness:
             problems.append(f"{task.id}: {problem}")
         else:
             exercised |= used
-    gates += [Gate(f"actions:{f}", "ok" if f in exercised else "unchecked",
-                   "ran (a published example or a task's reference)" if f in exercised else "nothing exercised it")
-              for f in cls.functions.names()]
-    gates.append(render)
+    return problems, exercised, len(tasks), time.perf_counter() - started
+
+
+def _task_gates(has_validator: bool, tasks: int, problems: list[str], seconds: float) -> list[Gate]:
     raw_problems = [p for p in problems if "raw validator" in p]
-    if record.validator is None:
-        gates.append(Gate("raw_validator", "failed", "the app has no raw validator"))
+    others = [p for p in problems if p not in raw_problems]
+    if not has_validator:
+        raw = Gate("raw_validator", "failed", "the app has no raw validator")
     elif not tasks:
-        gates.append(Gate("raw_validator", "unchecked", "no task to compare it with the evaluator on"))
+        raw = Gate("raw_validator", "unchecked", "no task to compare it with the evaluator on")
     else:
-        gates.append(Gate("raw_validator", "failed" if raw_problems else "ok",
-                          "; ".join(raw_problems[:3]) or f"agreed with the evaluator on all {len(tasks)} tasks"))
+        raw = Gate("raw_validator", "failed" if raw_problems else "ok",
+                   "; ".join(raw_problems[:3]) or f"agreed with the evaluator on all {tasks} tasks")
     if not tasks:
-        gates.append(Gate("tasks", "unchecked", "the app has no tasks"))
-    else:
-        others = [p for p in problems if p not in raw_problems]
-        gates.append(Gate("tasks", "failed" if others else "ok", "; ".join(others[:3]) or
-                          f"{len(tasks)} tasks sound ({time.perf_counter() - started:.0f} s)"))
-    return report
+        return [raw, Gate("tasks", "unchecked", "the app has no tasks")]
+    return [raw, Gate("tasks", "failed" if others else "ok",
+                      "; ".join(others[:3]) or f"{tasks} tasks sound ({seconds:.0f} s)")]
 
 
 def _render(cls: type, renders: bool, workspace: Workspace, document: str | None) -> Gate:
