@@ -30,6 +30,10 @@ command -v nautilus >/dev/null 2>&1 || packages+=(nautilus)
 [ -x /usr/libexec/gvfsd-trash ] || packages+=(gvfs)  # the trash Nautilus uses
 command -v dbus-run-session >/dev/null 2>&1 || packages+=(dbus)
 command -v Xvfb >/dev/null 2>&1 || packages+=(xvfb)  # Audacity, OBS and Nautilus need a display; ASIL starts private ones
+# Apps onboarded from an interface profile (src/asil/onboard/profiles): no adapter module, the real program
+command -v dia >/dev/null 2>&1 || packages+=(dia)  # Dia (file pattern): .dia XML, rewritten and rendered by dia --export
+command -v syncthing >/dev/null 2>&1 || packages+=(syncthing)  # Syncthing (service pattern): its REST API
+command -v freecadcmd >/dev/null 2>&1 || packages+=(freecad-python3)  # FreeCAD (script pattern): freecadcmd, no GUI
 # Gitea: no Debian package exists; the gitea adapter talks to a server named by ASIL_GITEA_URL/ASIL_GITEA_TOKEN.
 # code-server (from npm, by install-code-server.sh): Node 20, Debian's ripgrep for VS Code's search, and the
 # build tools and headers its native modules compile against

@@ -41,6 +41,13 @@ def cmd_apps(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from asil.plugins import adapter_class, app_names
 
+    if args.report is not None:
+        from asil.onboard.readiness import report_text, write_report
+
+        reports = write_report(args.report, args.app or None)
+        print(report_text(reports), end="")
+        print(f"written: {args.report / 'readiness.json'} and readiness.txt")
+        return EXIT_OK if all(r.ready for r in reports) else EXIT_ERROR
     missing = 0
     for name in app_names():
         ready = adapter_class(name).readiness()
@@ -48,6 +55,17 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         status = "ok " if ready.ready else "NOT CONFIGURED" if ready.external else "MISSING"
         print(f"{status} {name}: {ready.detail}")
     return EXIT_OK if not missing else EXIT_ERROR
+
+
+def cmd_onboard(args: argparse.Namespace) -> int:
+    from asil.onboard.pipeline import run_cli
+
+    provider = None
+    if args.model:
+        from asil.llm.providers import make_provider
+
+        provider = make_provider(args.model, base_url=args.base_url)
+    return run_cli(args.profile, allow_actions=args.allow_actions, install=args.install, out=args.out, provider=provider)
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -323,7 +341,23 @@ def build_parser() -> argparse.ArgumentParser:
                                      "state and semantic actions.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("apps", help="adapters, realization pattern, readiness").set_defaults(func=cmd_apps)
-    sub.add_parser("doctor", help="readiness of every adapter's real application").set_defaults(func=cmd_doctor)
+    p = sub.add_parser("doctor", help="readiness of every adapter's real application")
+    p.add_argument("--report", type=Path, metavar="DIR",
+                   help="check every gate (program, version, start/stop, observe, each function, render, raw validator, "
+                        "tasks) and write readiness.json and readiness.txt in DIR; an unchecked gate is not ready")
+    p.add_argument("--app", action="append", default=[], help="only this app (repeatable; with --report)")
+    p.set_defaults(func=cmd_doctor)
+    p = sub.add_parser("onboard", help="qualify, compile, audit, probe and assess an interface profile")
+    p.add_argument("profile", type=Path, help="the interface profile (YAML), see docs/onboarding.md")
+    p.add_argument("--allow-actions", action="store_true",
+                   help="run the probes: start the real program and change state in a throwaway workspace")
+    p.add_argument("--install", action="store_true",
+                   help="write the bundle into ASIL's generated bundles (the app is then registered)")
+    p.add_argument("--out", type=Path, help="folder for the bundle when not installing (default: here)")
+    p.add_argument("--model", help="draft write paths from the profile's prose evidence with this model "
+                                   "(scripted, replay:FILE.jsonl, or a model served at --base-url)")
+    p.add_argument("--base-url", default="http://127.0.0.1:8080/v1", help="the OpenAI-compatible endpoint")
+    p.set_defaults(func=cmd_onboard)
     p = sub.add_parser("schema", help="an app's action schema (JSON)")
     p.add_argument("app")
     p.set_defaults(func=cmd_schema)

@@ -112,6 +112,10 @@ APPS: Registry[AppPlugin] = Registry("app", group="asil.apps", error=UnknownApp)
 for _app in ("audacity", "blender", "calc", "codeserver", "drawio", "gimp", "gitea", "impress", "inkscape",
              "jupyter", "kdenlive", "nautilus", "obs", "thunderbird", "writer"):
     APPS.declare(_app, f"asil.adapters.{_app}:PLUGIN")
+# Apps onboarded from an interface profile (`asil onboard --install`): each is a compiled bundle in
+# asil/adapters/generated/bundles/, with no adapter module of its own; its record is made from the bundle.
+for _bundle in sorted((Path(__file__).parent / "adapters" / "generated" / "bundles").glob("*.json")):
+    APPS.declare(_bundle.stem, f"asil.adapters.generated.records:{_bundle.stem}")
 
 
 def register_app(plugin: AppPlugin) -> AppPlugin:

@@ -52,6 +52,7 @@ REPLY_SHAPES.declare("react", "asil.agents.react:scripted_reply")
 for _kind in ("planner", "abstraction", "verification", "refinement"):
     REPLY_SHAPES.declare(_kind, f"asil.agents.lstc.scripted:{_kind}_reply")
 REPLY_SHAPES.declare("judge", "asil.annotate.scripted:judge_reply")  # control-failure annotation
+REPLY_SHAPES.declare("onboard_draft", "asil.onboard.draft:scripted_reply")  # write paths drafted from prose
 DECISION_KINDS = ("planner", "react", "judge")  # the calls whose replies ``faults`` replace, in turn
 
 
