@@ -150,6 +150,13 @@ class ProcessLimit:
             self.group = None
 
 
+def process_cap() -> str:
+    """How confined processes are capped on this machine: "cgroup", "rlimit" or "none" (see :class:`ProcessLimit`)."""
+    cap = ProcessLimit()
+    cap.release()
+    return cap.kind
+
+
 @contextmanager
 def process_limit(argv: Sequence[str], limit: int = PROCESS_LIMIT) -> Iterator[list[str]]:
     """``argv`` wrapped in a :class:`ProcessLimit` for the length of the ``with`` block."""
