@@ -10,8 +10,8 @@ import pytest
 from asil.adapters.calc.actions import FUNCTIONS, VOCABULARY
 from asil.mcp_server.audit import AuditLog
 from asil.mcp_server.describe import act_description, app_guide
-from asil.mcp_server.http import is_loopback
 from asil.mcp_server.documents import to_action
+from asil.mcp_server.http import is_loopback
 from asil.mcp_server.policy import Refused, ServePolicy, destructive_functions, enforce
 from asil.protocol import Action, InvalidAction
 

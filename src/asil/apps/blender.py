@@ -9,7 +9,6 @@ timeout; a timed-out or crashed Blender is killed (its whole process group) and 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess

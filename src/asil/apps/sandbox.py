@@ -78,11 +78,11 @@ def sandbox_argv(workspace: Path, command: Sequence[str], *, env: Mapping[str, s
     by an empty tmpfs, and ``read_only`` ones bound read-only last (so they may sit inside either).
     """
     argv = [require_bwrap(purpose), "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-    for folder in SYSTEM_DIRS:
-        if os.path.islink(folder):  # merged /usr: /bin -> usr/bin
-            argv += ["--symlink", os.readlink(folder), folder]
-        elif os.path.isdir(folder):
-            argv += ["--ro-bind", folder, folder]
+    for system in SYSTEM_DIRS:
+        if os.path.islink(system):  # merged /usr: /bin -> usr/bin
+            argv += ["--symlink", os.readlink(system), system]
+        elif os.path.isdir(system):
+            argv += ["--ro-bind", system, system]
     for entry in ETC_ENTRIES:
         argv += ["--ro-bind-try", f"/etc/{entry}", f"/etc/{entry}"]
     argv += ["--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc"]
