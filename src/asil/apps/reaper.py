@@ -25,33 +25,36 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO
 
 MARK = "ASIL_REAPER"
 _lock = threading.RLock()  # re-entrant: a signal handler may stop a program while the main thread writes
 _owner_pid = 0
 _token = ""
-_pipe: IO[bytes] | None = None
-_reaper: subprocess.Popen[bytes] | None = None  # kept so it is never collected (and warned about) while it runs
+_pipe = -1  # our end of the reaper's stdin
 
 
 def ensure() -> str:
     """Start this process's reaper if it has none (or it died); return the mark's token."""
-    global _owner_pid, _token, _pipe, _reaper
+    global _owner_pid, _token, _pipe
     with _lock:
-        alive = _pipe is not None and _owner_pid == os.getpid() and not _pipe.closed
-        if alive:
+        if _pipe >= 0 and _owner_pid == os.getpid():
             return _token
+        if _pipe >= 0:  # a forked child: the parent's pipe must not keep the parent's reaper waiting
+            os.close(_pipe)
         token = f"{os.getpid()}-{secrets.token_hex(8)}"
-        reaper = subprocess.Popen([sys.executable, "-I", str(Path(__file__).resolve()), token],
-                                  stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  start_new_session=True, env={"PATH": os.defpath})
-        _owner_pid, _token, _pipe, _reaper = os.getpid(), token, reaper.stdin, reaper
+        read_end, write_end = os.pipe()  # both close-on-exec; the reaper gets the read end as its stdin
+        # posix_spawn, not subprocess: no Popen object to warn "still running" when this process exits
+        os.posix_spawn(sys.executable, [sys.executable, "-I", str(Path(__file__).resolve()), token],
+                       {"PATH": os.defpath}, setsid=True,
+                       file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0),
+                                     (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                                     (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+        os.close(read_end)
+        _owner_pid, _token, _pipe = os.getpid(), token, write_end
         os.environ[MARK] = token  # every program started from now on inherits the mark
         return token
 
@@ -77,11 +80,10 @@ def _send(line: str) -> None:
     ensure()
     with _lock:
         try:
-            assert _pipe is not None
-            _pipe.write(line.encode())
-            _pipe.flush()
-        except (OSError, ValueError, RuntimeError):  # the reaper died: the next ensure() starts another
-            _pipe = None
+            os.write(_pipe, line.encode())  # a short line: one atomic write to a pipe
+        except OSError:  # the reaper died: the next ensure() starts another
+            os.close(_pipe)
+            _pipe = -1
 
 
 # ---- the reaper process -----------------------------------------------------------------------------
