@@ -126,6 +126,7 @@ class ProcessLimit:
         self.group: Path | None = None
         root = _pids_cgroup_root()
         if root is not None:
+            _remove_stale_groups(root)
             group = root / f"asil-sandbox-{os.getpid()}-{next(_names)}"
             try:
                 group.mkdir()
@@ -139,7 +140,9 @@ class ProcessLimit:
 
     def wrap(self, argv: Sequence[str]) -> list[str]:
         if self.group is not None:  # the shell joins the group, then becomes the command
-            return ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self.group / "cgroup.procs"), *argv]
+            # best effort: a cgroup that refuses the process must not stop the command from running
+            return ["/bin/sh", "-c", '{ echo $$ > "$0"; } 2>/dev/null; exec "$@"', str(self.group / "cgroup.procs"),
+                    *argv]
         if self._prlimit is not None:
             return [self._prlimit, f"--nproc={self.limit}", "--", *argv]
         return list(argv)
@@ -165,6 +168,17 @@ def process_limit(argv: Sequence[str], limit: int = PROCESS_LIMIT) -> Iterator[l
         yield cap.wrap(argv)
     finally:
         cap.release()
+
+
+def _remove_stale_groups(root: Path) -> None:
+    """Remove the empty cgroups of ASIL processes that died (SIGKILL) before removing their own."""
+    for group in root.glob("asil-sandbox-*-*"):
+        owner = group.name.split("-")[2]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            try:
+                group.rmdir()
+            except OSError:
+                pass
 
 
 def _remove_group(group: Path) -> None:
