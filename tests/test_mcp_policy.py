@@ -11,6 +11,7 @@ from asil.adapters.calc.actions import FUNCTIONS, VOCABULARY
 from asil.mcp_server.audit import AuditLog
 from asil.mcp_server.describe import act_description, app_guide
 from asil.mcp_server.documents import to_action
+from asil.mcp_server.http import is_loopback
 from asil.mcp_server.policy import Refused, ServePolicy, destructive_functions, enforce
 from asil.protocol import Action, InvalidAction
 
@@ -86,3 +87,12 @@ def test_audit_log_appends_json_lines_and_never_follows_a_symlink(tmp_path: Path
                                                                   status="ok")
     assert target.read_text() == "precious"
     AuditLog(None).record(client="c", document=None, app=None, action=None, status="ok")  # read-only: a no-op
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("127.0.0.1", True), ("127.0.0.2", True), ("localhost", True), ("::1", True), ("[::1]", True),
+    ("0.0.0.0", False), ("::", False), ("", False), ("192.168.1.20", False), ("10.0.0.1", False),
+    ("example.com", False), ("localhost.example.com", False), ("127.0.0.1.example.com", False)])
+def test_only_loopback_hosts_may_serve_without_a_token(host: str, loopback: bool) -> None:
+    """``asil mcp serve --transport http`` refuses any host for which this is False unless given a token."""
+    assert is_loopback(host) is loopback

@@ -187,4 +187,6 @@ def test_destructive_actions_run_with_the_flag_and_external_edits_are_respected(
 
     anyio.run(scenario)
     assert cell(served, "Fresh!A1", "edited outside") and cell(served, "Fresh!B1", 2)
-    assert audit_lines(served)[0]["action"]["action_type"] == "batch"
+    log = audit_lines(served)  # every act call is audited, the destructive batch with its delete_sheet first
+    assert [line["status"] for line in log] == ["ok", "ok"]
+    assert log[0]["action"]["action_type"] == "batch" and "delete_sheet" in json.dumps(log[0]["action"])

@@ -166,6 +166,21 @@ def test_a_batch_refuses_members_it_cannot_undo_before_running_any(warm: Blender
     assert warm.scene_data() == before
 
 
+# What model-written code inside the warm Blender may see of its environment (asil.apps.blender.blender_env).
+CLEAN_ENV = {"PATH", "HOME", "LANG", "TMPDIR", "TERM", "BLENDER_USER_CONFIG", "BLENDER_USER_SCRIPTS", "ASIL_REAPER"}
+
+
+def test_run_python_code_finds_no_variable_of_the_asil_process(warm: BlenderAdapter, tmp_path: Path) -> None:
+    # run_python runs inside the warm Blender, which is not confined per call (see docs/blender.md): it can
+    # write where Blender can, as here. What it must not find is an API key or token of the ASIL process.
+    seen = tmp_path / "env.txt"
+    code = f"import os\nopen({str(seen)!r}, 'w').write('\\n'.join(sorted(os.environ)))"
+    assert warm.execute(fn("run_python", code=code)).ok
+    names = set(seen.read_text().split())
+    assert "PATH" in names and names <= CLEAN_ENV, names - CLEAN_ENV
+    assert not names & set(os.environ) - CLEAN_ENV  # none of this test process's own variables
+
+
 def test_run_python_is_refused_without_permission(scene_file: Path, tmp_path: Path) -> None:
     ws = Workspace(tmp_path)
     shutil.copyfile(scene_file, tmp_path / "scene.blend")

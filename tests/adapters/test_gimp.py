@@ -248,3 +248,15 @@ def test_checkpoints_and_the_raw_validator_read_files_and_fail_closed(image_file
     verdicts = evaluate_paths([[cp] for cp in checks], ws)
     assert [p.success for p in verdicts.paths] == [True, False, False, True, True]
     assert [raw_judge(cp, ws) for cp in checks] == [True, False, False, True, True]
+
+
+def test_gimp_runs_with_a_clean_environment(warm: GimpAdapter) -> None:
+    """GIMP runs Script-Fu built from model text in-process; it starts with none of ASIL's variables."""
+    warm.observe()
+    assert warm.session is not None
+    environ = (Path("/proc") / str(warm.session.program.pid) / "environ").read_bytes()
+    names = {entry.split(b"=", 1)[0].decode() for entry in environ.split(b"\0") if b"=" in entry}
+    clean = {"PATH", "HOME", "LANG", "TMPDIR", "TERM", "GIMP2_DIRECTORY", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "LC_ALL",
+             "ASIL_REAPER"}
+    assert "PATH" in names and names <= clean, names - clean
+    assert not names & set(os.environ) - clean  # none of this test process's own variables

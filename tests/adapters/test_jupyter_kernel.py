@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 from asil.adapters.jupyter.adapter import JupyterAdapter
+from asil.apps.sandbox import process_cap, python_roots
 from asil.protocol import Action
 from asil.workspace import Workspace
 from tests.adapters.jupyter_helpers import code, write_notebook
@@ -91,6 +93,56 @@ def test_code_cannot_write_outside_the_workspace_or_reach_the_network(adapter: J
     assert workspace.resolve("inside.txt").read_text() == "ok"
     assert not outside.exists() and not repo_file.exists() and not Path("/etc/asil-escape").exists()
     assert "no network" in result.output and "'network'" not in result.output  # type: ignore[attr-defined]
+
+
+def test_hostile_code_finds_no_secret_and_no_system_file_and_leaves_nothing_running(
+        workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "ASIL_MCP_TOKEN", "ASIL_GITEA_TOKEN"):
+        monkeypatch.setenv(name, f"{name.lower()}-hostile-kernel")  # before the kernel starts (on the first run)
+    tag = f"{time.time_ns() % 10**6 + 2 * 10**6}.5"  # an unusual sleep length names the processes it starts
+    write_notebook(workspace, "h.ipynb", [code("probe", "\n".join([
+        "import json, os, subprocess",
+        "report = {'env': sorted(os.environ), 'seen': [p for p in ('/etc/shadow', '/opt', '/srv', '/mnt', "
+        "'/var/lib', '/root', '/root/.bashrc', '/root/.cache', '/home', '/work/main') if os.path.exists(p)]}",
+        f"subprocess.Popen(['sleep', {tag!r}])  # left running on purpose",
+        "started = []",
+        "try:",
+        "    for _ in range(2000):",
+        "        started.append(subprocess.Popen(['sleep', '30']))",
+        "    report['processes'] = 'unlimited'",
+        "except OSError as exc:",
+        "    report['processes'] = f'refused after {len(started)}: {type(exc).__name__}'",
+        "for process in started:",
+        "    process.kill()",
+        "    process.wait()",
+        "print(json.dumps(report))",
+    ]))])
+    adapter = JupyterAdapter(workspace, "h.ipynb")
+    try:
+        result = adapter.execute(fn("run_cell", cell="probe", timeout_s=60))
+        assert result.ok, result.error
+        printed = result.output or ""
+        report = json.loads(printed[printed.index("{"): printed.rindex("}") + 1])
+    finally:
+        adapter.close()
+    # only the folders holding ASIL's own Python (a venv, pyenv under /root) are there, read-only
+    assert [seen for seen in report["seen"] if not any(root.startswith(seen + "/") for root in python_roots())] == []
+    assert not [name for name in report["env"] if "TOKEN" in name or "KEY" in name], report["env"]
+    given = {"PATH", "HOME", "LANG", "TMPDIR", "TERM", "IPYTHONDIR", "MPLCONFIGDIR", "JPY_PARENT_PID", "MPLBACKEND",
+             "JUPYTER_PLATFORM_DIRS", "PWD"}  # what sandbox_argv sets (PWD: bubblewrap); ipykernel adds its own
+    leaked = (set(report["env"]) & set(os.environ)) - given
+    assert not leaked, leaked  # none of this test process's variables got in
+    if process_cap() != "none":
+        assert report["processes"].startswith("refused"), report["processes"]
+    running = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p) == f"sleep\0{tag}\0"]
+    assert not running  # the PID namespace ended with the kernel
+
+
+def _cmdline(entry: Path) -> str:
+    try:
+        return (entry / "cmdline").read_text()
+    except OSError:
+        return ""
 
 
 def test_code_cannot_see_or_change_the_workspace_private_area(adapter: JupyterAdapter, workspace: Workspace) -> None:

@@ -9,7 +9,6 @@ timeout; a timed-out or crashed Blender is killed (its whole process group) and 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -19,7 +18,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from asil.apps import reaper
 from asil.apps.process import ManagedProcess
+from asil.apps.sandbox import program_env
 from asil.protocol import ActionFailed, AppUnavailable, InvalidAction
 
 START_TIMEOUT_S = 60.0
@@ -42,10 +43,10 @@ def server_script() -> Path:
 
 
 def blender_env() -> dict[str, str]:
-    """No display and no user config: Blender must never open a window or read ~/.config."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    env["BLENDER_USER_CONFIG"] = env["BLENDER_USER_SCRIPTS"] = tempfile.gettempdir() + "/asil-blender-none"
-    return env
+    """No display, no user config, and none of ASIL's variables: Blender must never open a window or read
+    ~/.config, and ``run_python`` code runs inside it, so it must find no API key or token either."""
+    nowhere = tempfile.gettempdir() + "/asil-blender-none"
+    return program_env(nowhere, BLENDER_USER_CONFIG=nowhere, BLENDER_USER_SCRIPTS=nowhere)
 
 
 class BlenderSession:
@@ -144,4 +145,4 @@ def one_shot(args: list[str], timeout_s: float = 120.0) -> subprocess.CompletedP
     if binary is None:
         raise AppUnavailable("Blender is not installed.", hint=INSTALL_HINT)
     return subprocess.run([binary, "-b", "--factory-startup", "-noaudio", *args], capture_output=True, text=True,
-                          timeout=timeout_s, env=blender_env(), stdin=subprocess.DEVNULL)
+                          timeout=timeout_s, env=reaper.tag(blender_env()), stdin=subprocess.DEVNULL)

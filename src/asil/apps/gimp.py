@@ -26,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 
 from asil.apps.process import ManagedProcess, ProgramFailed, free_port, port_open
+from asil.apps.sandbox import program_env
 from asil.protocol import ActionFailed, AppUnavailable
 
 START_TIMEOUT_S = 60.0
@@ -70,11 +71,10 @@ def _cache_root() -> Path:
 
 
 def gimp_env(home: Path, profile: Path) -> dict[str, str]:
-    """No display, a private HOME and profile; fontconfig's cache is shared (it is safe to share)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    env.update(HOME=str(home), GIMP2_DIRECTORY=str(profile), XDG_CONFIG_HOME=str(home / ".config"),
-               XDG_CACHE_HOME=str(_cache_root() / "xdg-cache"), LC_ALL="C.UTF-8")
-    return env
+    """No display, a private HOME and profile, none of ASIL's variables (no API key or token); fontconfig's
+    cache is shared (it is safe to share)."""
+    return program_env(str(home), GIMP2_DIRECTORY=str(profile), XDG_CONFIG_HOME=str(home / ".config"),
+                       XDG_CACHE_HOME=str(_cache_root() / "xdg-cache"), LC_ALL="C.UTF-8")
 
 
 def profile_template() -> Path:

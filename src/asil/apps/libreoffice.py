@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from asil.apps import SPAWN_LOCK
+from asil.apps import SPAWN_LOCK, reaper
 from asil.protocol import ActionFailed, AppUnavailable, AsilError, InvalidAction
 
 INSTALL_HINT = (
@@ -113,7 +113,8 @@ class Office:
         with SPAWN_LOCK:
             self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                             stderr=subprocess.DEVNULL, start_new_session=True,
-                                            env=_office_environment(uno))
+                                            env=reaper.tag(_office_environment(uno)))
+        reaper.watch(self.process.pid)
         self._context = self._connect(uno, pipe)
         self._scripts = {}
         self.generation += 1

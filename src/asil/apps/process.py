@@ -2,7 +2,8 @@
 
 Every service or warm program runs in its own process group (``start_new_session``) with its
 output in a log file, so stopping it stops everything it spawned and a failure can quote the
-log. Nothing here knows any particular program.
+log. Each is also registered with this process's reaper (``asil.apps.reaper``), which kills it
+if this process dies without stopping it. Nothing here knows any particular program.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from asil.apps import SPAWN_LOCK
+from asil.apps import SPAWN_LOCK, reaper
 from asil.protocol import ActionFailed
 
 
@@ -48,18 +49,21 @@ def run_once(args: Sequence[str], timeout_s: float, late: str,
     without touching anyone else's; ProgramFailed then says ``late``.
     """
     process = subprocess.Popen(list(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, errors="replace", env=env, start_new_session=True)
+                               text=True, errors="replace", env=reaper.tag(env), start_new_session=True)
+    reaper.watch(process.pid)
     try:
         out, err = process.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         raise ProgramFailed(late) from None
+    finally:
+        reaper.forget(process.pid)
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
 # Every program still running, so an exiting Python (normal exit, SystemExit from a signal handler)
-# stops them all; a SIGKILLed Python cannot, which is why each program has its own process group.
+# stops them all; a SIGKILLed Python cannot, which is what the reaper (asil.apps.reaper) is for.
 _RUNNING: weakref.WeakSet[ManagedProcess] = weakref.WeakSet()
 
 
@@ -83,7 +87,8 @@ class ManagedProcess:
         with SPAWN_LOCK:
             self.process = subprocess.Popen(
                 list(args), stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-                env=env, cwd=cwd, start_new_session=True, pass_fds=tuple(pass_fds))
+                env=reaper.tag(env), cwd=cwd, start_new_session=True, pass_fds=tuple(pass_fds))
+        reaper.watch(self.process.pid)
         _RUNNING.add(self)
 
     @property
@@ -136,4 +141,5 @@ class ManagedProcess:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        reaper.forget(self.process.pid)
         self._log.close()

@@ -1,8 +1,8 @@
 """Running a workspace task (.vscode/tasks.json) the way VS Code's task runner would, but confined.
 
 Only ``shell`` and ``process`` tasks run. The command runs under the project's bubblewrap
-confinement (``asil.shell``: read-only system, no network, only the workspace writable) with a
-time limit; ASIL's private folder is bound read-only so a task cannot forge its own record. The
+confinement (``asil.shell``: read-only system folders, no network, clean environment, only the
+workspace writable) with a time limit; ASIL's private folder is bound read-only so a task cannot forge its own record. The
 run — command, exit code, output — is written to the profile's ``task-runs`` folder, where
 checkpoints read it after the episode.
 """
@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.codeserver import state
+from asil.apps import reaper
+from asil.apps.sandbox import ProcessLimit, clean_env
 from asil.protocol import InvalidAction
 from asil.shell import confined_command
 from asil.workspace import PRIVATE_DIR, Workspace, atomic_write
@@ -68,18 +70,19 @@ def _fill(text: str, root: Path) -> str:
 def run(workspace: Workspace, places: state.Places, task: dict[str, Any], timeout_s: float) -> dict[str, Any]:
     """Run the task, record it, and return the record."""
     line = command_line(task, workspace.root)
-    private = str(workspace.root / PRIVATE_DIR)
-    argv = confined_command(line, workspace)
-    cut = argv.index("--dev")  # after the workspace bind: the private folder goes back read-only
-    argv[cut:cut] = ["--ro-bind", private, private]
+    argv = confined_command(line, workspace, read_only=(PRIVATE_DIR,))  # the record area, read-only
+    limit = ProcessLimit()
     started = time.time()
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL,
-                              errors="replace")
+        done = subprocess.run(limit.wrap(argv), capture_output=True, text=True, timeout=timeout_s,
+                              stdin=subprocess.DEVNULL, errors="replace",
+                              env=reaper.tag(clean_env(str(workspace.root))))
         code, out, err, timed_out = done.returncode, done.stdout, done.stderr, False
     except subprocess.TimeoutExpired as exc:
         out, err = _text(exc.stdout), _text(exc.stderr) + f"\n(stopped after {timeout_s:g} s)"
         code, timed_out = 124, True
+    finally:
+        limit.release()
     record = {"label": task.get("label"), "command": line, "exit_code": code, "timed_out": timed_out,
               "stdout": out[-MAX_RECORDED:], "stderr": err[-MAX_RECORDED:], "started": started,
               "seconds": round(time.time() - started, 3)}

@@ -1,8 +1,9 @@
 """A real IPython kernel for model-written code, confined like the bash channel.
 
-The kernel process runs under bubblewrap: the system is read-only, only the workspace is
-writable, home folders, /tmp and /work are empty, and it has no network (its own network
-namespace). It talks to ASIL over Unix sockets (ZMQ ``ipc`` transport) in a private folder
+The kernel process runs under bubblewrap (``asil.apps.sandbox``): only the system's program and
+library folders and ASIL's Python exist inside (read-only), the workspace is writable, /tmp is
+private, the environment is clean (no API key or token of the ASIL process), processes are capped,
+and it has no network (its own network namespace). It talks to ASIL over Unix sockets (ZMQ ``ipc`` transport) in a private folder
 bound into the sandbox, since TCP loopback does not cross network namespaces. Every cell has a
 time limit: past it the kernel is interrupted, and restarted when the interrupt does not stop it.
 """
@@ -21,6 +22,9 @@ from queue import Empty
 from typing import Any
 
 from asil.adapters.jupyter.outputs import Output, append_output, error_line, output_from_message
+from asil.apps import reaper
+from asil.apps.sandbox import ProcessLimit, clean_env, python_roots
+from asil.apps.sandbox import sandbox_argv as confined
 from asil.protocol import AppUnavailable
 from asil.workspace import PRIVATE_DIR
 
@@ -29,7 +33,7 @@ START_TIMEOUT_S = 60.0
 INTERRUPT_GRACE_S = 3.0
 MEMORY_LIMIT = 8 * 2**30  # address space of the kernel process
 FILE_LIMIT = 512 * 2**20  # largest file a cell may write
-HIDDEN = ("/tmp", "/root", "/home", "/work")  # emptied inside the sandbox, as in asil.shell
+PROCESS_LIMIT = 512  # processes and threads of one kernel (numerical libraries start a thread per core)
 
 
 @dataclass
@@ -63,36 +67,20 @@ def kernel_readiness() -> str | None:
     return None
 
 
-def _python_roots() -> list[str]:
-    """Folders the kernel's Python needs that may sit under a hidden folder (venv, pyenv)."""
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(os.path.realpath(sys.executable)).parent.parent)}
-    return sorted(r for r in roots if any(r == h or r.startswith(h + "/") for h in HIDDEN))
-
-
 def sandbox_argv(workspace: Path, cwd: Path, private: Path, command: list[str], limits: bool = True) -> list[str]:
-    """bubblewrap around ``command``: read-only system, writable workspace and ``private``, no network.
+    """bubblewrap around ``command`` (``asil.apps.sandbox``): system folders and ASIL's Python read-only,
+    writable workspace and ``private``, clean environment, no network.
 
     ``limits`` caps memory and file sizes with prlimit (off for Chromium, which reserves huge address space).
     """
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        raise AppUnavailable("Running notebook code needs bubblewrap to confine it.",
-                             hint="Install it with: apt-get install bubblewrap")
-    argv = [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"]
-    for hidden in HIDDEN:
-        argv += ["--tmpfs", hidden]
-    for root in _python_roots():
-        argv += ["--ro-bind", root, root]
     hidden_area = workspace / PRIVATE_DIR  # adapters' private state: notebook code must not see or change it
     hidden_area.mkdir(exist_ok=True)
-    argv += ["--bind", str(private), str(private), "--bind", str(workspace), str(workspace),
-             "--tmpfs", str(hidden_area), "--dev", "/dev", "--proc", "/proc", "--chdir", str(cwd),
-             "--setenv", "HOME", "/tmp", "--setenv", "IPYTHONDIR", "/tmp/.ipython",
-             "--setenv", "MPLCONFIGDIR", "/tmp/.matplotlib", "--setenv", "JPY_PARENT_PID", "0",
-             "--setenv", "MPLBACKEND", "Agg", "--setenv", "JUPYTER_PLATFORM_DIRS", "1"]
+    env = clean_env("/tmp", IPYTHONDIR="/tmp/.ipython", MPLCONFIGDIR="/tmp/.matplotlib", JPY_PARENT_PID="0",
+                    MPLBACKEND="Agg", JUPYTER_PLATFORM_DIRS="1")
     prlimit = shutil.which("prlimit")
     capped = [prlimit, f"--as={MEMORY_LIMIT}", f"--fsize={FILE_LIMIT}"] if prlimit and limits else []
-    return argv + capped + command
+    return confined(workspace, capped + command, env=env, cwd=cwd, writable=[private], hidden=[hidden_area],
+                    read_only=[Path(root) for root in python_roots()], purpose="Running notebook code")
 
 
 class SandboxKernel:
@@ -101,6 +89,7 @@ class SandboxKernel:
     def __init__(self, workspace: Path, cwd: Path):
         self.workspace, self.cwd = workspace, cwd
         self._private = Path(tempfile.mkdtemp(prefix="asil-k-"))  # short: Unix socket paths are limited
+        self._limit: ProcessLimit | None = None
         self._km: Any = None
         self._kc: Any = None
         self.restarts = 0
@@ -113,6 +102,7 @@ class SandboxKernel:
         problem = kernel_readiness()
         if problem:
             raise AppUnavailable(f"Cannot run notebook code: {problem}.")
+        reaper.ensure()  # the kernel's bwrap inherits the mark: it dies even if this process is SIGKILLed
         os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")  # silences jupyter_core's path migration warning
         from jupyter_client.kernelspec import KernelSpecManager
         from jupyter_client.manager import KernelManager
@@ -120,7 +110,8 @@ class SandboxKernel:
         spec_dir = self._private / "spec" / KERNEL_NAME
         spec_dir.mkdir(parents=True, exist_ok=True)
         command = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-        spec = {"argv": sandbox_argv(self.workspace, self.cwd, self._private, command),
+        self._limit = self._limit or ProcessLimit(PROCESS_LIMIT)
+        spec = {"argv": self._limit.wrap(sandbox_argv(self.workspace, self.cwd, self._private, command)),
                 "display_name": "Python 3 (ASIL sandbox)", "language": "python", "interrupt_mode": "message"}
         (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
         self._log = open(self._private / "kernel.log", "ab")  # noqa: SIM115  (closed in shutdown)
@@ -224,6 +215,9 @@ class SandboxKernel:
         log = getattr(self, "_log", None)
         if log is not None:
             log.close()
+        if self._limit is not None:
+            self._limit.release()
+            self._limit = None
         shutil.rmtree(self._private, ignore_errors=True)
 
 

@@ -19,7 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.jupyter.kernel import sandbox_argv
+from asil.adapters.jupyter.kernel import PROCESS_LIMIT, sandbox_argv
+from asil.apps.sandbox import process_limit
 from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
 from asil.workspace import PRIVATE_DIR, Workspace
@@ -149,8 +150,8 @@ def _nbconvert(root: Path, path: Path) -> tuple[bool, dict[str, Any]]:
         command = [sys.executable, "-m", "nbconvert", "--to", "notebook", "--execute",
                    "--ExecutePreprocessor.kernel_name=python3", "--ExecutePreprocessor.timeout=60",
                    "--output-dir", str(out), "--output", "executed.ipynb", str(copy)]
-        done = subprocess.run(sandbox_argv(ws, copy.parent, out, command), capture_output=True,
-                              timeout=NBCONVERT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        with process_limit(sandbox_argv(ws, copy.parent, out, command), PROCESS_LIMIT) as argv:
+            done = subprocess.run(argv, capture_output=True, timeout=NBCONVERT_TIMEOUT_S, stdin=subprocess.DEVNULL)
         if done.returncode != 0:
             return False, {}
         executed = json.loads((out / "executed.ipynb").read_text(encoding="utf-8"))
