@@ -94,7 +94,7 @@ def test_batch_is_atomic_even_with_sheet_changes(workspace: Workspace, sales: Pa
             {"action_type": "set_value", "target": "Sales!A2", "params": {"value": "changed"}},
             {"action_type": "set_value", "target": "Sales!D1", "params": {"formula": "=NOSUCHFUNC(1)"}},
         ]}})
-        assert result.status == "invalid" and "Batch step 3" in result.error.message
+        assert result.status == "invalid" and "Batch action 3" in result.error.message
         assert calc.sheet_names() == ["Sales", "Notes"]
         assert by_id(calc) == before
         assert not calc.dirty

@@ -31,8 +31,8 @@ def check_task(task: Task) -> TaskCheck:
     finally:
         initial.cleanup()
     detail, reference = _run_reference(task)
-    failed = [f"{v.type} {v.target}: got {v.actual!r}{' (' + v.detail + ')' if v.detail else ''}"
-              for v in reference.checkpoints if not v.passed] if reference else []
+    failed = [f"{v.type}{'' if v.target is None else ' ' + str(v.target)}: got {v.actual!r}"
+              f"{' (' + v.detail + ')' if v.detail else ''}" for v in reference.checkpoints if not v.passed] if reference else []
     if failed and not detail:
         detail = "reference fails " + "; ".join(failed)
     if untouched.success:
