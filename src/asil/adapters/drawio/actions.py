@@ -157,8 +157,8 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "add_vertex", "params": {"label": "B", "x": 240, "y": 40}},
             {"action_type": "invoke_function", "target": "connect", "params": {"source": "A", "target": "B"}}]}},
         {"action_type": "modify_file", "params": {"operations": [
-            {"op": "add_vertex", "params": {"label": "C", "x": 40, "y": 160}},
-            {"op": "connect", "params": {"source": "B", "target": "C"}}]}},
+            {"op": "move", "params": {"cell": "A", "dx": 10, "dy": 0}},
+            {"op": "resize", "params": {"cell": "A", "width": 140}}]}},
     ],
     tips=[
         "Pages are views; elements are a page's layers, vertices (shapes) and edges (connectors), each with a stable id.",

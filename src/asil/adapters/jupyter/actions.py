@@ -113,8 +113,8 @@ VOCABULARY = Vocabulary(
              "params": {"id": "mean-cell", "source": "mean = total / len(values)"}},
             {"action_type": "invoke_function", "target": "delete_cell", "params": {"cell": "cell-2"}}]}},
         {"action_type": "modify_file", "params": {"operations": [
-            {"op": "insert_cell", "params": {"id": "notes-cell", "cell_type": "markdown", "source": "Notes"}},
-            {"op": "set_value", "target": "notes-cell", "params": {"source": "## Notes"}}]}},
+            {"op": "insert_cell", "params": {"cell_type": "markdown", "source": "## Notes"}},
+            {"op": "set_value", "target": "mean-cell", "params": {"source": "mean = total / len(values)"}}]}},
     ],
     tips=[
         "Cells are elements; their ids (e.g. 'cell-1', '3f2a9c1e') never change when other cells move. "

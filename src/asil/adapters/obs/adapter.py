@@ -48,7 +48,7 @@ Step = tuple[str, Any]  # a function's name and its parsed params
 API_EXAMPLES = [
     {"action_type": "api_call", "target": "GetSceneList", "params": {"request": "GetSceneList"}},
     {"action_type": "api_call", "target": "SetCurrentProgramScene",
-     "params": {"request": "SetCurrentProgramScene", "data": {"sceneName": "Intro"}}},
+     "params": {"request": "SetCurrentProgramScene", "data": {"sceneName": "Opening"}}},
 ]
 API_TIPS = [
     "api_call sends one obs-websocket 5 request from the allowlist in the schema's api_calls, with its data as "

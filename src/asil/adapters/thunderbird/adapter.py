@@ -62,7 +62,7 @@ API_EXAMPLES = [
     {"action_type": "api_call", "target": "state", "params": {"request": "state", "data": {"folder": "INBOX",
                                                                                            "search": "invoice"}}},
     {"action_type": "api_call", "target": "create_folder",
-     "params": {"request": "create_folder", "data": {"name": "Receipts"}}},
+     "params": {"request": "create_folder", "data": {"name": "Paid"}}},
 ]
 API_TIPS = [
     "api_call runs one of Thunderbird's mail operations (asil_mail.js over Marionette) from the schema's api_calls, "
