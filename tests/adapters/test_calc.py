@@ -136,7 +136,8 @@ BAD_ACTIONS = [
       "params": {"sheet": "Sales", "new_name": "notes"}}, "already exists"),
     ({"action_type": "invoke_function", "target": "format_range",
       "params": {"range": "Sales!A1", "number_format": "0.00["}}, "number format"),
-    ({"action_type": "modify_file", "target": "sales.ods"}, "does not support modify_file"),
+    ({"action_type": "modify_file", "target": "sales.ods"}, "modify_file needs the parameter 'operations'."),
+    ({"action_type": "api_call", "params": {"request": "x"}}, "does not support api_call"),
 ]
 
 

@@ -82,7 +82,7 @@ def as_batch(action: Action, vocabulary: Vocabulary, functions: FunctionTable[An
 
 def name_operation(exc: AsilError, action: Action) -> AsilError:
     """``exc`` from the batch with "Batch action N: ..." read as "Operation N (kind): ..." of ``action``."""
-    found = _MEMBER.match(exc.message)
+    found = _MEMBER.match(exc.message) if action.action_type == "modify_file" else None
     if found is None:
         return exc
     index = int(found.group(1))
