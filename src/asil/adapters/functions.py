@@ -182,6 +182,9 @@ class Vocabulary:
         examples, tips: shown to the agent before the functions' own.
         finish: how the closing tip narrows "cannot be done" ("in OBS"); the schema always ends with
             an example of ``done`` and that tip (``asil.adapters.params.finish_tip``).
+        api_call_params, api_calls: a service app's api_call params model and its allowlist as published
+            (``asil.adapters.api.with_api`` sets both). modify_file's params and operation kinds are derived
+            from the function table (``asil.adapters.modify``).
     """
 
     app: str
