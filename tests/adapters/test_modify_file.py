@@ -12,7 +12,7 @@ from asil.adapters.writer.adapter import WriterAdapter
 from asil.plugins import adapter_class
 from asil.protocol import parse_action
 from asil.workspace import Workspace
-from tests.conftest import lo_convert
+from tests.conftest import lo_convert, run_cli
 
 FILE_APPS = ["calc", "writer", "impress", "inkscape", "drawio", "jupyter"]
 
@@ -107,6 +107,8 @@ def test_writer_opens_and_modifies_an_odt_that_libreoffice_wrote_from_html(works
         assert archive.read("mimetype") == b"application/vnd.oasis.opendocument.text-web"
     target = workspace.resolve("page.odt")
     target.write_bytes(converted.read_bytes())
+    observed = run_cli("observe", str(target))  # the command the issue found refusing it
+    assert observed.returncode == 0 and "Attendees: Ann, Bo." in observed.stdout, observed.stderr
     with WriterAdapter(workspace, "page.odt") as writer:
         texts = [e.value for e in writer.observe().elements]
         assert "Minutes" in texts and "Attendees: Ann, Bo." in texts
