@@ -41,6 +41,21 @@ def test_destructive_functions_come_from_the_schema_and_are_found_inside_batches
     assert destructive_functions(action({"action_type": "batch", "params": {"actions": "junk"}}), SCHEMA) == []
 
 
+def test_modify_file_operations_and_api_call_requests_are_gated_like_functions() -> None:
+    from asil.plugins import adapter_class
+
+    operations = {"action_type": "modify_file", "params": {"operations": [
+        {"op": "insert_rows", "params": {"row": 2}}, "junk", {"op": "delete_sheet", "params": {"sheet": "Notes"}}]}}
+    assert destructive_functions(action(operations), SCHEMA) == ["delete_sheet"]
+    with pytest.raises(Refused, match="delete_sheet is a destructive function"):
+        enforce(ServePolicy(), action(operations), SCHEMA)
+    obs = adapter_class("obs").action_schema()
+    remove = {"action_type": "api_call", "params": {"request": "RemoveScene", "data": {"sceneName": "Old"},
+                                                    "destructive": True}}
+    assert destructive_functions(action(remove), obs) == ["RemoveScene"]
+    assert destructive_functions(action({"action_type": "api_call", "params": {"request": "GetSceneList"}}), obs) == []
+
+
 def test_enforce_refuses_with_one_sentence_and_allows_what_the_flags_allow() -> None:
     with pytest.raises(Refused) as caught:
         enforce(ServePolicy(), action(call("delete_sheet", sheet="Notes")), SCHEMA)

@@ -119,11 +119,17 @@ def cmd_act(args: argparse.Namespace) -> int:
     return EXIT_INVALID if result.status == "invalid" else EXIT_ERROR
 
 
+def one_line(text: str, width: int) -> str:
+    """``text`` on one line (every run of whitespace, newlines included, is one space), cut to ``width`` with "..."."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[:width - 3] + "..."
+
+
 def cmd_tasks(args: argparse.Namespace) -> int:
     tasks = _load_tasks(args)
     if args.tasks_command == "list":
         for task in tasks:
-            print(f"{task.id:<34} {task.suite:<6} {','.join(task.apps):<8} {task.domain:<14} {task.instruction[:70]}")
+            print(f"{task.id:<34} {task.suite:<6} {','.join(task.apps):<8} {task.domain:<14} {one_line(task.instruction, 70)}")
         return EXIT_OK
     from asil.runner.check import check_task
 

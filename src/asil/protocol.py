@@ -146,6 +146,11 @@ class ActionSchema(_Strict):
     functions: dict[str, FunctionSpec] = Field(default_factory=dict)
     set_value_params: dict[str, Any] = Field(default_factory=dict)
     navigate_params: dict[str, Any] = Field(default_factory=dict)
+    modify_file_params: dict[str, Any] = Field(
+        default_factory=dict, description="JSON Schema of modify_file's params; its 'op' enum lists the operation kinds.")
+    api_call_params: dict[str, Any] = Field(default_factory=dict, description="JSON Schema of api_call's params.")
+    api_calls: dict[str, FunctionSpec] = Field(
+        default_factory=dict, description="The allowlist of api_call: each request it may make, destructive ones marked.")
     examples: list[Action] = Field(default_factory=list)
     tips: list[str] = Field(default_factory=list)
 

@@ -94,7 +94,7 @@ def test_batch_is_atomic_even_with_sheet_changes(workspace: Workspace, sales: Pa
             {"action_type": "set_value", "target": "Sales!A2", "params": {"value": "changed"}},
             {"action_type": "set_value", "target": "Sales!D1", "params": {"formula": "=NOSUCHFUNC(1)"}},
         ]}})
-        assert result.status == "invalid" and "Batch step 3" in result.error.message
+        assert result.status == "invalid" and "Batch action 3" in result.error.message
         assert calc.sheet_names() == ["Sales", "Notes"]
         assert by_id(calc) == before
         assert not calc.dirty
@@ -136,7 +136,8 @@ BAD_ACTIONS = [
       "params": {"sheet": "Sales", "new_name": "notes"}}, "already exists"),
     ({"action_type": "invoke_function", "target": "format_range",
       "params": {"range": "Sales!A1", "number_format": "0.00["}}, "number format"),
-    ({"action_type": "modify_file", "target": "sales.ods"}, "does not support modify_file"),
+    ({"action_type": "modify_file", "target": "sales.ods"}, "modify_file needs the parameter 'operations'."),
+    ({"action_type": "api_call", "params": {"request": "x"}}, "does not support api_call"),
 ]
 
 

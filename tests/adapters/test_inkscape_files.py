@@ -83,7 +83,9 @@ BAD_ACTIONS = [
     ({"action_type": "invoke_function", "target": "export_png", "params": {"path": "../out.png"}}, "climbs out"),
     ({"action_type": "set_value", "target": "paper", "params": {"value": "x"}}, "'paper' is a rect, not a text"),
     ({"action_type": "navigate", "target": "egg"}, "'egg' is not a layer."),
-    ({"action_type": "modify_file", "target": "drawing.svg"}, "does not support modify_file"),
+    ({"action_type": "modify_file", "params": {"operations": [{"op": "export_png", "params": {"path": "x.png"}}]}},
+     "Operation 1 (export_png) is not an operation of inkscape's modify_file."),
+    ({"action_type": "api_call", "params": {"request": "x"}}, "does not support api_call"),
     ({"action_type": "batch", "params": {"actions": [
         {"action_type": "invoke_function", "target": "save", "params": {}}]}}, "Batch action 1: A batch cannot contain save."),
 ]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from asil.adapters.functions import FunctionTable, Vocabulary
+from asil.adapters.modify import as_batch, name_operation
 from asil.protocol import (
     Action,
     ActionError,
@@ -82,6 +83,7 @@ class Adapter(ABC):
         self.workspace = workspace
         self.document = document
         self.step = 0
+        self.output: str | None = None  # what the action answered (an api_call's response), for ActionResult.output
 
     def _open_document(self, needed: str, hint: str | None = None) -> tuple[Path, str]:
         """The path and name of the document this adapter was given; DocumentError says it ``needed`` one."""
@@ -116,15 +118,30 @@ class Adapter(ABC):
         if action.is_control:
             return None
         try:
-            self._check(action)
+            self._check(self._native(action))
         except InvalidAction as exc:
-            return exc.to_error()
+            return name_operation(exc, action).to_error()
         return None
+
+    def _native(self, action: Action) -> Action:
+        """The action the app's own ``_check``/``_apply`` take: a modify_file becomes the batch of its
+        operations (where the app takes modify_file; elsewhere the app's refusal stands)."""
+        if action.action_type == "modify_file" and "modify_file" in self.vocabulary.action_types:
+            return as_batch(action, self.vocabulary, self.functions, self.document)
+        return action
+
+    def _apply_native(self, action: Action) -> list[str]:
+        """Apply a checked action; a modify_file is its batch, then one save of the document."""
+        changed = self._apply(self._native(action))
+        if action.action_type == "modify_file":
+            self.save()
+        return changed
 
     def execute(self, action: Action, observe: bool = True) -> ActionResult:
         """Validate and apply one action; never raises for bad input or failed actions."""
         started = time.perf_counter()
         self.step += 1
+        self.output = None
         changed: list[str] = []
         status: Status = "ok"
         try:
@@ -134,15 +151,15 @@ class Adapter(ABC):
             error, status = exc.to_error(), "error"
         if error is None and not action.is_control:
             try:
-                changed = self._apply(action)
+                changed = self._apply_native(action)
             except InvalidAction as exc:
-                status, error = "invalid", exc.to_error()
+                status, error = "invalid", name_operation(exc, action).to_error()
             except ActionFailed as exc:
-                status, error = "error", exc.to_error()
+                status, error = "error", name_operation(exc, action).to_error()
         observation = self.observe() if observe else None
         return ActionResult(
             ok=status == "ok", status=status, error=error, changed=changed, observation=observation,
-            latency_ms=(time.perf_counter() - started) * 1000,
+            latency_ms=(time.perf_counter() - started) * 1000, output=self.output,
         )
 
     # ---- optional hooks
@@ -151,6 +168,12 @@ class Adapter(ABC):
         return Readiness(True, "no external program needed")
 
     sample: ClassVar[str | None] = None  # a small document's text, for apps whose documents are text
+    # A modify_file operation that is well formed but fails on the sample document once its examples ran: the
+    # conformance check puts it after good operations to show that a failed modify_file keeps nothing.
+    doomed_operation: ClassVar[dict[str, Any] | None] = None
+    # An api_call's params that are allowed but that the program refuses in the sample state (the conformance
+    # check shows that the service state stays as it was).
+    doomed_api_call: ClassVar[dict[str, Any] | None] = None
 
     @classmethod
     def create_sample(cls, workspace: Workspace) -> str | None:

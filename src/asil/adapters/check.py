@@ -1,12 +1,17 @@
 """The conformance checker every registered adapter must pass (one parametrized test runs it).
 
 It checks the contract, not the app: registration, schema, observation shape, that every
-published example validates and runs, and that invalid actions change nothing.
+published example validates and runs, and that invalid actions change nothing. Where the app takes
+``modify_file`` it checks that a successful one is saved at once and that one whose last operation fails
+leaves the file byte-for-byte unchanged; where it takes ``api_call`` that the schema publishes the
+allowlist and a request outside it is refused, changing nothing.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 from asil.adapters.base import Adapter
 from asil.plugins import PATTERNS, adapter_class
@@ -55,12 +60,72 @@ def check_adapter(name: str, workspace: Workspace) -> None:
             result = adapter.execute(bad)
             _expect(result.status == "invalid" and result.error is not None, f"{name}: {bad} was not invalid")
             _expect(_state(adapter) == before, f"{name}: an invalid action changed the state")
+        file = workspace.resolve(document) if document else None
         for example in schema.examples:
             error = adapter.validate_action(example)
             _expect(error is None, f"{name}: published example {example.model_dump()} is invalid: {error}")
+            before_bytes = _bytes(file)
             result = adapter.execute(example)
             _expect(result.ok, f"{name}: published example {example.model_dump()} failed: {result.error}")
             _check_observation(name, cls.pattern, result.observation)
+            if example.action_type == "modify_file":
+                _check_saved(name, adapter, file, before_bytes)
+        if "modify_file" in schema.action_types:
+            _check_modify_file(name, adapter, schema, file)
+        if "api_call" in schema.action_types:
+            _check_api_call(name, adapter, schema)
+
+
+def _bytes(file: Path | None) -> bytes | None:
+    return file.read_bytes() if file is not None and file.is_file() else None
+
+
+def _check_saved(name: str, adapter: Adapter, file: Path | None, before: bytes | None) -> None:
+    """A modify_file that succeeded is on disk at once (one save), nothing left unsaved."""
+    _expect(file is not None and _bytes(file) != before, f"{name}: a successful modify_file did not write the file")
+    _expect(not adapter.observe().app_state.dirty, f"{name}: the document is dirty after a successful modify_file")
+
+
+def _check_modify_file(name: str, adapter: Adapter, schema: ActionSchema, file: Path | None) -> None:
+    """A modify_file whose last operation fails (when checked, and when applied) changes nothing at all."""
+    kinds = schema.modify_file_params.get("$defs", {}).get("Operation", {}).get("properties", {}).get("op", {})
+    _expect(bool(kinds.get("enum")), f"{name}: the schema must list modify_file's operation kinds")
+    example = next((e for e in schema.examples if e.action_type == "modify_file"), None)
+    _expect(example is not None, f"{name}: the schema needs a modify_file example")
+    assert example is not None
+    good: list[dict[str, Any]] = list(example.params["operations"])
+    doomed = [{"op": "no_such_operation_xyz"}]
+    if adapter.doomed_operation is not None:
+        doomed.append(adapter.doomed_operation)
+    for last in doomed:
+        operations = [*good, last]
+        before, before_bytes = _state(adapter), _bytes(file)
+        result = adapter.execute(Action(action_type="modify_file", params={"operations": operations}))
+        _expect(not result.ok and result.error is not None, f"{name}: modify_file with a failing {last} succeeded")
+        assert result.error is not None
+        prefix = f"Operation {len(operations)} ({last['op']})"
+        _expect(result.error.message.startswith(prefix),
+                f"{name}: a failed modify_file must say {prefix!r}, not {result.error.message!r}")
+        _expect(_bytes(file) == before_bytes, f"{name}: a failed modify_file changed the file")
+        _expect(_state(adapter) == before, f"{name}: a failed modify_file changed the document")
+
+
+def _check_api_call(name: str, adapter: Adapter, schema: ActionSchema) -> None:
+    """The schema publishes the allowlist; a request outside it is refused and changes nothing."""
+    _expect(bool(schema.api_calls) and bool(schema.api_call_params), f"{name}: the schema must publish api_call")
+    _expect(any(e.action_type == "api_call" for e in schema.examples), f"{name}: the schema needs an api_call example")
+    refused = [{"request": "NoSuchRequestXyz"}]
+    refused += [{"request": request} for request, spec in schema.api_calls.items() if spec.destructive][:1]
+    for params in refused:  # outside the allowlist; destructive without consent
+        before = _state(adapter)
+        result = adapter.execute(Action(action_type="api_call", params=params))
+        _expect(result.status == "invalid" and result.error is not None, f"{name}: api_call {params} was not refused")
+        _expect(_state(adapter) == before, f"{name}: a refused api_call changed the state")
+    if adapter.doomed_api_call is not None:
+        before = _state(adapter)
+        result = adapter.execute(Action(action_type="api_call", params=adapter.doomed_api_call))
+        _expect(not result.ok and result.error is not None, f"{name}: {adapter.doomed_api_call} did not fail")
+        _expect(_state(adapter) == before, f"{name}: a failed api_call changed the state")
 
 
 def _check_observation(name: str, pattern: str, observation: Observation | None) -> None:

@@ -22,13 +22,14 @@ ASILization pipeline) produce exactly these two objects. Example::
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import Field
 
 from asil.adapters.batch import EDITS, batch_member, in_batch
+from asil.adapters.modify import modify_params, modify_schema
 from asil.adapters.params import Params, finish_tip, parse_params
 from asil.protocol import Action, ActionSchema, ActionType, FunctionSpec, InvalidAction
 from asil.registry import Registry
@@ -156,6 +157,13 @@ def batch_params(max_actions: int) -> type[Params]:
 
 
 EVERY_ACTION_TYPE: tuple[ActionType, ...] = ("set_value", "invoke_function", "navigate", "batch", "done", "infeasible")
+# A file-backed app's action types: the common ones and modify_file (its operations applied atomically, one save).
+FILE_ACTION_TYPES: tuple[ActionType, ...] = ("set_value", "invoke_function", "modify_file", "navigate", "batch",
+                                             "done", "infeasible")
+MODIFY_FILE_TIP = ("modify_file applies a list of operations to the document in one step, all or nothing, with one "
+                   "save: {\"operations\": [{\"op\": FUNCTION, \"params\": {...}}, {\"op\": \"set_value\", "
+                   "\"target\": ID, \"params\": {...}}]}. Each operation is checked exactly like that function or "
+                   "set_value; if one fails, the file is unchanged and the error names it (index and kind).")
 FINISH_EXAMPLE = {"action_type": "done", "params": {"answer": "optional text answer"}}
 
 
@@ -174,6 +182,9 @@ class Vocabulary:
         examples, tips: shown to the agent before the functions' own.
         finish: how the closing tip narrows "cannot be done" ("in OBS"); the schema always ends with
             an example of ``done`` and that tip (``asil.adapters.params.finish_tip``).
+        api_call_params, api_calls: a service app's api_call params model and its allowlist as published
+            (``asil.adapters.api.with_api`` sets both). modify_file's params and operation kinds are derived
+            from the function table (``asil.adapters.modify``).
     """
 
     app: str
@@ -187,10 +198,14 @@ class Vocabulary:
     examples: Sequence[dict[str, Any]] = ()
     tips: Sequence[str] = ()
     finish: str = ""
+    api_call_params: type[Params] | None = None
+    api_calls: Mapping[str, FunctionSpec] = field(default_factory=dict)
     batch_model: type[Params] = field(init=False)
+    modify_model: type[Params] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "batch_model", batch_params(self.max_batch))
+        object.__setattr__(self, "modify_model", modify_params(self.max_batch))
 
     def schema(self, functions: FunctionTable[Any]) -> ActionSchema:
         return ActionSchema(
@@ -200,6 +215,9 @@ class Vocabulary:
             functions=functions.specs(),
             set_value_params=self.set_value_params.model_json_schema() if self.set_value_params else {},
             navigate_params=self.navigate_params.model_json_schema() if self.navigate_params else {},
+            modify_file_params=modify_schema(self, functions) if "modify_file" in self.action_types else {},
+            api_call_params=self.api_call_params.model_json_schema() if self.api_call_params else {},
+            api_calls=dict(self.api_calls),
             examples=[Action.model_validate(e) for e in [*self.examples, *functions.examples(), FINISH_EXAMPLE]],
             tips=[*self.tips, *functions.tips(), finish_tip(self.finish)],
         )

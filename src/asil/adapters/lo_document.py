@@ -8,6 +8,7 @@ Files are checked for hostile content before LibreOffice sees them, and every wr
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tempfile
@@ -18,15 +19,17 @@ from typing import Annotated, Any, ClassVar
 from pydantic import Field
 
 from asil.adapters.base import Adapter, Readiness, turn_page
+from asil.adapters.batch import in_batch
 from asil.adapters.functions import AppFunction
 from asil.adapters.odf.safety import check_package
 from asil.adapters.params import NoParams, Params
 from asil.apps.libreoffice import Office, OfficeRestarted, import_uno, shared_office, soffice_path
-from asil.protocol import Action, ActionFailed, AppUnavailable, Observation
+from asil.protocol import Action, ActionFailed, AppUnavailable, AsilError, Observation
 from asil.workspace import Workspace, commit_file
 
 Step = dict[str, Any]
 Plan = tuple[list[Step], list[str]]
+_ENGINE_STEP = re.compile(r"^Batch step (\d+) failed and the batch was undone: ")
 
 
 def save_function(what: str) -> AppFunction[Any]:
@@ -79,6 +82,7 @@ class OfficeAdapter(Adapter):
         self.office = office or shared_office()
         self._doc = ""
         self._generation = -1
+        self._step_members: list[int] = []
         self._open()
 
     def _open(self) -> None:
@@ -135,20 +139,35 @@ class OfficeAdapter(Adapter):
             # The snapshot lives outside the user's folder so a batch leaves no debris beside the document.
             with tempfile.TemporaryDirectory(prefix="asil-batch-") as scratch:
                 snapshot = (Path(scratch) / f"snapshot{self.extensions[0]}").as_uri()
-                return self._call("batch", steps=steps, snapshot_url=snapshot)
+                try:
+                    return self._call("batch", steps=steps, snapshot_url=snapshot)
+                except AsilError as exc:
+                    raise self._member_failed(exc) from None
         result = None
         for step in steps:
             request = dict(step)
             result = self._call(request.pop("op"), **request)
         return result
 
+    def _member_failed(self, exc: AsilError) -> AsilError:
+        """The engine names the failed engine step; the agent is told which batch member it belongs to."""
+        found = _ENGINE_STEP.match(exc.message)
+        if found is None or not 0 < int(found.group(1)) <= len(self._step_members):
+            return exc
+        member = self._step_members[int(found.group(1)) - 1]
+        exc.message = exc.message[found.end():]
+        return in_batch(exc, member, "The batch was undone.")
+
     def _plan_batch(self, action: Action, plan: Callable[[Action], Plan]) -> Plan:
         """Plan the members of a batch in order with ``plan``; a member's refusal names its place."""
         steps: list[Step] = []
         changed: list[str] = []
-        for sub_steps, sub_changed in self.vocabulary.members(action, self.functions, plan):
+        members: list[int] = []  # the batch member (from 1) each engine step comes from
+        for number, (sub_steps, sub_changed) in enumerate(self.vocabulary.members(action, self.functions, plan), 1):
             steps += sub_steps
+            members += [number] * len(sub_steps)
             changed += [c for c in sub_changed if c not in changed]
+        self._step_members = members
         return steps, changed
 
     @classmethod

@@ -28,10 +28,18 @@ class ServePolicy:
 
 
 def destructive_functions(action: Action, schema: ActionSchema) -> list[str]:
-    """Names of the destructive functions an action would run, looking inside batches."""
+    """Names of the destructive functions (or api_call requests) an action would run, looking inside batches
+    and modify_file operations."""
     if action.action_type == "invoke_function":
         spec = schema.functions.get(action.target or "")
         return [str(action.target)] if spec is not None and spec.destructive else []
+    if action.action_type == "modify_file":
+        kinds = [op.get("op") for op in _sub_actions(action.params.get("operations")) if isinstance(op, dict)]
+        return [str(kind) for kind in kinds if (spec := schema.functions.get(str(kind))) is not None and spec.destructive]
+    if action.action_type == "api_call":
+        request = str(action.params.get("request") or "")
+        spec = schema.api_calls.get(request)
+        return [request] if spec is not None and spec.destructive else []
     if action.action_type == "batch":
         found: list[str] = []
         for raw in _sub_actions(action.params.get("actions")):

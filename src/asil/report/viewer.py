@@ -79,7 +79,7 @@ def _step_row(line: dict[str, Any], folder: Path, links: ImageLinks) -> str:
 
 def _checkpoints(result: EpisodeResult) -> str:
     items = "".join(f'<li class="{"pass" if v.passed else "fail"}">{"✓" if v.passed else "✗"} '
-                    f"{escape(v.type)} {escape(str(v.target))}: {escape(repr(v.actual))}"
+                    f"{escape(v.type)}{'' if v.target is None else ' ' + escape(str(v.target))}: {escape(repr(v.actual))}"
                     f"{' — ' + escape(v.detail) if v.detail else ''}</li>" for v in result.checkpoints)
     return f'<ul class="checkpoints">{items}</ul>' if items else ""
 

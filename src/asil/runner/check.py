@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from asil.env import Env
-from asil.evaluate.evaluator import Evaluation, evaluate_paths
+from asil.evaluate.evaluator import CheckpointVerdict, Evaluation, evaluate_paths
 from asil.tasks.model import Task
 from asil.tasks.setup import prepare_workspace
 
@@ -31,14 +31,19 @@ def check_task(task: Task) -> TaskCheck:
     finally:
         initial.cleanup()
     detail, reference = _run_reference(task)
-    failed = [f"{v.type} {v.target}: got {v.actual!r}{' (' + v.detail + ')' if v.detail else ''}"
-              for v in reference.checkpoints if not v.passed] if reference else []
+    failed = [failed_checkpoint(v) for v in reference.checkpoints if not v.passed] if reference else []
     if failed and not detail:
         detail = "reference fails " + "; ".join(failed)
     if untouched.success:
         detail = (detail + "; " if detail else "") + "the untouched initial state already succeeds"
     return TaskCheck(task.id, bool(reference and reference.success), reference.score if reference else 0.0,
                      untouched.success, untouched.score, detail)
+
+
+def failed_checkpoint(verdict: CheckpointVerdict) -> str:
+    """How a failed checkpoint reads in the check's detail: its type, its target when it has one, what was found."""
+    target = "" if verdict.target is None else f" {verdict.target}"
+    return f"{verdict.type}{target}: got {verdict.actual!r}{' (' + verdict.detail + ')' if verdict.detail else ''}"
 
 
 def reference_env(task: Task) -> Env:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from asil.adapters.calc.refs import MAX_COLS, MAX_ROWS, CellRange, check_sheet_name, column_index, column_letters, quote_sheet
-from asil.adapters.functions import FunctionTable, Vocabulary
+from asil.adapters.functions import FILE_ACTION_TYPES, MODIFY_FILE_TIP, FunctionTable, Vocabulary
 from asil.adapters.lo_document import Plan, save_function
 from asil.adapters.params import Params
 from asil.protocol import InvalidAction
@@ -235,7 +235,9 @@ def cell_ids(where: CellRange) -> list[str]:
 
 VOCABULARY = Vocabulary(
     app="calc",
-    target_format="set_value: a cell like Sheet1!B3; invoke_function: a function name; "
+    action_types=FILE_ACTION_TYPES,
+    target_format="modify_file: the open document (or none); "
+    "set_value: a cell like Sheet1!B3; invoke_function: a function name; "
     "navigate: a sheet name or a cell to show",
     set_value_params=SetValue,
     navigate_params=Navigate,
@@ -254,6 +256,9 @@ VOCABULARY = Vocabulary(
         {"action_type": "batch", "params": {"actions": [
             {"action_type": "set_value", "target": "Sheet1!D1", "params": {"value": "Total"}},
             {"action_type": "set_value", "target": "Sheet1!D2", "params": {"formula": "=B2*2"}}]}},
+        {"action_type": "modify_file", "params": {"operations": [
+            {"op": "set_value", "target": "Sheet1!E1", "params": {"value": "Checked"}},
+            {"op": "format_range", "params": {"range": "Sheet1!E1", "bold": True}}]}},
     ],
     tips=[
         "Cell ids look like Sheet1!B3; quote sheet names with spaces: 'My Sheet'!B3. The sheet may be omitted "
@@ -264,5 +269,6 @@ VOCABULARY = Vocabulary(
         "Observations show a window of non-empty cells; use navigate (target a sheet or a cell) to page.",
         "Meta 'display' appears only where the shown text differs from the value.",
         "A batch is atomic: if one action fails, none of it is applied.",
+        MODIFY_FILE_TIP,
     ],
 )

@@ -49,6 +49,7 @@ class CalcAdapter(OfficeAdapter):
     MIMETYPE = ODS_MIMETYPE
     vocabulary = act.VOCABULARY
     functions = act.FUNCTIONS
+    doomed_operation = {"op": "set_value", "target": "Sheet1!F1", "params": {"formula": "=NOSUCHFUNC(1)"}}
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
                  rows: int = 20, cols: int = 10, **options: Any):

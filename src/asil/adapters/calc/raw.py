@@ -373,7 +373,8 @@ class RawWorkbook:
             with zipfile.ZipFile(path) as archive:
                 names = archive.namelist()
                 mimetype = archive.read("mimetype") if "mimetype" in names else None
-                if mimetype != MIMETYPE.encode():
+                if mimetype is None or not (mimetype == MIMETYPE.encode() or mimetype.startswith(MIMETYPE.encode() + b"-")):
+                    # the spreadsheet or one of its ODF variants (a template) Calc opens as well
                     _fail(f"mimetype is {mimetype and mimetype[:80]!r}, not an ODS spreadsheet")
                 content = _parse_xml(archive, "content.xml")
                 if content is None:

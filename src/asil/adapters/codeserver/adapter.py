@@ -16,15 +16,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from asil.adapters.api import ApiRequest, response_text, with_api
 from asil.adapters.base import Adapter, Readiness, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.codeserver import actions as act
 from asil.adapters.codeserver import state, taskrun
+from asil.adapters.codeserver.api import CLI, CODE_API, CONFIG, SCOPE
 from asil.adapters.codeserver.handlers import FUNCTIONS, Context, Handler
 from asil.adapters.codeserver.plan import Plan
 from asil.adapters.codeserver.view import DEFAULT_FILE_LIMIT, DEFAULT_LINE_LIMIT, Window, build_observation
 from asil.adapters.params import parse_params
-from asil.apps.codeserver import VERSION, CodeServerSession, code_server_path
+from asil.apps.codeserver import VERSION, CodeServerSession, code_server_path, health, run_cli
 from asil.apps.process import ProgramFailed
 from asil.protocol import (
     Action,
@@ -48,11 +50,28 @@ def _log_text(log: Path) -> str:
         return ""
 
 
+API_EXAMPLES = [
+    {"action_type": "api_call", "target": f"{CONFIG}.update",
+     "params": {"request": f"{CONFIG}.update", "data": {"section": "editor.wordWrap", "value": "on",
+                                                        "configurationTarget": "Workspace"}}},
+    {"action_type": "api_call", "target": f"{CONFIG}.get",
+     "params": {"request": f"{CONFIG}.get", "data": {"section": "editor.wordWrap", "configurationTarget": "Workspace"}}},
+    {"action_type": "api_call", "target": f"{CLI} --list-extensions", "params": {"request": f"{CLI} --list-extensions"}},
+]
+API_TIPS = [
+    f"api_call makes one request from the schema's api_calls in code-server's own terms: VS Code's {CONFIG}.get/"
+    "update (configurationTarget Global = user settings, Workspace = .vscode/settings.json; update without a value "
+    f"removes the setting), the {CLI} CLI's extension commands, and GET /healthz. The answer comes back in the "
+    "result's output. --uninstall-extension needs \"destructive\": true.",
+]
+
+
 class CodeServerAdapter(Adapter):
     """A workspace folder open in code-server, with its user profile."""
 
-    vocabulary = act.VOCABULARY
+    vocabulary = with_api(act.VOCABULARY, CODE_API.specs(), examples=API_EXAMPLES, tips=API_TIPS)
     functions = FUNCTIONS
+    doomed_api_call = {"request": f"{CLI} --uninstall-extension", "data": {"id": "nobody.nothing"}, "destructive": True}
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, port: int | None = None,
                  **options: Any):
@@ -121,13 +140,18 @@ class CodeServerAdapter(Adapter):
         self.vocabulary.require_type(action)
         if action.action_type == "navigate":
             self._navigation(action)
-        else:
+        elif action.action_type != "api_call" or not CODE_API.check(action)[0].reads:
             self._plan(action)
 
     def _apply(self, action: Action) -> list[str]:
         if action.action_type == "navigate":
             self.window = self._navigation(action)
             return []
+        if action.action_type == "api_call":
+            request, data = CODE_API.check(action)
+            if request.reads:
+                self.output = response_text(self._read(request, data))
+                return []
         plan, changed = self._plan(action)
         try:
             plan.commit()
@@ -185,7 +209,12 @@ class CodeServerAdapter(Adapter):
         plan = Plan(self.places.profile)
         batch = action.action_type == "batch"
         changed: list[str] = []
-        for index, member in enumerate(self.vocabulary.batch(action, self.functions) if batch else [action], start=1):
+        members = self.vocabulary.batch(action, self.functions) if batch else [action]
+        if action.action_type == "api_call":  # a write request is the function call that makes it
+            request, data = CODE_API.check(action)
+            members = [Action(action_type="invoke_function", target=name, params=params)
+                       for name, params in request.require_handler()(data)]
+        for index, member in enumerate(members, start=1):
             try:
                 planner, params = self._function(member)
                 changed += [c for c in planner(plan, self.ctx, params) if c not in changed]
@@ -194,6 +223,23 @@ class CodeServerAdapter(Adapter):
                     raise
                 raise in_batch(exc, index, "Nothing was changed.") from None
         return plan, changed
+
+    def _read(self, request: ApiRequest[Any], data: Any) -> Any:
+        """The answer to a reading request, from code-server's files, CLI or HTTP endpoint."""
+        if request.name == f"{CONFIG}.get":
+            found = state.settings(self.places, SCOPE[data.configurationTarget])
+            if data.languageId is not None:
+                found = found.get(f"[{data.languageId}]") or {}
+            return found.get(data.section)
+        if request.name == f"{CLI} --list-extensions":
+            done = run_cli(self.places.profile, ["--list-extensions", "--show-versions"])
+            if done.returncode != 0:
+                raise ActionFailed(f"code-server --list-extensions failed: {done.stderr.strip()[-300:]}")
+            return done.stdout.split()
+        status = self.server_status()  # GET /healthz
+        if self.session is None:
+            raise ActionFailed(f"code-server is not running: {status.get('error')}", hint=status.get("hint"))
+        return health(self.session.port)
 
     # ------------------------------------------------------------ persistence and life
     def save(self) -> None:

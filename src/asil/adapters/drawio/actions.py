@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from asil.adapters.functions import Vocabulary, navigate_page
+from asil.adapters.functions import FILE_ACTION_TYPES, MODIFY_FILE_TIP, Vocabulary, navigate_page
 from asil.adapters.params import Params
 
 MAX_LIMIT = 200
@@ -131,7 +131,9 @@ class Navigate(navigate_page(MAX_LIMIT)):  # type: ignore[misc]  # the common pa
 
 VOCABULARY = Vocabulary(
     app="drawio",
-    target_format="set_value: a cell id or label on the page in view (sets its label); invoke_function: "
+    action_types=FILE_ACTION_TYPES,
+    target_format="modify_file: the open document (or none); "
+    "set_value: a cell id or label on the page in view (sets its label); invoke_function: "
     "a function name; navigate: a page name or id (or omitted for the page in view)",
     set_value_params=SetLabel,
     navigate_params=Navigate,
@@ -154,6 +156,9 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "add_vertex", "params": {"label": "A", "x": 40, "y": 40}},
             {"action_type": "invoke_function", "target": "add_vertex", "params": {"label": "B", "x": 240, "y": 40}},
             {"action_type": "invoke_function", "target": "connect", "params": {"source": "A", "target": "B"}}]}},
+        {"action_type": "modify_file", "params": {"operations": [
+            {"op": "move", "params": {"cell": "A", "dx": 10, "dy": 0}},
+            {"op": "resize", "params": {"cell": "A", "width": 140}}]}},
     ],
     tips=[
         "Pages are views; elements are a page's layers, vertices (shapes) and edges (connectors), each with a stable id.",
@@ -167,5 +172,6 @@ VOCABULARY = Vocabulary(
         "Large pages are windowed: navigate with params offset/limit to page, or find to filter by label.",
         "Function params take 'page' (name or id) to act on a page other than the one in view.",
         "A batch is atomic: if one action fails, none of it is applied.",
+        MODIFY_FILE_TIP,
     ],
 )

@@ -99,6 +99,7 @@ class DrawioAdapter(Adapter):
     # ------------------------------------------------------------ actions
     vocabulary = act.VOCABULARY
     functions = FUNCTIONS
+    doomed_operation = {"op": "relabel", "params": {"cell": "no-such-cell", "label": "x"}}
     sample = SAMPLE
 
     def _check(self, action: Action) -> None:

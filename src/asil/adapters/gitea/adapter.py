@@ -14,12 +14,13 @@ import json
 import time
 from typing import Any
 
+from asil.adapters.api import with_api
 from asil.adapters.base import Adapter, Readiness
 from asil.adapters.batch import in_batch
 from asil.adapters.functions import AppFunction
 from asil.adapters.gitea import actions as act
 from asil.adapters.gitea.plans import FUNCTIONS, Planner, RepoIndex, build_index, referenced_numbers
-from asil.adapters.gitea.routes import check_api_call, plan_api_call
+from asil.adapters.gitea.routes import check_api_call, plan_api_call, route_specs
 from asil.adapters.gitea.seed import SeedSpec, episode_repo_name, plan_create_repo, read_seed
 from asil.adapters.gitea.view import DEFAULT_LIMIT, MAX_LIMIT, VIEWS, build_observation
 from asil.apps.gitea import (
@@ -63,7 +64,7 @@ def episode_record(workspace: Workspace) -> dict[str, Any] | None:
 class GiteaAdapter(Adapter):
     """One repository (or the user's repository list), paged by view."""
 
-    vocabulary = act.VOCABULARY
+    vocabulary = with_api(act.VOCABULARY, route_specs(), examples=(), tips=(), params=act.ApiCall)
     functions = FUNCTIONS
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, url: str | None = None,

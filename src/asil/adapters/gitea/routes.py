@@ -17,7 +17,7 @@ from pydantic import Field
 from asil.adapters.gitea import actions as act
 from asil.adapters.params import Params, parse_params
 from asil.apps.gitea import RequestPlan
-from asil.protocol import InvalidAction
+from asil.protocol import FunctionSpec, InvalidAction
 
 Ids = Annotated[list[Annotated[int, Field(ge=1)]], Field(max_length=50)]
 
@@ -137,6 +137,13 @@ ROUTES = [
     Route("POST", R + "/pulls/{n}/merge", MergePullRequestOption, destructive=True),
 ]
 ROUTE_LIST = ", ".join(f"{r.method} {r.template}" for r in ROUTES)
+
+
+def route_specs() -> dict[str, FunctionSpec]:
+    """The routes as the schema publishes api_call's allowlist: 'METHOD /path', the body's schema, destructive."""
+    return {f"{r.method} {r.template}": FunctionSpec(
+        description=f"Gitea v1 {r.method} {r.template} (/repos/{{repo}} is the current repository).",
+        params=r.body.model_json_schema() if r.body else {}, destructive=r.destructive) for r in ROUTES}
 
 
 def check_api_call(raw: dict[str, Any], full_name: str | None = None) -> tuple[RequestPlan, Route]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
-from asil.adapters.functions import FunctionTable, Vocabulary
+from asil.adapters.functions import FILE_ACTION_TYPES, MODIFY_FILE_TIP, FunctionTable, Vocabulary
 from asil.adapters.lo_document import Plan, export_pdf_function, navigate_window, save_function
 from asil.adapters.params import Params
 from asil.protocol import InvalidAction
@@ -224,7 +224,9 @@ FUNCTIONS.add("save", save_function("presentation"))
 
 VOCABULARY = Vocabulary(
     app="impress",
-    target_format="set_value: a shape id '<slide id>/<shape name>' (slide-2/title); invoke_function: a "
+    action_types=FILE_ACTION_TYPES,
+    target_format="modify_file: the open document (or none); "
+    "set_value: a shape id '<slide id>/<shape name>' (slide-2/title); invoke_function: a "
     "function name; navigate: a slide id",
     set_value_params=SetSlideText,
     navigate_params=navigate_window(20, "Index of the first slide to show.", "How many slides to show in detail."),
@@ -244,6 +246,9 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "set_title", "params": {"slide": "slide-1", "text": "Agenda"}},
             {"action_type": "invoke_function", "target": "set_body",
              "params": {"slide": "slide-1", "text": ["Intro", "Plan"]}}]}},
+        {"action_type": "modify_file", "params": {"operations": [
+            {"op": "set_title", "params": {"slide": "slide-1", "text": "Plan"}},
+            {"op": "set_notes", "params": {"slide": "slide-1", "text": "Keep it short."}}]}},
     ],
     tips=[
         "Slide ids (slide-3) stay with their slide when slides are added, moved or deleted; shape ids are "
@@ -252,5 +257,6 @@ VOCABULARY = Vocabulary(
         "Geometry is in millimetres from the slide's top-left corner; the slide size is in app_state.details.",
         "Large presentations show a window of slides in detail and all titles in navigation; navigate to page.",
         "A batch is atomic: if one action fails, none of it is applied.",
+        MODIFY_FILE_TIP,
     ],
 )

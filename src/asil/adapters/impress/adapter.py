@@ -39,6 +39,7 @@ class ImpressAdapter(OfficeDocumentAdapter):
     PDF_FILTER = "impress_pdf_Export"
     vocabulary = act.VOCABULARY
     functions = act.FUNCTIONS
+    doomed_operation = {"op": "set_title", "params": {"slide": "slide-99", "text": "x"}}
     _ids: list[tuple[str, list[str]]] | None = None  # (slide id, shape names), read once per change
     _simulating = False  # planning a batch against a copy of _ids
 

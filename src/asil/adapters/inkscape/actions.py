@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from asil.adapters.functions import Vocabulary, navigate_page
+from asil.adapters.functions import FILE_ACTION_TYPES, MODIFY_FILE_TIP, Vocabulary, navigate_page
 from asil.adapters.params import Params
 
 MAX_LIMIT = 100
@@ -161,8 +161,10 @@ def _fn(name: str, **params: Any) -> dict[str, Any]:
 
 VOCABULARY = Vocabulary(
     app="inkscape",
+    action_types=FILE_ACTION_TYPES,
     finish="with these actions",
-    target_format="set_value: a text element id; invoke_function: a function name; "
+    target_format="modify_file: the open document (or none); "
+    "set_value: a text element id; invoke_function: a function name; "
     "navigate: 'document' or a layer id",
     set_value_params=SetValue,
     navigate_params=navigate_page(MAX_LIMIT),
@@ -185,6 +187,9 @@ VOCABULARY = Vocabulary(
         {"action_type": "batch", "params": {"actions": [
             _fn("restyle", ids=["button"], style={"fill": "#228833"}),
             _fn("rename_layer", layer="notes", label="Annotations")]}},
+        {"action_type": "modify_file", "params": {"operations": [
+            {"op": "restyle", "params": {"ids": ["button"], "style": {"fill": "#112233"}}},
+            {"op": "move", "params": {"ids": ["button"], "dx": 5, "dy": 5}}]}},
     ],
     tips=[
         "Element ids are the SVG id attributes (elements without one got a stable id when the file was opened). "
@@ -194,5 +199,6 @@ VOCABULARY = Vocabulary(
         "meta.style lists the element's own style; fill/stroke are inherited from groups and layers when unset.",
         "Colours are '#rrggbb'. Use restyle with null to remove a property, set_visibility to hide or show.",
         "Every change is written back to the file; a batch is atomic (all or nothing).",
+        MODIFY_FILE_TIP,
     ],
 )

@@ -97,6 +97,7 @@ class InkscapeAdapter(Adapter):
     # ------------------------------------------------------------ actions
     vocabulary = act.VOCABULARY
     functions = FUNCTIONS
+    doomed_operation = {"op": "restyle", "params": {"ids": ["no-such-element"], "style": {"fill": "#000000"}}}
     sample = SAMPLE
 
     def _check(self, action: Action) -> None:

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.functions import Vocabulary, navigate_page
+from asil.adapters.functions import FILE_ACTION_TYPES, MODIFY_FILE_TIP, Vocabulary, navigate_page
 from asil.adapters.params import Params
 
 MAX_BATCH = 100
@@ -88,7 +88,9 @@ class RunAll(_Params):
 
 VOCABULARY = Vocabulary(
     app="jupyter",
-    target_format="set_value: a cell id; invoke_function: a function name (the cell goes in params.cell); "
+    action_types=FILE_ACTION_TYPES,
+    target_format="modify_file: the open document (or none); "
+    "set_value: a cell id; invoke_function: a function name (the cell goes in params.cell); "
     "navigate: a cell id to show, or none",
     set_value_params=SetSource,
     navigate_params=navigate_page(100),
@@ -110,6 +112,9 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "insert_cell",
              "params": {"id": "mean-cell", "source": "mean = total / len(values)"}},
             {"action_type": "invoke_function", "target": "delete_cell", "params": {"cell": "cell-2"}}]}},
+        {"action_type": "modify_file", "params": {"operations": [
+            {"op": "insert_cell", "params": {"cell_type": "markdown", "source": "## Notes"}},
+            {"op": "set_value", "target": "mean-cell", "params": {"source": "mean = total / len(values)"}}]}},
     ],
     tips=[
         "Cells are elements; their ids (e.g. 'cell-1', '3f2a9c1e') never change when other cells move. "
@@ -122,5 +127,6 @@ VOCABULARY = Vocabulary(
         "ran cannot be undone in the kernel (variables, written files) — run code outside batches when that matters.",
         "Prefer replace_in_cell for small fixes; insert_cell takes 'id' to name the new cell.",
         "Large notebooks are shown a window of cells at a time: navigate with a cell id or params.offset to page.",
+        MODIFY_FILE_TIP,
     ],
 )

@@ -90,6 +90,7 @@ class JupyterAdapter(Adapter):
     # ------------------------------------------------------------ actions
     vocabulary = act.VOCABULARY
     functions = FUNCTIONS
+    doomed_operation = {"op": "delete_cell", "params": {"cell": "no-such-cell"}}
 
     def execute(self, action: Action, observe: bool = True) -> ActionResult:
         """The base template, plus the text that code runs printed (``ActionResult.output``)."""

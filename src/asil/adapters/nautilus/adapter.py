@@ -14,9 +14,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from asil.adapters.api import response_text, with_api
 from asil.adapters.base import Adapter, Readiness, only_view, turn_page
 from asil.adapters.nautilus import actions as act
 from asil.adapters.nautilus import state as st
+from asil.adapters.nautilus.api import FILE_MANAGER, FILE_OPS, NAUTILUS_API
 from asil.adapters.nautilus.layout import ensure_layout
 from asil.adapters.nautilus.operations import FUNCTIONS, Operation, open_locations, show_folder
 from asil.adapters.nautilus.paths import PathGuard
@@ -38,11 +40,27 @@ RENDER_SETTLE_S = 0.5
 OBSERVE_TIMEOUT_S = 2.0  # an observation waits at most this long for Nautilus's window list
 
 
+API_EXAMPLES = [
+    {"action_type": "api_call", "target": f"{FILE_OPS}.CreateFolder",
+     "params": {"request": f"{FILE_OPS}.CreateFolder", "data": {"parent_uri": ".", "new_folder_name": "inbox"}}},
+    {"action_type": "api_call", "target": f"{FILE_MANAGER}.OpenWindowsWithLocations",
+     "params": {"request": f"{FILE_MANAGER}.OpenWindowsWithLocations"}},
+]
+API_TIPS = [
+    f"api_call calls one D-Bus method of Nautilus from the schema's api_calls ({FILE_OPS}.*, {FILE_MANAGER}.*) "
+    "with its arguments as the interface names them; URIs are file:// URIs inside the workspace (or "
+    "workspace-relative paths), e.g. {\"request\": \"" + FILE_OPS + ".TrashURIs\", \"data\": {\"uris\": "
+    "[\"notes/old.txt\"]}}. It waits until Nautilus has finished; if the job fails, the files are put back. "
+    "EmptyTrash needs \"destructive\": true.",
+]
+
+
 class NautilusAdapter(Adapter):
     """The workspace tree (ids = relative paths), trash items ('trash:<name>') and bookmarks ('bookmark:<path>')."""
 
-    vocabulary = act.VOCABULARY
+    vocabulary = with_api(act.VOCABULARY, NAUTILUS_API.specs(), examples=API_EXAMPLES, tips=API_TIPS)
     functions = FUNCTIONS
+    doomed_api_call = {"request": f"{FILE_OPS}.MoveURIs", "data": {"sources": ["no-such-file"], "destination": "."}}
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  call_timeout_s: float = CALL_TIMEOUT_S, op_timeout_s: float = 15.0, **options: Any):
@@ -111,6 +129,12 @@ class NautilusAdapter(Adapter):
     # ------------------------------------------------------------ actions
     def _check(self, action: Action) -> None:
         self.vocabulary.require_type(action)
+        if action.action_type == "api_call":
+            request, _ = NAUTILUS_API.check(action)
+            if not request.reads:
+                _, operation, params = self._steps(action)[0]  # later calls are checked as they run
+                operation.check(self, params)
+            return
         if action.action_type == "navigate":
             params = self.vocabulary.parse_navigate(action)
             if params.folder is not None:
@@ -129,6 +153,11 @@ class NautilusAdapter(Adapter):
                 self.offset = 0
             self.offset = params.offset if params.offset is not None else self.offset
             self.limit = params.limit or self.limit
+            return []
+        if action.action_type == "api_call" and NAUTILUS_API.check(action)[0].reads:
+            root = self.guard.root
+            self.output = response_text([st.relative_to(root, st.uri_path(u)) or u
+                                         for u in open_locations(self.nautilus(), OBSERVE_TIMEOUT_S)])
             return []
         batch = action.action_type == "batch"
         snapshot = Snapshot(self.workspace.private(UNDO_DIR))
@@ -156,7 +185,11 @@ class NautilusAdapter(Adapter):
         return changed
 
     def _steps(self, action: Action) -> list[tuple[str, Operation, Any]]:
-        """The functions an invoke_function or batch action calls: name, operation and parsed params."""
+        """The functions an invoke_function, batch or api_call action calls: name, operation and parsed params."""
+        if action.action_type == "api_call":
+            request, data = NAUTILUS_API.check(action)
+            calls = [self.functions.parse(name, params) for name, params in request.require_handler()(self.guard.root, data)]
+            return [(function.name, function.require_handler(), params) for function, params in calls]
         return [(function.name, function.require_handler(), params)
                 for function, params in self.vocabulary.invocations(action, self.functions)]
 

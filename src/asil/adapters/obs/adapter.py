@@ -16,9 +16,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from asil.adapters.api import response_text, with_api
 from asil.adapters.base import Adapter, Readiness, only_view, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.obs.actions import VOCABULARY
+from asil.adapters.obs.api import OBS_API
 from asil.adapters.obs.collection import collection_state, export_collection, install_collection, load_collection
 from asil.adapters.obs.functions import FUNCTIONS, UNCHANGED, VIDEO
 from asil.adapters.obs.live import read_details, read_skeleton, read_state
@@ -43,11 +45,25 @@ DEFAULT_DOCUMENT = "scenes.json"
 Step = tuple[str, Any]  # a function's name and its parsed params
 
 
+API_EXAMPLES = [
+    {"action_type": "api_call", "target": "GetSceneList", "params": {"request": "GetSceneList"}},
+    {"action_type": "api_call", "target": "SetCurrentProgramScene",
+     "params": {"request": "SetCurrentProgramScene", "data": {"sceneName": "Opening"}}},
+]
+API_TIPS = [
+    "api_call sends one obs-websocket 5 request from the allowlist in the schema's api_calls, with its data as "
+    "obs-websocket names it, e.g. {\"request\": \"SetInputMute\", \"data\": {\"inputName\": \"Mic\", "
+    "\"inputMuted\": true}}. The answer comes back in the result's output. Requests marked destructive need "
+    "\"destructive\": true. If OBS refuses a request, nothing changed.",
+]
+
+
 class ObsAdapter(Adapter):
     """OBS Studio: scenes, inputs, scene items, filters, audio, video and recording."""
 
-    vocabulary = VOCABULARY
+    vocabulary = with_api(VOCABULARY, OBS_API.specs(), examples=API_EXAMPLES, tips=API_TIPS)
     functions = FUNCTIONS
+    doomed_api_call = {"request": "SetCurrentProgramScene", "data": {"sceneName": "No such scene"}}
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, port: int | None = None,
                  request_timeout_s: float = REQUEST_TIMEOUT_S, limit: int = DEFAULT_LIMIT, **options: Any):
@@ -153,6 +169,9 @@ class ObsAdapter(Adapter):
         return self.functions[name].require_handler()
 
     def _check(self, action: Action) -> None:
+        if action.action_type == "api_call":
+            OBS_API.check(action)
+            return
         if action.action_type == "navigate":
             self.vocabulary.parse_navigate(action)
             if action.target:
@@ -188,6 +207,8 @@ class ObsAdapter(Adapter):
             elif params.offset is not None:
                 self.offset = params.offset
             return []
+        if action.action_type == "api_call":
+            return self._api_call(action)
         steps = self._steps(action)
         if self.functions[steps[0][0]].handler is None:  # save (a batch cannot hold it)
             self.save()
@@ -217,6 +238,25 @@ class ObsAdapter(Adapter):
                 self.video = obs_video(context.obs.request("GetVideoSettings"))
             self._keep_checkpoint()
         return changed
+
+    def _api_call(self, action: Action) -> list[str]:
+        """Send one allowed request. OBS runs a request whole or refuses it unchanged; if OBS is lost
+        meanwhile it is restarted from the checkpoint, as after a failed function."""
+        request, data = OBS_API.check(action)
+        try:
+            answer = self._obs().request(request.name, data.model_dump(exclude_none=True))
+        except ObsCrashed as exc:
+            self._restore()
+            raise ActionFailed(f"{exc.message} OBS was restarted from the state before this action; nothing was "
+                               "changed.", hint="Try the action again.", code=exc.code) from None
+        except ActionFailed as exc:
+            raise ActionFailed(f"{exc.message} Nothing was changed.", hint=exc.hint, code=exc.code) from None
+        self.output = response_text(answer)
+        if request.reads:
+            return []
+        self.dirty = True
+        self._keep_checkpoint()
+        return ["@program"]
 
     # ------------------------------------------------------------ persistence and life
     def save(self) -> None:

@@ -43,9 +43,16 @@ def check_package(path: Path, shown: str, mimetype: bytes, extension: str, kind:
             archive.getinfo("content.xml")
     except (zipfile.BadZipFile, KeyError, OSError, EOFError, RuntimeError, NotImplementedError):
         raise DocumentError(f"{shown!r} is corrupted or not an OpenDocument file.", hint=valid) from None
-    if found != mimetype:
+    if not is_variant(found, mimetype):
         raise DocumentError(f"{shown!r} is an OpenDocument file but not a {kind} ({found.decode(errors='replace')}).",
                             hint=valid)
+
+
+def is_variant(found: bytes, mimetype: bytes) -> bool:
+    """Whether a package's ``found`` mimetype is ``mimetype`` or one of its ODF variants, which the same
+    LibreOffice application opens: templates (``text-template``), master documents (``text-master``) and
+    HTML-derived text (``text-web``, what ``soffice --convert-to odt`` writes from an HTML page)."""
+    return found == mimetype or found.startswith(mimetype + b"-")
 
 
 def check_sizes(archive: zipfile.ZipFile, shown: str) -> None:

@@ -20,10 +20,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from asil.adapters.api import response_text, with_api
 from asil.adapters.base import Adapter, Readiness, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.thunderbird import actions as act
 from asil.adapters.thunderbird.actions import MailCall
+from asil.adapters.thunderbird.api import MAIL_API
 from asil.adapters.thunderbird.builders import build_maildir
 from asil.adapters.thunderbird.view import CONTACT_LIMIT, DEFAULT_LIMIT, build_observation
 from asil.apps.mailserver import MAIL_PASSWORD, MAIL_USER, DovecotServer, SmtpSink, dovecot_path
@@ -56,11 +58,26 @@ def check_maildir(path: Path, document: str) -> None:
                             "for a new mailbox.")
 
 
+API_EXAMPLES = [
+    {"action_type": "api_call", "target": "state", "params": {"request": "state", "data": {"folder": "INBOX",
+                                                                                           "search": "invoice"}}},
+    {"action_type": "api_call", "target": "create_folder",
+     "params": {"request": "create_folder", "data": {"name": "Paid"}}},
+]
+API_TIPS = [
+    "api_call runs one of Thunderbird's mail operations (asil_mail.js over Marionette) from the schema's api_calls, "
+    "with its data as that script names it (message lists are 'ids'), e.g. {\"request\": \"flags\", \"data\": "
+    "{\"ids\": [\"INBOX#3\"], \"read\": true}}. The answer comes back in the result's output. delete and "
+    "delete_contact need \"destructive\": true. If an operation fails, the account is put back as it was.",
+]
+
+
 class ThunderbirdAdapter(Adapter):
     """Folders, a page of messages, contacts and filters of one IMAP account."""
 
-    vocabulary = act.VOCABULARY
+    vocabulary = with_api(act.VOCABULARY, MAIL_API.specs(), examples=API_EXAMPLES, tips=API_TIPS)
     functions = act.FUNCTIONS
+    doomed_api_call = {"request": "move", "data": {"ids": ["INBOX#1"], "folder": "No such folder"}}
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  **options: Any):
@@ -240,6 +257,11 @@ class ThunderbirdAdapter(Adapter):
             if action.target:
                 self._call("check_folder", {"folder": action.target}, read_only=True)
             return
+        if kind == "api_call":
+            request, data = MAIL_API.check(action)
+            if not request.reads:
+                self._precheck(request.name, data.model_dump())
+            return
         if kind == "batch":
             for index, member in enumerate(self.vocabulary.batch(action, self.functions), start=1):
                 try:
@@ -261,7 +283,30 @@ class ThunderbirdAdapter(Adapter):
             return []
         if kind == "batch":
             return self._run_batch(self.vocabulary.batch(action, self.functions))
+        if kind == "api_call":
+            return self._api_call(action)
         return self._run(*self._translate(action))
+
+    def _api_call(self, action: Action) -> list[str]:
+        """Run one allowed mail operation; if it fails, the account is put back from a snapshot."""
+        request, data = MAIL_API.check(action)
+        params = data.model_dump()
+        if request.reads:
+            params |= {"contact_limit": CONTACT_LIMIT, "refresh": True}
+            self.output = response_text(self._call(request.name, params, read_only=True))
+            return []
+        self._precheck(request.name, params)
+        snapshot = self._snapshot()
+        try:
+            result = self._call(request.name, params)
+        except (InvalidAction, ActionFailed) as exc:
+            self._restore(snapshot)
+            raise type(exc)(f"{exc.message} Nothing was changed.", hint=exc.hint, code=exc.code) from None
+        finally:
+            shutil.rmtree(snapshot, ignore_errors=True)
+        self.output = response_text(result)
+        changed = [f"contact:{uid}" for uid in result] if request.name == "delete_contact" else list(result or [])
+        return [str(c) for c in changed]
 
     def _run(self, op: str, params: dict[str, Any]) -> list[str]:
         if op == "save_attachment":  # Thunderbird fetches and decodes the part; ASIL writes the file

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from asil.adapters.functions import FunctionTable, Vocabulary
+from asil.adapters.functions import FILE_ACTION_TYPES, MODIFY_FILE_TIP, FunctionTable, Vocabulary
 from asil.adapters.lo_document import Plan, export_pdf_function, navigate_window, save_function
 from asil.adapters.params import Params
 from asil.protocol import ActionSchema, InvalidAction
@@ -284,7 +284,9 @@ class TargetedVocabulary(Vocabulary):
 
 VOCABULARY = TargetedVocabulary(
     app="writer",
-    target_format="set_value: a paragraph id (p3) or a table cell (Table1.B2); invoke_function: a function "
+    action_types=FILE_ACTION_TYPES,
+    target_format="modify_file: the open document (or none); "
+    "set_value: a paragraph id (p3) or a table cell (Table1.B2); invoke_function: a function "
     "name; navigate: a paragraph or table id",
     set_value_by_target={"paragraph": SetText, "table cell": SetCell},
     navigate_params=navigate_window(80, "Index of the first block to show.", "How many blocks to show."),
@@ -308,6 +310,9 @@ VOCABULARY = TargetedVocabulary(
              "params": {"before": "p1", "text": "Draft", "style": "Subtitle"}},
             {"action_type": "invoke_function", "target": "set_list", "params": {"paragraphs": ["p1"], "kind": "none"}}]}},
         {"action_type": "invoke_function", "target": "export_pdf", "params": {"path": "report.pdf"}},
+        {"action_type": "modify_file", "params": {"operations": [
+            {"op": "insert_paragraph", "params": {"after": "p1", "text": "Prepared by the team."}},
+            {"op": "set_paragraph_style", "params": {"paragraphs": ["p1"], "style": "Title"}}]}},
     ],
     tips=[
         "Paragraph ids (p1, p2, ...) stay the same when other paragraphs are inserted or deleted; new paragraphs get "
@@ -318,5 +323,6 @@ VOCABULARY = TargetedVocabulary(
         "(use set_list for lists).",
         "Large documents are shown as a window of blocks; navigate to an id or an offset to page.",
         "A batch is atomic: if one action fails, none of it is applied.",
+        MODIFY_FILE_TIP,
     ],
 )

@@ -47,6 +47,7 @@ class WriterAdapter(OfficeDocumentAdapter):
     PDF_FILTER = "writer_pdf_Export"
     vocabulary = act.VOCABULARY
     functions = act.FUNCTIONS
+    doomed_operation = {"op": "set_value", "target": "p999", "params": {"text": "x"}}
     _blocks: list[tuple[str, str]] | None = None  # (kind, id) of every block, read once per change
 
     # ------------------------------------------------------------ state

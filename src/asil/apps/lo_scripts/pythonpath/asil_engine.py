@@ -33,9 +33,11 @@ def props(**values):
     return tuple(out)
 
 
-def load_hidden(desktop, url):
-    """Open a document invisibly, with macros off and links not updated."""
-    return desktop.loadComponentFromURL(url, "_blank", 0, props(Hidden=True, MacroExecutionMode=0, UpdateDocMode=0))
+def load_hidden(desktop, url, filter_name=None):
+    """Open a document invisibly, with macros off and links not updated (through ``filter_name`` if given)."""
+    extra = {"FilterName": filter_name} if filter_name else {}
+    return desktop.loadComponentFromURL(url, "_blank", 0, props(Hidden=True, MacroExecutionMode=0, UpdateDocMode=0,
+                                                                **extra))
 
 
 class Engine:
@@ -77,6 +79,12 @@ class Engine:
         """Load ``url`` and register it; a file of the wrong kind is closed and refused."""
         try:
             doc = load_hidden(self.desktop(), url)
+            if doc is not None and not doc.supportsService(self.service):
+                # An ODF variant that LibreOffice opens in a sibling module (an .odt written from HTML opens
+                # in Writer/Web): open it through the application's own ODF filter, as Writer's File > Open
+                # with the "ODF Text Document" type does.
+                doc.close(True)
+                doc = load_hidden(self.desktop(), url, self.save_filter)
         except Exception as exc:
             raise EngineError("bad_document", f"LibreOffice could not open the file ({type(exc).__name__}).") from None
         if doc is None or not doc.supportsService(self.service):
