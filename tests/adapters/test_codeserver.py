@@ -240,6 +240,11 @@ def test_broken_settings_file_is_reported_not_overwritten(warm: CodeServerAdapte
 
 
 def test_state_persists_after_close_and_render(warm: CodeServerAdapter, tmp_path: Path) -> None:
+    # Set here, not relied on from earlier tests: xdist may run this test on a worker with its own warm adapter.
+    assert warm.execute(fn("set_setting", key="editor.fontSize", value=21)).ok
+    if not warm.execute(fn("set_setting", key="hello.greeting", value="hey")).ok:  # declared by the extension
+        assert warm.execute(fn("install_extension", vsix="hello.vsix")).ok
+        assert warm.execute(fn("set_setting", key="hello.greeting", value="hey")).ok
     shot = warm.render(tmp_path / "shot.png")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 30_000  # drawn (blank: 4.7 kB)
     warm.save()
