@@ -17,9 +17,9 @@ from asil.adapters.functions import FunctionTable, Vocabulary
 from asil.protocol import (
     Action,
     ActionError,
-    ActionFailed,
     ActionResult,
     ActionSchema,
+    AsilError,
     DocumentError,
     InvalidAction,
     Observation,
@@ -50,6 +50,15 @@ def turn_page(offset: int | None, limit: int | None, current: tuple[int, int], m
     old_offset, old_limit = current
     return (old_offset if offset is None else max(0, offset),
             old_limit if limit is None else max(1, min(limit, most)))
+
+
+def _failure(exc: Exception, while_doing: str) -> ActionError:
+    """The error of a step that failed: ASIL's own errors as they are, anything else named plainly."""
+    if isinstance(exc, AsilError):
+        return exc.to_error()
+    return ActionError(code="app_failed", message=f"The program failed while {while_doing} "
+                       f"({type(exc).__name__}: {exc}).".replace("\n", " "),
+                       hint="Observe the state again; if the program keeps failing, end the episode as infeasible.")
 
 
 class Adapter(ABC):
@@ -122,7 +131,7 @@ class Adapter(ABC):
         return None
 
     def execute(self, action: Action, observe: bool = True) -> ActionResult:
-        """Validate and apply one action; never raises for bad input or failed actions."""
+        """Validate and apply one action; never raises: bad input, failures and crashes come back as data."""
         started = time.perf_counter()
         self.step += 1
         changed: list[str] = []
@@ -130,16 +139,22 @@ class Adapter(ABC):
         try:
             error = self.validate_action(action)
             status = "ok" if error is None else "invalid"
-        except ActionFailed as exc:  # the program failed while checking (crashed, timed out): an error step
-            error, status = exc.to_error(), "error"
+        except Exception as exc:  # the program failed while checking (crashed, timed out, would not restart)
+            error, status = _failure(exc, "checking the action"), "error"
         if error is None and not action.is_control:
             try:
                 changed = self._apply(action)
             except InvalidAction as exc:
                 status, error = "invalid", exc.to_error()
-            except ActionFailed as exc:
-                status, error = "error", exc.to_error()
-        observation = self.observe() if observe else None
+            except Exception as exc:
+                status, error = "error", _failure(exc, "applying the action")
+        observation = None
+        if observe:
+            try:
+                observation = self.observe()
+            except Exception as exc:  # the action's outcome stands; the agent is told the state is unreadable
+                status, error = "error", _failure(exc, "reading the state after the action" if error is None else
+                                                  f"reading the state after an {status} action ({error.message})")
         return ActionResult(
             ok=status == "ok", status=status, error=error, changed=changed, observation=observation,
             latency_ms=(time.perf_counter() - started) * 1000,
