@@ -7,6 +7,7 @@ published example validates and runs, and that invalid actions change nothing.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from asil.adapters.base import Adapter
 from asil.plugins import PATTERNS, adapter_class
@@ -96,10 +97,24 @@ def check_step(adapter: Adapter, action: Action) -> ActionResult:
         after = result.observation.to_agent_dict()
         after["metadata"].pop("step")
         _expect(json.dumps(after, sort_keys=True) == before,
-                f"{name}: a {result.status} action ({result.error.message}) changed the state: {action.model_dump()}")
+                f"{name}: a {result.status} action ({result.error.message}) changed the state "
+                f"({_difference(json.loads(before), after)}): {action.model_dump()}")
         _expect(_document_bytes(adapter) == document,
                 f"{name}: a {result.status} action changed the document on disk: {action.model_dump()}")
     return result
+
+
+def _difference(before: Any, after: Any, where: str = "") -> str:
+    """Where two JSON values first differ, for the failure message."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in sorted(set(before) | set(after)):
+            if before.get(key) != after.get(key):
+                return _difference(before.get(key), after.get(key), f"{where}.{key}")
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            if old != new:
+                return _difference(old, new, f"{where}[{index}]")
+    return f"{where or 'the observation'}: {json.dumps(before)[:120]} -> {json.dumps(after)[:120]}"
 
 
 def _document_bytes(adapter: Adapter) -> bytes | None:
