@@ -74,6 +74,9 @@ class Adapter(ABC):
     extensions: ClassVar[tuple[str, ...]] = ()
     vocabulary: ClassVar[Vocabulary]
     functions: ClassVar[FunctionTable[Any]]
+    # Error codes of failures that change the state on purpose and say so (a notebook cell that raised keeps
+    # its outputs, as JupyterLab does); every other invalid or error step leaves the state as it was.
+    recorded_failures: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Take name, pattern and extensions from the app's plugin record when the record names this class.
