@@ -24,7 +24,7 @@ SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 FUZZ = settings(max_examples=20, deadline=None, derandomize=True, database=None, print_blob=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 # Apps whose every action costs a second or more get fewer examples in the suite.
-EXAMPLES = {"default": 20}
+EXAMPLES = {"default": 20, "audacity": 12, "thunderbird": 12, "gimp": 15}
 
 
 def examples_for(app: str) -> int:

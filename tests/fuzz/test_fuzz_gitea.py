@@ -75,7 +75,7 @@ def function_calls(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     return name, params if draw(st.booleans()) else draw(spoiled(params, schema))
 
 
-@settings(FUZZ, max_examples=150)
+@settings(FUZZ, max_examples=100)
 @given(call=function_calls())
 def test_planned_requests_stay_inside_the_repository(call: tuple[str, dict[str, Any]]) -> None:
     name, params = call
