@@ -52,11 +52,14 @@ def turn_page(offset: int | None, limit: int | None, current: tuple[int, int], m
             old_limit if limit is None else max(1, min(limit, most)))
 
 
+UNFORESEEN = "app_failed"  # the code of a failure no AsilError described: a crash, or a bug in the adapter
+
+
 def _failure(exc: Exception, while_doing: str) -> ActionError:
     """The error of a step that failed: ASIL's own errors as they are, anything else named plainly."""
     if isinstance(exc, AsilError):
         return exc.to_error()
-    return ActionError(code="app_failed", message=f"The program failed while {while_doing} "
+    return ActionError(code=UNFORESEEN, message=f"The program failed while {while_doing} "
                        f"({type(exc).__name__}: {exc}).".replace("\n", " "),
                        hint="Observe the state again; if the program keeps failing, end the episode as infeasible.")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from asil.adapters.base import Adapter
+from asil.adapters.base import UNFORESEEN, Adapter
 from asil.plugins import PATTERNS, adapter_class
 from asil.protocol import Action, ActionResult, ActionSchema, Observation
 from asil.workspace import Workspace
@@ -93,7 +93,10 @@ def check_step(adapter: Adapter, action: Action) -> ActionResult:
     _check_observation(name, adapter.pattern, result.observation)
     if not result.ok:
         _expect(result.error is not None and bool(result.error.message), f"{name}: {result.status} without a reason")
-        assert result.observation is not None and result.error is not None
+        assert result.error is not None
+        # execute turned an exception no AsilError described into data: the safety net held, the adapter has a bug
+        _expect(result.error.code != UNFORESEEN, f"{name}: {result.error.message} for {action.model_dump()}")
+        assert result.observation is not None
         _expect(_document_bytes(adapter) == document,
                 f"{name}: a {result.status} action changed the document on disk: {action.model_dump()}")
         after = result.observation.to_agent_dict()
