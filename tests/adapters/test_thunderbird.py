@@ -198,6 +198,7 @@ def test_render_is_a_png(warm: ThunderbirdAdapter, tmp_path: Path) -> None:
 
 
 def test_killed_thunderbird_is_restarted(warm: ThunderbirdAdapter) -> None:
+    warm.observe()  # Thunderbird starts on first use: when this test runs first on its worker, it starts here
     assert warm.session is not None
     os.killpg(warm.session.process.pid, signal.SIGKILL)
     warm.session.process.process.wait(timeout=10)
