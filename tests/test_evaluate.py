@@ -3,7 +3,9 @@
 import pytest
 
 from asil.evaluate import Checkpoint, evaluate_paths
-from asil.evaluate.compare import COMPARATORS, compare
+from asil.evaluate import compare as comparing
+from asil.evaluate.checkpoints import CHECKPOINT_TYPES, EvalContext, checkpoint_type
+from asil.evaluate.compare import COMPARATORS, check_regex, compare, judge_value
 from asil.workspace import Workspace
 
 
@@ -78,7 +80,9 @@ def test_unknown_comparators_are_rejected_when_the_task_loads() -> None:
 def test_a_regex_that_could_backtrack_without_end_is_refused_in_the_task_and_fails_closed(pattern: str) -> None:
     with pytest.raises(ValueError, match="repeats a group that itself repeats"):
         Checkpoint(type="text_regex", target="notes.txt", expected=pattern)
-    assert COMPARATORS["regex"]("a" * 50 + "!", pattern, 0.0) is False
+    assert compare("regex", "a" * 50 + "!", pattern, 0.0) is False
+    passed, why = judge_value("regex", "a" * 50 + "!", pattern, 0.0)
+    assert not passed and why is not None and "repeats a group that itself repeats" in why
 
 
 def test_safe_regexes_still_compile_and_match() -> None:
@@ -86,3 +90,48 @@ def test_safe_regexes_still_compile_and_match() -> None:
     assert COMPARATORS["regex"]("=SUM(B1:B9)", checkpoint.expected, 0.0)
     with pytest.raises(ValueError, match="does not compile"):
         Checkpoint(type="text_regex", target="notes.txt", expected="(unclosed")
+
+
+# (a|aa)+$ has no nested repeat, so the static check lets it through, yet on a long run of "a" and a
+# final "!" a backtracking engine tries every way to split the run: exponential time.
+SLOW = r"^(a|aa)+$"
+
+
+def test_a_pathological_regex_is_stopped_and_fails_its_checkpoint_with_a_reason(
+        workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    check_regex(SLOW)  # not refused statically: only the time limit catches it
+    monkeypatch.setattr(comparing, "REGEX_TIMEOUT_S", 0.2)
+    workspace.write_bytes("notes.txt", ("a" * 60 + "!").encode())
+    result = evaluate_paths([[Checkpoint(type="text_regex", target="notes.txt", expected=SLOW),
+                              Checkpoint(type="file_exists", target="notes.txt", expected=True, required=False)]],
+                            workspace)
+    slow, other = result.checkpoints
+    assert slow.passed is False and "was stopped after 0.2 s on 61 characters" in (slow.detail or "")
+    assert other.passed is True  # the other checkpoint is still judged
+    assert compare("regex", "a" * 60 + "!", SLOW, 0.0) is False  # raw validators fail closed too
+    assert compare("regex", "aaaa", SLOW, 0.0) is True  # a short subject is still judged normally
+
+
+def test_an_exception_inside_one_checkpoint_fails_only_that_checkpoint(workspace: Workspace) -> None:
+    @checkpoint_type("broken_reader_for_test")
+    def broken(ctx: EvalContext, cp: Checkpoint) -> object:
+        return {"x": 1}["y"]  # a reader's bug
+
+    @comparing.comparator("broken_comparator_for_test")
+    def broken_compare(actual: object, expected: object, tolerance: float) -> bool:
+        raise TypeError("cannot compare these")
+
+    try:
+        workspace.write_bytes("notes.txt", b"hello")
+        result = evaluate_paths([[
+            Checkpoint(type="broken_reader_for_test", expected=1),
+            Checkpoint(type="text_regex", target="notes.txt", expected="hel+o", compare="broken_comparator_for_test"),
+            Checkpoint(type="text_regex", target="notes.txt", expected="hel+o"),
+        ]], workspace)
+    finally:
+        CHECKPOINT_TYPES.remove("broken_reader_for_test")
+        COMPARATORS.remove("broken_comparator_for_test")
+    reader, comparison, fine = result.checkpoints
+    assert not reader.passed and reader.detail == "Reading the checkpoint failed: KeyError: 'y'."
+    assert not comparison.passed and "raised TypeError: cannot compare these" in (comparison.detail or "")
+    assert fine.passed and fine.detail is None

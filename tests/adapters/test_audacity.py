@@ -199,6 +199,20 @@ def test_a_failing_batch_leaves_the_project_as_before(session: AudacityAdapter) 
     assert [t.name for t in session.project_data().audio] == [renamed]
 
 
+def test_a_batch_refused_before_any_command_does_not_restart_audacity(session: AudacityAdapter) -> None:
+    # found by tests/fuzz: a batch whose first member was refused while planning restarted Audacity
+    # (visible as environment.audacity.restarts) although nothing had been sent to it
+    before = session.observe().model_dump(exclude={"metadata"})
+    restarts = session.restarts
+    batch = Action(action_type="batch", params={"actions": [
+        {"action_type": "invoke_function", "target": "amplify", "params": {"gain_db": 1.0, "tracks": ["ghost"]}}]})
+    result = session.execute(batch)
+    assert result.status == "invalid" and result.error is not None
+    assert result.error.message.startswith("Batch action 1: There is no audio track named 'ghost'.")
+    assert session.restarts == restarts
+    assert session.observe().model_dump(exclude={"metadata"}) == before
+
+
 def test_render_draws_a_waveform(session: AudacityAdapter, tmp_path: Path) -> None:
     out = session.render(tmp_path / "wave.png")
     assert png.size(out) == (480, 120)

@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
+from asil.adapters.blender.actions import FUNCTIONS
 from asil.adapters.blender.adapter import BlenderAdapter
 from asil.adapters.blender.scene import build_blend
-from asil.protocol import Action
+from asil.protocol import Action, InvalidAction
 from asil.workspace import Workspace
 
 pytestmark = [pytest.mark.slow,
@@ -134,6 +135,17 @@ def test_malformed_actions_get_one_sentence_and_leave_the_file_alone(
     assert result.status == "invalid" and result.error is not None
     assert words in result.error.message + (result.error.hint or "")
     assert warm.scene_data() == state and digest(warm.path) == before
+
+
+@pytest.mark.parametrize(("function", "params"), [
+    ("add_object", {"kind": "cube", "name": "@scene"}),
+    ("duplicate_object", {"object": "Cube", "name": "@scene"}),  # found by tests/fuzz: two elements '@scene'
+    ("rename_object", {"object": "Cube", "name": "@x"}),
+])
+def test_objects_cannot_take_names_kept_for_the_scene_element(function: str, params: dict[str, Any]) -> None:
+    with pytest.raises(InvalidAction, match="Parameter 'name' of"):
+        FUNCTIONS.parse(function, params)
+    assert FUNCTIONS.parse(function, {**params, "name": "Cube @ 2"})[1].name == "Cube @ 2"
 
 
 def test_run_python_runs_allowed_code_and_stops_a_hang(warm: BlenderAdapter) -> None:

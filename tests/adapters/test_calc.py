@@ -204,6 +204,28 @@ def test_a_crashed_libreoffice_is_restarted(workspace: Workspace, sales: Path) -
         assert office.alive
 
 
+def test_a_crash_found_while_validating_is_an_error_result_never_an_exception(
+        workspace: Workspace, sales: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    office = shared_office()
+    with CalcAdapter(workspace, "sales.ods") as calc:
+        # observe=False leaves the sheet list unread, so the next action's validation must ask LibreOffice
+        assert calc.execute(parse_action({"action_type": "set_value", "target": "Sales!A2",
+                                          "params": {"value": "lost"}}), observe=False).ok
+        os.killpg(office.process.pid, signal.SIGKILL)
+        office.process.wait()
+        with monkeypatch.context() as patch:
+            patch.setenv("PATH", str(tmp_path))  # and it cannot come back: no soffice to start
+            result = act(calc, {"action_type": "set_value", "target": "Sales!A3", "params": {"value": "x"}})
+        assert result.status == "error" and result.error is not None and result.observation is None
+        assert result.error.code == "app_unavailable" and "LibreOffice" in result.error.message
+        # soffice is back on PATH: the next actions restart it and carry on
+        again = act(calc, {"action_type": "set_value", "target": "Sales!A3", "params": {"value": "x"}})
+        assert again.status == "error" and again.error is not None and again.error.code == "app_restarted"
+        assert "unsaved changes were lost" in again.error.message
+        assert act(calc, {"action_type": "set_value", "target": "Sales!A3", "params": {"value": "x"}}).ok
+        assert by_id(calc)["Sales!A2"].value == "North" and by_id(calc)["Sales!A3"].value == "x"
+
+
 def test_save_is_atomic_and_only_when_dirty(workspace: Workspace, sales: Path) -> None:
     original = sales.read_bytes()
     with CalcAdapter(workspace, "sales.ods") as calc:

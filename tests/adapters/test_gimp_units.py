@@ -10,9 +10,11 @@ import pytest
 
 from asil.adapters.gimp.adapter import scheme_to_json
 from asil.adapters.gimp.imagemath import image_stat, ssim
+from asil.adapters.gimp.operations import FUNCTIONS, Canvas
 from asil.adapters.gimp.rawpixels import RawImageError, decode, statistic, structural_similarity
 from asil.adapters.gimp.xcf import XcfError, read_xcf
 from asil.apps.gimp import scheme_string
+from asil.protocol import InvalidAction
 
 
 def test_scheme_strings_escape_quotes_and_backslashes_and_refuse_control_characters() -> None:
@@ -80,3 +82,19 @@ def test_the_raw_validators_ffmpeg_pixels_and_own_arithmetic_agree_with_the_chec
         statistic(decoded, "median")
     with pytest.raises(RawImageError, match="outside"):
         statistic(decoded, "mean@30,0,10,10")
+
+
+@pytest.mark.parametrize(("function", "params"), [
+    ("add_group", {"name": "@image"}),
+    ("add_layer", {"name": "@selection"}),
+    ("rename_layer", {"layer": "Background", "name": "@image"}),
+    ("add_text_layer", {"text": "@image"}),  # GIMP would name the layer after its text
+])
+def test_layers_cannot_take_the_ids_of_the_image_or_the_selection(function: str, params: dict[str, object]) -> None:
+    # found by tests/fuzz: a group named '@image' gave the observation two elements with one id
+    canvas = Canvas(image=1, width=8, height=8, names=["Background"], ids=[2], parents=[0])
+    spec, parsed = FUNCTIONS.parse(function, params)
+    with pytest.raises(InvalidAction, match="not a free layer name"):
+        spec.require_handler()(parsed, canvas)
+    text, parsed = FUNCTIONS.parse("add_text_layer", {"text": "@ home"})
+    assert text.require_handler()(parsed, canvas).changed == ["@image"]  # other text still names its layer

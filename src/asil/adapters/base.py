@@ -21,6 +21,7 @@ from asil.protocol import (
     ActionFailed,
     ActionResult,
     ActionSchema,
+    AsilError,
     DocumentError,
     InvalidAction,
     Observation,
@@ -53,6 +54,18 @@ def turn_page(offset: int | None, limit: int | None, current: tuple[int, int], m
             old_limit if limit is None else max(1, min(limit, most)))
 
 
+UNFORESEEN = "app_failed"  # the code of a failure no AsilError described: a crash, or a bug in the adapter
+
+
+def _failure(exc: Exception, while_doing: str) -> ActionError:
+    """The error of a step that failed: ASIL's own errors as they are, anything else named plainly."""
+    if isinstance(exc, AsilError):
+        return exc.to_error()
+    return ActionError(code=UNFORESEEN, message=f"The program failed while {while_doing} "
+                       f"({type(exc).__name__}: {exc}).".replace("\n", " "),
+                       hint="Observe the state again; if the program keeps failing, end the episode as infeasible.")
+
+
 class Adapter(ABC):
     """One application exposed through the ASIL protocol.
 
@@ -66,6 +79,9 @@ class Adapter(ABC):
     extensions: ClassVar[tuple[str, ...]] = ()
     vocabulary: ClassVar[Vocabulary]
     functions: ClassVar[FunctionTable[Any]]
+    # Error codes of failures that change the state on purpose and say so (a notebook cell that raised keeps
+    # its outputs, as JupyterLab does); every other invalid or error step leaves the state as it was.
+    recorded_failures: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Take name, pattern and extensions from the app's plugin record when the record names this class.
@@ -138,7 +154,7 @@ class Adapter(ABC):
         return changed
 
     def execute(self, action: Action, observe: bool = True) -> ActionResult:
-        """Validate and apply one action; never raises for bad input or failed actions."""
+        """Validate and apply one action; never raises: bad input, failures and crashes come back as data."""
         started = time.perf_counter()
         self.step += 1
         self.output = None
@@ -147,8 +163,8 @@ class Adapter(ABC):
         try:
             error = self.validate_action(action)
             status = "ok" if error is None else "invalid"
-        except ActionFailed as exc:  # the program failed while checking (crashed, timed out): an error step
-            error, status = exc.to_error(), "error"
+        except Exception as exc:  # the program failed while checking (crashed, timed out, would not restart)
+            error, status = _failure(exc, "checking the action"), "error"
         if error is None and not action.is_control:
             try:
                 changed = self._apply_native(action)
@@ -156,7 +172,15 @@ class Adapter(ABC):
                 status, error = "invalid", name_operation(exc, action).to_error()
             except ActionFailed as exc:
                 status, error = "error", name_operation(exc, action).to_error()
-        observation = self.observe() if observe else None
+            except Exception as exc:
+                status, error = "error", _failure(exc, "applying the action")
+        observation = None
+        if observe:
+            try:
+                observation = self.observe()
+            except Exception as exc:  # the action's outcome stands; the agent is told the state is unreadable
+                status, error = "error", _failure(exc, "reading the state after the action" if error is None else
+                                                  f"reading the state after an {status} action ({error.message})")
         return ActionResult(
             ok=status == "ok", status=status, error=error, changed=changed, observation=observation,
             latency_ms=(time.perf_counter() - started) * 1000, output=self.output,

@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.base import Adapter
+from asil.adapters.base import UNFORESEEN, Adapter
 from asil.plugins import PATTERNS, adapter_class
-from asil.protocol import Action, ActionSchema, Observation
+from asil.protocol import Action, ActionResult, ActionSchema, Observation
 from asil.workspace import Workspace
 
 SOURCE_OF_PATTERN = {"file": "file", "script": "script", "service": "service"}
@@ -137,3 +137,57 @@ def _check_observation(name: str, pattern: str, observation: Observation | None)
     _expect(len(ids) == len(set(ids)), f"{name}: element ids must be unique")
     _expect(bool(observation.summary), f"{name}: the observation needs a summary")
     Observation.model_validate_json(observation.model_dump_json())  # round-trips as JSON
+
+
+def check_step(adapter: Adapter, action: Action) -> ActionResult:
+    """Execute one action, perhaps a hostile one, and raise ConformanceError if a promise broke.
+
+    The promises: ``execute`` never raises; its result is ok, invalid or error, and a refusal or a
+    failure says why; an invalid or failed action changes neither the observable state nor the
+    document on disk (byte for byte); the observation afterwards is well formed.
+    """
+    name = adapter.name
+    before = _state(adapter)
+    document = _document_bytes(adapter)
+    try:
+        result = adapter.execute(action)
+    except Exception as exc:
+        raise ConformanceError(f"{name}: execute raised {type(exc).__name__}: {exc} for {action.model_dump()}") from exc
+    _expect(result.ok == (result.status == "ok"), f"{name}: ok={result.ok} but status={result.status!r}")
+    _check_observation(name, adapter.pattern, result.observation)
+    if not result.ok:
+        _expect(result.error is not None and bool(result.error.message), f"{name}: {result.status} without a reason")
+        assert result.error is not None
+        # execute turned an exception no AsilError described into data: the safety net held, the adapter has a bug
+        _expect(result.error.code != UNFORESEEN, f"{name}: {result.error.message} for {action.model_dump()}")
+        assert result.observation is not None
+        _expect(_document_bytes(adapter) == document,
+                f"{name}: a {result.status} action changed the document on disk: {action.model_dump()}")
+        after = result.observation.to_agent_dict()
+        after["metadata"].pop("step")
+        recorded = result.status == "error" and result.error.code in adapter.recorded_failures
+        _expect(recorded or json.dumps(after, sort_keys=True) == before,
+                f"{name}: a {result.status} action ({result.error.message}) changed the state "
+                f"({_difference(json.loads(before), after)}): {action.model_dump()}")
+    return result
+
+
+def _difference(before: Any, after: Any, where: str = "") -> str:
+    """Where two JSON values first differ, for the failure message."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in sorted(set(before) | set(after)):
+            if before.get(key) != after.get(key):
+                return _difference(before.get(key), after.get(key), f"{where}.{key}")
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            if old != new:
+                return _difference(old, new, f"{where}[{index}]")
+    return f"{where or 'the observation'}: {json.dumps(before)[:120]} -> {json.dumps(after)[:120]}"
+
+
+def _document_bytes(adapter: Adapter) -> bytes | None:
+    """The document's bytes on disk (None when the adapter has none, or it is a folder)."""
+    if adapter.document is None:
+        return None
+    path = adapter.workspace.resolve(adapter.document)
+    return path.read_bytes() if path.is_file() else None

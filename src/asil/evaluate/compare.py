@@ -7,11 +7,17 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import regex as regex_engine
+
 from asil.registry import Registry
 
 Comparator = Callable[[Any, Any, float], bool]
 COMPARATORS: Registry[Comparator] = Registry("comparator")
 comparator = COMPARATORS.register
+
+
+class ComparisonFailed(Exception):
+    """A comparator could not judge (an unsafe or too slow regex): the checkpoint fails with this sentence."""
 
 
 def _is_number(value: Any) -> bool:
@@ -57,17 +63,20 @@ def normalized(actual: Any, expected: Any, tolerance: float) -> bool:
     return approx(actual, expected, tolerance)
 
 
-# A quantified group that itself holds a quantifier, e.g. (a+)+ or (\w+\s?)*: Python's regex engine can
-# backtrack exponentially on such patterns, so a task regex that has one is refused, not run.
+# A quantified group that itself holds a quantifier, e.g. (a+)+ or (\w+\s?)*: a backtracking regex engine can
+# take exponential time on such patterns, so a task regex that has one is refused, not run.
 NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*(?:[+*]|\{\d*,\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,\d*\})")
 REGEX_SUBJECT_LIMIT = 1_000_000  # characters searched at most
+# The static check above cannot catch every slow pattern ((a|aa)+$ is one it lets through), so every search
+# also runs under the `regex` package's time limit: no checkpoint can hang an episode or `asil tasks check`.
+REGEX_TIMEOUT_S = 2.0
 
 
 def check_regex(pattern: str) -> None:
     """Raise ValueError naming the problem if ``pattern`` does not compile or could backtrack without end."""
     try:
-        re.compile(pattern)
-    except re.error as exc:
+        regex_engine.compile(pattern)
+    except regex_engine.error as exc:
         raise ValueError(f"the regex {pattern!r} does not compile ({exc})") from None
     if NESTED_QUANTIFIER.search(pattern):
         raise ValueError(f"the regex {pattern!r} repeats a group that itself repeats (like (a+)+), which can "
@@ -76,13 +85,21 @@ def check_regex(pattern: str) -> None:
 
 @comparator("regex")
 def regex(actual: Any, expected: Any, tolerance: float) -> bool:
+    """``expected`` is found in ``actual``; an unsafe pattern, or one slower than REGEX_TIMEOUT_S, fails the check."""
     if not isinstance(actual, str) or not isinstance(expected, str):
         return False
     try:
         check_regex(expected)
-    except ValueError:
-        return False  # fail closed: an unsafe pattern judges nothing
-    return re.search(expected, actual[:REGEX_SUBJECT_LIMIT]) is not None
+    except ValueError as exc:
+        raise ComparisonFailed(f"The checkpoint fails: {exc}.") from None
+    subject = actual[:REGEX_SUBJECT_LIMIT]
+    try:
+        return regex_engine.search(expected, subject, timeout=REGEX_TIMEOUT_S) is not None
+    except TimeoutError:
+        raise ComparisonFailed(
+            f"The checkpoint fails: the regex {expected!r} was stopped after {REGEX_TIMEOUT_S:g} s on "
+            f"{len(subject)} characters (it backtracks too much); write it without nested or overlapping repeats."
+        ) from None
 
 
 @comparator("contains")
@@ -110,5 +127,18 @@ def set_equal(actual: Any, expected: Any, tolerance: float) -> bool:
     return sorted(map(repr, actual)) == sorted(map(repr, expected))
 
 
+def judge_value(name: str, actual: Any, expected: Any, tolerance: float) -> tuple[bool, str | None]:
+    """Whether ``actual`` passes against ``expected``, and why not when the comparator could not judge.
+
+    Fails closed: a comparator that raises fails the check with the reason, never the whole evaluation.
+    """
+    try:
+        return bool(COMPARATORS[name](actual, expected, tolerance)), None
+    except ComparisonFailed as exc:
+        return False, str(exc)
+    except Exception as exc:  # a comparator's bug or a value it did not expect costs this check only
+        return False, f"The checkpoint fails: the {name!r} comparison raised {type(exc).__name__}: {exc}."
+
+
 def compare(name: str, actual: Any, expected: Any, tolerance: float) -> bool:
-    return COMPARATORS[name](actual, expected, tolerance)
+    return judge_value(name, actual, expected, tolerance)[0]

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint, CheckpointUnreadable, EvalContext
-from asil.evaluate.compare import compare
+from asil.evaluate.compare import judge_value
 from asil.plugins import plugin
 from asil.protocol import AsilError
 from asil.workspace import Workspace
@@ -62,8 +62,11 @@ def judge(ctx: EvalContext, cp: Checkpoint) -> CheckpointVerdict:
         actual = kind.read(ctx, cp)
     except (CheckpointUnreadable, AsilError) as exc:
         return CheckpointVerdict(**verdict, passed=False, detail=exc.message)
-    passed = compare(cp.compare or kind.default_compare, actual, cp.expected, cp.tolerance)
-    return CheckpointVerdict(**verdict, passed=passed, actual=actual)
+    except Exception as exc:  # a reader's bug or an unreadable state fails this checkpoint, not the episode
+        return CheckpointVerdict(**verdict, passed=False,
+                                 detail=f"Reading the checkpoint failed: {type(exc).__name__}: {exc}.")
+    passed, why = judge_value(cp.compare or kind.default_compare, actual, cp.expected, cp.tolerance)
+    return CheckpointVerdict(**verdict, passed=passed, actual=actual, detail=why)
 
 
 def _checkpoint_kind(cp: Checkpoint) -> Any:

@@ -234,8 +234,10 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
                 if function.name not in READ_ONLY:
                     done.append(entry)
             except (InvalidAction, ActionFailed) as exc:
-                if done or function.name not in READ_ONLY:
-                    self._discard_session()  # back to the journal: nothing of this action stays
+                # Back to the journal, so nothing of this action stays; unless nothing was sent: a refusal
+                # (InvalidAction) comes from planning, before any command, and needs no restart.
+                if done or (function.name not in READ_ONLY and not isinstance(exc, InvalidAction)):
+                    self._discard_session()
                 self.selection = saved_selection
                 if action.action_type != "batch":
                     raise

@@ -20,6 +20,10 @@ from asil.protocol import InvalidAction
 from asil.workspace import Workspace
 
 Name = Annotated[str, Field(min_length=1, max_length=63, pattern=r"^[^\x00-\x1f]+$")]
+# An object's name is its element id, and '@scene' is the scene's: object names cannot start with '@'
+# (a duplicate named '@scene' gave the observation two elements with one id; found by tests/fuzz).
+ObjectName = Annotated[str, Field(min_length=1, max_length=63, pattern=r"^[^@\x00-\x1f][^\x00-\x1f]*$",
+                                  description="An object name, not starting with '@' (kept for '@scene').")]
 ObjectRef = Annotated[str, Field(min_length=1, max_length=63, description="An object name (its element id).")]
 Finite = Annotated[float, Field(ge=-1e6, le=1e6)]
 Vector = Annotated[list[Finite], Field(min_length=3, max_length=3)]
@@ -46,7 +50,7 @@ class _Transform(_Params):
 
 class AddObject(_Transform):
     kind: ObjectKind
-    name: Name | None = Field(None, description="Name of the new object; Blender picks one when omitted.")
+    name: ObjectName | None = Field(None, description="Name of the new object; Blender picks one when omitted.")
     light_type: LightType | None = Field(None, description="For kind 'light' (POINT when omitted).")
 
 
@@ -56,13 +60,13 @@ class ObjectOnly(_Params):
 
 class DuplicateObject(_Transform):
     object: ObjectRef
-    name: Name | None = None
+    name: ObjectName | None = None
     linked: bool = Field(False, description="Share the mesh data instead of copying it.")
 
 
 class RenameObject(_Params):
     object: ObjectRef
-    name: Name
+    name: ObjectName
 
 
 class SetTransform(_Transform):

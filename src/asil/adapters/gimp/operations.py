@@ -78,6 +78,9 @@ class Canvas:
         return [self.names[self.ids.index(layer)] for layer in self.ids if layer in inside - {group}]
 
     def free_name(self, name: str) -> None:
+        if name in RESERVED_IDS:  # a layer so named would share its element id with the image or the selection
+            raise InvalidAction(f"The name {name!r} is the id of the {name[1:]} itself, not a free layer name.",
+                                hint="Choose a name that does not start with '@'.")
         if name in self.names:
             raise InvalidAction(f"A layer named {name!r} already exists (names are unique across all groups).",
                                 hint="Choose a name no layer has.")
@@ -106,6 +109,7 @@ Builder = Callable[[Any, Canvas], Operation]
 # Every GIMP function, in the order of the published schema. An edit's handler builds its Script-Fu
 # call; the two that write files (export_image, save) have none: the adapter writes them itself.
 FUNCTIONS = FunctionTable[Builder]("GIMP")
+RESERVED_IDS = ("@image", "@selection")  # the element ids of the image and the selection
 function = FUNCTIONS.function
 
 INTERPOLATION = {"none": 0, "linear": 1, "cubic": 2, "nohalo": 3, "lohalo": 4}
@@ -223,8 +227,8 @@ def add_layer(p: act.AddLayer, c: Canvas) -> Operation:
 
 @function("add_text_layer", act.AddTextLayer, "Add a text layer at x, y.", acts_on="layers")
 def add_text_layer(p: act.AddTextLayer, c: Canvas) -> Operation:
-    if p.name is not None:
-        c.free_name(p.name)
+    if p.name is not None or p.text in RESERVED_IDS:  # GIMP names an unnamed text layer after its text
+        c.free_name(p.name if p.name is not None else p.text)
     try:
         text = scheme_string(p.text)
     except ValueError:

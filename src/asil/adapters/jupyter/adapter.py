@@ -49,6 +49,8 @@ class CellFailed(ActionFailed):
 
     code = "cell_error"
 
+    code = "cell_error"
+
 
 # A notebook function: (adapter, working copy of the notebook, parsed params, run code?) -> changed cell ids.
 NotebookFunction = Callable[["JupyterAdapter", Notebook, Any, bool], list[str]]
@@ -57,6 +59,8 @@ FUNCTIONS: FunctionTable[NotebookFunction] = FunctionTable("notebook")
 
 class JupyterAdapter(Adapter):
     """A notebook: cells are elements with their nbformat 4.5 ids; one view, paged by cell index."""
+
+    recorded_failures = ("cell_error", "cell_timeout")  # a cell that raised keeps its traceback and count
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  **options: Any):

@@ -24,7 +24,10 @@ MessageId = Annotated[str, Field(min_length=3, max_length=300, pattern=r"^[^#\x0
 MessageIds = Annotated[list[MessageId], Field(min_length=1, max_length=500)]
 FolderPath = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[^#.\\%*:\x00-\x1f]+$",
                                   description="A folder path such as 'INBOX' or 'Projects/2026'.")]
-FolderName = Annotated[str, Field(min_length=1, max_length=60, pattern=r"^[^/#.\\%*:\x00-\x1f]+$")]
+# ASCII only, and no '&': IMAP stores other names in modified UTF-7 ('Ωmega' becomes '&A6k-mega'), so the
+# folder an agent asked for would never appear under its name (found by tests/fuzz).
+FolderName = Annotated[str, Field(min_length=1, max_length=60, pattern=r"^[ !\"$'()+,0-9;<=>?@A-Z\[\]^_`a-z{|}~-]+$",
+                                  description="ASCII letters, digits, spaces and punctuation except / # . \\ % * : &.")]
 Address = Annotated[str, Field(min_length=3, max_length=200, pattern=r"^[^@\s,<>]+@[^@\s,<>]+$")]
 Text = Annotated[str, Field(max_length=200, pattern=r"^[^\x00-\x1f]*$")]
 ContactRef = Annotated[str, Field(max_length=200, pattern=r"^(contact:[0-9a-fA-F-]{8,64}|[^@\s,<>]+@[^@\s,<>]+)$",
