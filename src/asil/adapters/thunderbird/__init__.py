@@ -1,6 +1,6 @@
 """Thunderbird on a real Dovecot IMAP server, driven over Marionette."""
 
-from asil.plugins import packaged_app
+from asil.plugins import FILES, packaged_app
 
-PLUGIN = packaged_app(__name__, "ThunderbirdAdapter", "service",
+PLUGIN = packaged_app(__name__, "ThunderbirdAdapter", "service", region=FILES,
                       builders={"maildir": "build_maildir_file", "contacts": "build_contacts_file"})
