@@ -98,7 +98,8 @@ class InstructionRecorder:
 def test_agents_see_the_hint_only_with_hints_on_and_the_run_records_it(tmp_path: Path) -> None:
     tasks = load_tasks(root=task_dir(tmp_path, "calc-total-column"))
     InstructionRecorder.seen = []
-    run_bench(tasks, InstructionRecorder, tmp_path / "off", backend="inline")
+    summary = run_bench(tasks, InstructionRecorder, tmp_path / "off", backend="inline")
+    assert list(summary["regions"]) == ["Office & Diagrams"] and summary["regions"]["Office & Diagrams"]["tasks"] == 1
     run_bench(tasks, InstructionRecorder, tmp_path / "on", backend="inline", hints=True)
     off, on = InstructionRecorder.seen
     assert off == tasks[0].instruction and "Success hint" not in off
