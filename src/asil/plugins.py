@@ -49,6 +49,8 @@ class AppPlugin:
         suite: the app's folder of single-app tasks, relative to the ``asil.tasks`` package
             (``suites/core/calc``); ``asil apps`` counts its tasks.
         render: whether the adapter renders its state to a PNG (``Adapter.render``).
+        scratch: workspace paths (``fnmatch`` patterns) where the app's program keeps its own working
+            files, not state any checkpoint reads — a Thunderbird profile; kept final states leave them out.
         region: the benchmark region the app's single-app tasks are reported under (one of
             :data:`REGIONS`, or a region of its own); None puts them under :data:`OTHER_REGION`.
     """
@@ -65,6 +67,7 @@ class AppPlugin:
     suite: str | None = None
     render: bool = False
     region: str | None = None
+    scratch: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.pattern not in PATTERNS:
