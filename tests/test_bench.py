@@ -53,7 +53,7 @@ def test_two_local_workers_match_the_sequential_run(sequential: tuple[Path, Path
     assert f"[{len(TASKS)}/{len(TASKS)}] 100%" in ran.stdout and "ETA" in ran.stdout
     record = json.loads((out / "run.json").read_text())
     assert record["settings"] == {"agent": "oracle", "model": None, "budget": 1, "ablations": [], "backend": "local",
-                                  "seed": None}
+                                  "seed": None, "hints": False}
     jsonschema.validate(record, schema("run"))
 
 

@@ -97,7 +97,7 @@ def test_report_html_renders_tables_charts_and_step_images_in_chromium(tmp_path:
 
     dom = _chromium("--dump-dom", report_path.as_uri(), profile=tmp_path / "profile-dom")
     assert dom.returncode == 0, dom.stderr[-2000:]
-    for table in ("table-success-app", "table-success-domain", "table-events", "table-resources", "table-budgets",
+    for table in ("table-regions", "table-success-app", "table-events", "table-resources", "table-budgets",
                   "table-comparison"):
         assert f'id="{table}"' in dom.stdout, table
     assert re.search(r"<td>SR \(%\)</td><td>100\.0</td><td>50\.0 \(-50\.0\)</td>", dom.stdout)

@@ -129,7 +129,8 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     tasks = _load_tasks(args)
     if args.tasks_command == "list":
         for task in tasks:
-            print(f"{task.id:<34} {task.suite:<6} {','.join(task.apps):<8} {task.domain:<14} {one_line(task.instruction, 70)}")
+            print(f"{task.id:<34} {task.suite:<6} {','.join(task.apps):<8} {task.region:<21} {task.domain:<14} "
+                  f"{one_line(task.instruction, 70)}")
         return EXIT_OK
     from asil.runner.check import check_task
 
@@ -153,7 +154,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     _check_timeout("--episode-timeout", args.episode_timeout)
     result = run_episode(task, make_agent(args.agent, **_agent_kwargs(args)), Path(args.out), budget=args.budget,
                          full_observations=args.full_observations, render=args.render,
-                         timeout_s=args.episode_timeout, status=LiveStatus())
+                         timeout_s=args.episode_timeout, status=LiveStatus(), hints=args.hints == "on",
+                         keep_final_state=args.keep_final_state)
     print(f"{task.id}: {'success' if result.success else 'failure'} score {result.score:.3f} "
           f"steps {result.steps} ({result.termination}) -> {Path(args.out) / task.id}")
     if result.error:
@@ -176,10 +178,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.repeats < 1:
         raise UsageError(f"--repeats must be 1 or more, not {args.repeats}.", hint="e.g. --repeats 2")
     agent = AgentSpec(args.agent, _agent_kwargs(args))
-    record = RunRecord(settings=run_settings(agent, args.budget, args.backend), suite=args.suite, app=args.app,
-                       tasks_dir=str(args.tasks_dir) if args.tasks_dir else None, task_ids=args.task or None,
-                       workers=args.workers,
-                       episode_timeout_s=args.episode_timeout, render=args.render)
+    record = RunRecord(settings=run_settings(agent, args.budget, args.backend, args.hints == "on"), suite=args.suite,
+                       app=args.app, tasks_dir=str(args.tasks_dir) if args.tasks_dir else None,
+                       task_ids=args.task or None, workers=args.workers, episode_timeout_s=args.episode_timeout,
+                       render=args.render, keep_final_state=args.keep_final_state)
     progress = Progress(len(tasks))
 
     def resumed(finished: dict[str, Any]) -> None:
@@ -189,7 +191,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     options: dict[str, Any] = {"budget": args.budget, "render": args.render, "backend": args.backend,
                                "workers": args.workers, "episode_timeout_s": args.episode_timeout,
-                               "ray_address": args.ray_address, "live": True}
+                               "ray_address": args.ray_address, "live": True,
+                               "keep_final_state": args.keep_final_state}
     if args.repeats > 1:
         return _bench_repeats(tasks, agent, Path(args.out), args.repeats, record, options)
     summary = run_bench(tasks, agent, Path(args.out), progress=progress.update, record=record, on_resume=resumed,
@@ -241,6 +244,32 @@ def cmd_report(args: argparse.Namespace) -> int:
     print(report.text, end="")
     print(f"\nwrote {report.html_path} and {report.text_path}")
     return EXIT_OK
+
+
+def cmd_band(args: argparse.Namespace) -> int:
+    from asil.tasks.bands import read_band
+
+    if args.write:
+        from asil.runner.bands import write_band
+
+        band = write_band(args.band, progress=lambda line: print(line, file=sys.stderr, flush=True))
+        print(f"wrote {args.band}: {len(band.selected)} of {len(band.candidates)} candidates")
+    else:
+        band = read_band(args.band)
+    print(f"rule: {band.rule}")
+    print(f"{'task':<36} {'app':<12} {'actions':>7} {'checks':>6} {'funcs':>5} {'obs bytes':>9}")
+    for c in band.candidates:
+        if c.selected:
+            print(f"{c.id:<36} {c.app:<12} {c.actions:>7} {c.checkpoints:>6} {c.functions:>5} {c.observation_bytes:>9}")
+    return EXIT_OK
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from asil.runner.audit import audit_run, format_audit
+
+    audit = audit_run(Path(args.run_dir), args.balanced)
+    print(format_audit(audit))
+    return EXIT_OK if not audit.disagreements else EXIT_ERROR
 
 
 def cmd_annotate(args: argparse.Namespace) -> int:
@@ -410,6 +439,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run the tasks N times into OUT/repeat-1..N, repeat i with model seed 42+i-1 (recorded in "
                    "run.json); 'asil report OUT' shows mean ± SD")
     p.set_defaults(func=cmd_bench)
+    p = sub.add_parser("band", help="a task band drawn from a suite by structural proxies (easy60)")
+    p.add_argument("band", help="the band's name: easy60")
+    p.add_argument("--write", action="store_true",
+                   help="recompute the selection on the current tasks (measuring new or changed tasks' observations "
+                   "with the real apps) and rewrite the committed band file")
+    p.set_defaults(func=cmd_band)
+    p = sub.add_parser("audit", help="raw validators on a run's kept final states, against the evaluator")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by 'asil bench --keep-final-state'")
+    p.add_argument("--balanced", type=int, metavar="N",
+                   help="audit N states: half evaluator successes, half failures (default: every kept state)")
+    p.set_defaults(func=cmd_audit)
     _mcp_parser(sub)
     p = sub.add_parser("report", help="tables and report.html for one or more run folders")
     p.add_argument("dirs", nargs="+", metavar="DIR", help="run folders written by 'asil bench'")
@@ -462,7 +502,12 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--call-timeout", type=float, metavar="S",
                    help="wall-clock limit of one model call (default 600); a late call is cancelled, not retried, "
                    "and the episode ends as llm_error")
-    p.add_argument("--budget", type=int, help="step budget, e.g. 15, 50 or 100 (default: each task's own)")
+    p.add_argument("--budget", type=int, help="step budget, e.g. 15, 50 or 100 (default: each task's own, 15 unless "
+                   "a task says why it needs more)")
+    p.add_argument("--hints", choices=["on", "off"], default="off",
+                   help="show the agent each task's success hint, derived from its evaluator (default off)")
+    p.add_argument("--keep-final-state", action="store_true",
+                   help="keep each episode's judged files as <task>/final_state.tar.gz (for 'asil audit')")
     p.add_argument("--out", default="asil-results")
     p.add_argument("--render", action="store_true",
                    help="write step_N.png and step_N.render.json (skipped when ASIL_DISABLE_RENDER=1)")

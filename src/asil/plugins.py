@@ -49,6 +49,10 @@ class AppPlugin:
         suite: the app's folder of single-app tasks, relative to the ``asil.tasks`` package
             (``suites/core/calc``); ``asil apps`` counts its tasks.
         render: whether the adapter renders its state to a PNG (``Adapter.render``).
+        scratch: workspace paths (``fnmatch`` patterns) where the app's program keeps its own working
+            files, not state any checkpoint reads — a Thunderbird profile; kept final states leave them out.
+        region: the benchmark region the app's single-app tasks are reported under (one of
+            :data:`REGIONS`, or a region of its own); None puts them under :data:`OTHER_REGION`.
     """
 
     name: str
@@ -62,6 +66,8 @@ class AppPlugin:
     stop: str | None = None
     suite: str | None = None
     render: bool = False
+    region: str | None = None
+    scratch: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.pattern not in PATTERNS:
@@ -116,6 +122,32 @@ for _app in ("audacity", "blender", "calc", "codeserver", "drawio", "gimp", "git
 # asil/adapters/generated/bundles/, with no adapter module of its own; its record is made from the bundle.
 for _bundle in sorted((Path(__file__).parent / "adapters" / "generated" / "bundles").glob("*.json")):
     APPS.declare(_bundle.stem, f"asil.adapters.generated.records:{_bundle.stem}")
+
+
+# The ASIL paper's regions (Table 1, Appendix A), in its column order. Each built-in app's record names its
+# region; tasks over several apps are Multi-App; an app whose record names none is reported under "Other".
+CREATIVE, OFFICE, DEVELOPER, FILES = ("Creative Media", "Office & Diagrams", "Developer Workflows",
+                                      "Files & Communication")
+MULTI_REGION = "Multi-App"
+OTHER_REGION = "Other"
+REGIONS = (CREATIVE, OFFICE, DEVELOPER, FILES, MULTI_REGION)
+
+
+def region_of(apps: list[str] | tuple[str, ...]) -> str:
+    """The region of a task over ``apps``: Multi-App for several apps, else its app record's region.
+
+    An app that is not registered, or whose record names no region, is in :data:`OTHER_REGION`.
+    """
+    if len(set(apps)) > 1:
+        return MULTI_REGION
+    name = apps[0]
+    return (plugin(name).region if name in APPS else None) or OTHER_REGION
+
+
+def region_order(regions: set[str]) -> list[str]:
+    """``regions`` in report order: the paper's regions first, then any others by name (Other last)."""
+    extra = sorted(regions - set(REGIONS) - {OTHER_REGION})
+    return [r for r in REGIONS if r in regions] + extra + ([OTHER_REGION] if OTHER_REGION in regions else [])
 
 
 def register_app(plugin: AppPlugin) -> AppPlugin:

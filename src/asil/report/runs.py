@@ -34,8 +34,26 @@ class Run:
         return budgets.pop() if len(budgets) == 1 else None
 
     @property
+    def budget_label(self) -> str:
+        """The budget the run used, as a label: ``B15``; ``B10-30`` when tasks kept budgets of their own that differ."""
+        if self.budget is not None:
+            return f"B{self.budget}"
+        budgets = sorted({r.budget for r in self.results.values()})
+        return f"B{budgets[0]}-{budgets[-1]}" if budgets else "B?"
+
+    @property
+    def hints(self) -> bool:
+        """Whether the agent was shown the tasks' success hints (``--hints on``)."""
+        return self.record is not None and self.record.settings.hints
+
+    @property
     def config_key(self) -> str:
-        """What the run compares on besides its budget: agent, model, ablations."""
+        """What the run compares on besides its budget: agent, model, ablations, hints."""
+        return self.base_config_key + (" +hints" if self.hints else "")
+
+    @property
+    def base_config_key(self) -> str:
+        """The configuration without the hint arm: a hint-on and a hint-off run of it are compared."""
         if self.record is None:
             agents = sorted({r.agent for r in self.results.values()})
             return "/".join(agents)
@@ -65,16 +83,24 @@ class RunSet:
         return self.runs[0].budget
 
     @property
+    def base_config_key(self) -> str:
+        return self.runs[0].base_config_key
+
+    @property
+    def hints(self) -> bool:
+        return self.runs[0].hints
+
+    @property
     def seeds(self) -> list[int | None]:
         return [run.record.settings.seed if run.record else None for run in self.runs]
 
 
 def group_runs(runs: list[Run]) -> list[RunSet]:
     """Runs with the same configuration, budget and task set are repeats of one another."""
-    groups: dict[tuple[str, int | None, frozenset[str]], list[Run]] = {}
+    groups: dict[tuple[str, str, frozenset[str]], list[Run]] = {}
     for run in runs:
-        groups.setdefault((run.config_key, run.budget, frozenset(run.results)), []).append(run)
-    sets = [RunSet(f"{key[0]} B{key[1] or '?'}" + (f" x{len(group)}" if len(group) > 1 else ""), group)
+        groups.setdefault((run.config_key, run.budget_label, frozenset(run.results)), []).append(run)
+    sets = [RunSet(f"{key[0]} {key[1]}" + (f" x{len(group)}" if len(group) > 1 else ""), group)
             for key, group in groups.items()]
     labels = [s.label for s in sets]
     for item in sets:
@@ -101,7 +127,7 @@ def load_run(folder: Path) -> Run:
         raise ReportError(f"The folder {str(folder)!r} holds no finished task results (no <task>/result.json).",
                           hint="Give folders written by 'asil bench' or 'asil run'.")
     run = Run(folder, read_record(folder), results, "")
-    run.label = f"{run.config_key} B{run.budget or '?'}"
+    run.label = f"{run.config_key} {run.budget_label}"
     return run
 
 

@@ -9,6 +9,7 @@ from functools import partial
 from statistics import mean, stdev
 from typing import Any
 
+from asil.plugins import region_of, region_order
 from asil.report.runs import Run, RunSet
 from asil.report.viewer import read_trajectory
 from asil.runner.summary import app_of
@@ -79,7 +80,65 @@ def _groups(results: list[EpisodeResult], key: Callable[[EpisodeResult], str]) -
     return dict(sorted(groups.items()))
 
 
-# ----------------------------------------------------------------------------- (a) success
+# ----------------------------------------------------------------------------- (a) Table 1: regions
+def region_table(sets: list[RunSet]) -> Table:
+    """The ASIL paper's Table 1 layout: one row per run set, regions as columns (task counts in the heads), Overall.
+
+    A cell is the strict success rate (mean score in parentheses) over the region's tasks in that run; a run
+    whose region holds a different number of tasks than the head says so (n=...).
+    """
+    tasks: dict[str, set[str]] = defaultdict(set)
+    for item in sets:
+        for run in item.runs:
+            for result in run.ordered:
+                tasks[region_of(result.apps)].add(result.task_id)
+    regions = region_order(set(tasks))
+    total = len({task for members in tasks.values() for task in members})
+    columns = ["run"] + [f"{region} ({len(tasks[region])})" for region in regions] + [f"Overall ({total})"]
+    rows = []
+    for item in sets:
+        row = [item.label]
+        for region, size in [(r, len(tasks[r])) for r in regions] + [(None, total)]:
+            per_run = [[r for r in run.ordered if region is None or region_of(r.apps) == region] for run in item.runs]
+            if not per_run[0]:
+                row.append(DASH)
+                continue
+            cell = (f"{spread([_rate(g) for g in per_run], pct)} "
+                    f"({spread([_mean([r.score for r in g]) for g in per_run], lambda v: num(v, 3))})")
+            row.append(cell + (f" n={len(per_run[0])}" if len(per_run[0]) != size else ""))
+        rows.append(row)
+    notes = ["Cells: strict success rate in % (mean score in parentheses). Regions follow the ASIL paper's Table 1 "
+             "and Appendix A: each app's record names its region; tasks over several apps are Multi-App; an app "
+             "whose record names no region is under Other. Column heads count the distinct tasks of all runs shown; "
+             "n=... marks a run with another number.", SPREAD_NOTE]
+    return Table("regions", "Success by region (ASIL paper Table 1 layout)", columns, rows, notes)
+
+
+# ----------------------------------------------------------------------------- hint effect
+def hint_table(sets: list[RunSet]) -> Table | None:
+    """Hint-on against hint-off runs of the same configuration, budget and tasks (the paper's hint effect)."""
+    pairs: dict[tuple[str, int | None, frozenset[str]], dict[bool, RunSet]] = defaultdict(dict)
+    for item in sets:
+        pairs[(item.base_config_key, item.budget, frozenset(item.runs[0].results))][item.hints] = item
+    rows = []
+    for (config, _, members), arms in pairs.items():
+        if len(arms) < 2:
+            continue
+        off, on = ([_rate(run.ordered) or 0.0 for run in arms[hints].runs] for hints in (False, True))
+        passed = [sum(r.success for r in arms[hints].runs[0].ordered) for hints in (False, True)]
+        rows.append([config + f" {arms[False].runs[0].budget_label}", count(len(members)), spread(off, pct),
+                     spread(on, pct), f"{100 * (mean(on) - mean(off)):+.1f}", f"{passed[1]}/{len(members)} vs "
+                     f"{passed[0]}/{len(members)}"])
+    if not rows:
+        return None
+    notes = ["Hint on: the agent read the task's success hint, derived from its evaluator (asil bench --hints on); "
+             "hint off is the default and the arm of every matched comparison. The difference is in points, "
+             "between means over repeats; the last column counts strict successes (first repeat).", SPREAD_NOTE]
+    return Table("hints", "Success-hint effect (hint on vs off)", ["configuration", "tasks", "SR hint off (%)",
+                 "SR hint on (%)", "difference", "passed on vs off"], rows, notes)
+
+
+# ----------------------------------------------------------------------------- success by app
 def success_table(sets: list[RunSet], by: str) -> Table:
     """Success and mean score with counts, per app or per domain, for every run set."""
     key: Callable[[EpisodeResult], str] = app_of if by == "app" else (lambda r: r.domain or "-")
@@ -343,7 +402,9 @@ def _fmt(name: str, value: float) -> str:
 
 
 def all_tables(sets: list[RunSet]) -> list[Table]:
-    tables = [success_table(sets, "app"), success_table(sets, "domain")]
+    tables = [region_table(sets)]
+    hints = hint_table(sets)
+    tables += ([hints] if hints is not None else []) + [success_table(sets, "app")]
     with_lstc = [item for item in sets if any(_lstc(run.ordered) for run in item.runs)]
     tables += [runtime_table(item) for item in with_lstc or sets[:1]]
     tables += [events_table(sets), resources_table(sets), budget_table(sets)]

@@ -71,16 +71,18 @@ def make_runner(backend: Backend, agent: AgentSpec | Callable[[], Agent], out_di
     return LocalPool(workers, str(out_dir.resolve()), episode_timeout_s)
 
 
-def run_settings(agent: AgentSpec | Callable[[], Agent], budget: int | None, backend: str) -> RunSettings:
-    """What makes a run comparable, resolved once from the agent, the run-wide budget and the backend.
+def run_settings(agent: AgentSpec | Callable[[], Agent], budget: int | None, backend: str,
+                 hints: bool = False) -> RunSettings:
+    """What makes a run comparable, resolved once from the agent, the run-wide budget, the backend and
+    whether agents see success hints.
 
     ``budget`` stays None when each task keeps its own (``Task.step_budget`` resolves it per episode).
     """
     if isinstance(agent, AgentSpec):
         return RunSettings(agent=agent.name, model=agent.options.get("model"), budget=budget,
                            ablations=sorted(ablation_names(agent.options.get("ablate"))), backend=backend,
-                           seed=agent_seed(agent))
-    return RunSettings(agent=str(getattr(agent(), "name", "custom")), budget=budget, backend=backend)
+                           seed=agent_seed(agent), hints=hints)
+    return RunSettings(agent=str(getattr(agent(), "name", "custom")), budget=budget, backend=backend, hints=hints)
 
 
 def agent_seed(spec: AgentSpec) -> int | None:
@@ -132,16 +134,20 @@ def run_bench(tasks: list[Task], agent: AgentSpec | Callable[[], Agent], out_dir
               backend: Backend | None = None, workers: int = 1, episode_timeout_s: float | None = None,
               ray_address: str | None = None, full_observations: bool = False, record: RunRecord | None = None,
               on_resume: Callable[[dict[str, EpisodeResult]], None] | None = None,
-              live: bool = False) -> dict[str, Any]:
+              live: bool = False, hints: bool = False, keep_final_state: bool = False) -> dict[str, Any]:
     """Run the unfinished tasks of ``out_dir`` and write ``out_dir/summary.json``; returns the summary.
 
     ``agent`` is an AgentSpec (any backend) or a factory of agents (inline backend only). ``live`` makes
-    each running episode print its slow model calls and heartbeats to stderr (``LiveStatus``).
+    each running episode print its slow model calls and heartbeats to stderr (``LiveStatus``). ``hints``
+    shows agents each task's success hint; ``keep_final_state`` keeps each episode's judged files as
+    ``<task>/final_state.tar.gz`` for ``asil audit``. A given ``record``'s settings decide ``hints``.
     """
     out_dir = Path(out_dir)
     chosen: Backend = backend or ("local" if isinstance(agent, AgentSpec) else "inline")
-    record = record or RunRecord(settings=run_settings(agent, budget, chosen), workers=workers,
-                                 episode_timeout_s=episode_timeout_s, render=render)
+    record = record or RunRecord(settings=run_settings(agent, budget, chosen, hints), workers=workers,
+                                 episode_timeout_s=episode_timeout_s, render=render,
+                                 keep_final_state=keep_final_state)
+    hints, keep_final_state = record.settings.hints, keep_final_state or record.keep_final_state
     open_run(out_dir, record)
     started = time.monotonic()
     results, todo = plan_resume(out_dir, tasks)
@@ -163,7 +169,8 @@ def run_bench(tasks: list[Task], agent: AgentSpec | Callable[[], Agent], out_dir
         if progress is not None:
             progress(result)
 
-    jobs = [EpisodeJob.of(task, spec, budget, render, full_observations, live) for task in todo]
+    jobs = [EpisodeJob.of(task, spec, budget, render, full_observations, live, hints, keep_final_state)
+            for task in todo]
     if jobs:
         make_runner(chosen, agent, out_dir, workers, episode_timeout_s, ray_address).run(jobs, on_end)
     wanted = {task.id for task in tasks}

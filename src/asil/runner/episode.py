@@ -13,6 +13,7 @@ from asil.env import Env, StepOutcome
 from asil.evaluate.evaluator import Evaluation
 from asil.llm.base import LLMError, reporting_calls
 from asil.protocol import ActionResult, AsilError, Observation
+from asil.runner.final_state import ARCHIVE, archive_final_state
 from asil.runner.progress import LiveStatus
 from asil.runner.trace import EpisodeResult, ModelCall, Termination, TraceLine, TraceWriter, call_totals
 from asil.tasks.model import Task
@@ -27,8 +28,9 @@ class _Episode:
     """Mutable bookkeeping of one run, so the loop itself stays short."""
 
     def __init__(self, task: Task, agent: Agent, writer: TraceWriter, env: Env, render: bool = False,
-                 timeout_s: float | None = None):
+                 timeout_s: float | None = None, hints: bool = False):
         self.task, self.agent, self.writer, self.env = task, agent, writer, env
+        self.hints = hints
         self.render = render
         self.deadline = time.monotonic() + timeout_s if timeout_s is not None else None
         self.timeout_s = timeout_s
@@ -56,7 +58,7 @@ class _Episode:
 
     def loop(self) -> None:
         observation = self.env.reset()
-        self.agent.reset(self.task, self.env.schemas())
+        self.agent.reset(self.task.for_agent(self.hints), self.env.schemas())
         self.snapshot()
         last: ActionResult | None = None
         while True:
@@ -88,15 +90,18 @@ class _Episode:
 
 def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = None,
                 full_observations: bool = False, render: bool = False,
-                timeout_s: float | None = None, status: LiveStatus | None = None) -> EpisodeResult:
+                timeout_s: float | None = None, status: LiveStatus | None = None, hints: bool = False,
+                keep_final_state: bool = False) -> EpisodeResult:
     """Run one task to its end and write ``out_dir/<task_id>/`` (traj.jsonl, calls.jsonl, result.json,
     result.txt). ``timeout_s`` is checked between steps (a bench's ``--episode-timeout`` also kills a late
     worker); a timed-out episode is still evaluated and keeps its trajectory and calls. ``status`` prints what
-    the episode is doing while a slow model works (see ``LiveStatus``)."""
+    the episode is doing while a slow model works (see ``LiveStatus``). With ``hints`` the agent reads the
+    task's success hint after its instruction; ``keep_final_state`` adds ``final_state.tar.gz`` (the judged
+    files, for ``asil audit``)."""
     started = time.monotonic()
     writer = TraceWriter(out_dir / task.id, full_observations)
     env = Env(task, budget=budget)
-    episode = _Episode(task, agent, writer, env, render, timeout_s)
+    episode = _Episode(task, agent, writer, env, render, timeout_s, hints)
 
     def on_call(record: dict[str, object]) -> None:
         call = ModelCall.model_validate({"step": env.steps, **record})
@@ -118,6 +123,8 @@ def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = No
     except Exception as exc:
         episode.termination, episode.error = "env_error", _describe(exc)
     finally:
+        if keep_final_state and episode.evaluation is not None and env.workspace is not None:
+            archive_final_state(env.workspace, task, env.outcome, env.answer, writer.folder / ARCHIVE)
         env.close()
         if status is not None:
             status.stop()

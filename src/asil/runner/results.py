@@ -39,6 +39,7 @@ class RunSettings(BaseModel):
     ablations: list[str] = Field(default_factory=list)
     backend: str = "local"
     seed: int | None = Field(None, description="the model's sampling seed; null for agents without a model")
+    hints: bool = Field(False, description="agents saw each task's success hint (asil bench --hints on)")
 
 
 class RunRecord(BaseModel):
@@ -54,6 +55,7 @@ class RunRecord(BaseModel):
     workers: int = 1
     episode_timeout_s: float | None = None
     render: bool = False
+    keep_final_state: bool = Field(False, description="each task folder keeps final_state.tar.gz (asil audit)")
     repeat: int | None = Field(None, description="which of --repeats N runs this is (1-based); null for a single run")
     repeats: int | None = None
     created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))

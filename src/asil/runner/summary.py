@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from asil.plugins import region_of, region_order
 from asil.runner.results import RunSettings
 from asil.runner.trace import EpisodeResult, Termination
 
@@ -44,7 +45,9 @@ class BenchSummary(BaseModel):
     settings: RunSettings | None = None
     total: SummaryRow
     apps: dict[str, SummaryRow]
-    domains: dict[str, SummaryRow] = Field(default_factory=dict)
+    regions: dict[str, SummaryRow] = Field(default_factory=dict, description="per region of the ASIL paper's "
+                                           "Table 1 (the app records' regions; Multi-App for several apps)")
+    domains: dict[str, SummaryRow] = Field(default_factory=dict, description="per free-text domain tag")
     terminations: dict[str, int] = Field(default_factory=dict)
     tasks: dict[str, TaskSummary]
     wall_s: float | None = Field(None, description="wall time of the last bench invocation on this folder")
@@ -55,12 +58,15 @@ def summarize(results: Iterable[EpisodeResult], settings: RunSettings | None = N
     everything = sorted(results, key=lambda r: r.task_id)
     by_app: dict[str, list[EpisodeResult]] = defaultdict(list)
     by_domain: dict[str, list[EpisodeResult]] = defaultdict(list)
+    by_region: dict[str, list[EpisodeResult]] = defaultdict(list)
     for result in everything:
         by_app[app_of(result)].append(result)
+        by_region[region_of(result.apps)].append(result)
         by_domain[result.domain or "-"].append(result)
     return BenchSummary(
         settings=settings, total=row(everything),
         apps={app: row(rows) for app, rows in sorted(by_app.items())},
+        regions={region: row(by_region[region]) for region in region_order(set(by_region))},
         domains={domain: row(rows) for domain, rows in sorted(by_domain.items())},
         terminations=dict(sorted(Counter(r.termination for r in everything).items())),
         tasks={r.task_id: TaskSummary(app=app_of(r), domain=r.domain, success=r.success, score=r.score, steps=r.steps,
@@ -86,13 +92,17 @@ def row(results: list[EpisodeResult]) -> SummaryRow:
 
 
 def format_table(summary: BenchSummary | dict[str, Any]) -> str:
+    """Per app, then per region (the ASIL paper's Table 1 columns) and the total."""
     if isinstance(summary, dict):
         summary = BenchSummary.model_validate(summary)
-    header = f"{'app':<10} {'tasks':>5} {'success':>7} {'SR':>6} {'score':>6} {'steps':>6} {'time s':>7}"
+    header = f"{'app':<21} {'tasks':>5} {'success':>7} {'SR':>6} {'score':>6} {'steps':>6} {'time s':>7}"
     lines = [header, "-" * len(header)]
-    rows = list(summary.apps.items()) + [("total", summary.total)]
+    rows = list(summary.apps.items()) + [("", None)] + list(summary.regions.items()) + [("total", summary.total)]
     for name, item in rows:
-        lines.append(f"{name:<10} {item.tasks:>5} {item.success:>7} {item.success_rate:>6.1%} "
+        if item is None:
+            lines.append("-" * len(header))
+            continue
+        lines.append(f"{name:<21} {item.tasks:>5} {item.success:>7} {item.success_rate:>6.1%} "
                      f"{item.mean_score:>6.3f} {item.mean_steps:>6.1f} {item.time_s:>7.1f}")
     if set(summary.terminations) - {"done", "infeasible"}:
         lines.append("endings: " + ", ".join(f"{name} {count}" for name, count in summary.terminations.items()))

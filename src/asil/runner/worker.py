@@ -47,12 +47,15 @@ class EpisodeJob:
     render: bool = False
     full_observations: bool = False
     live: bool = False  # print slow calls and heartbeats of the running episode to stderr (LiveStatus)
+    hints: bool = False  # the agent reads the task's success hint
+    keep_final_state: bool = False  # final_state.tar.gz in the task folder (asil audit)
 
     @classmethod
     def of(cls, task: Task, agent: AgentSpec, budget: int | None = None, render: bool = False,
-           full_observations: bool = False, live: bool = False) -> EpisodeJob:
+           full_observations: bool = False, live: bool = False, hints: bool = False,
+           keep_final_state: bool = False) -> EpisodeJob:
         return cls(task.model_dump(mode="json"), str(task.source_dir) if task.source_dir else None, agent, budget,
-                   render, full_observations, live)
+                   render, full_observations, live, hints, keep_final_state)
 
     @property
     def task_id(self) -> str:
@@ -81,7 +84,8 @@ def run_job(job: EpisodeJob, agent: Agent | None = None) -> EpisodeOutcome:
     with tempfile.TemporaryDirectory(prefix="asil-episode-") as scratch:
         run_episode(task, agent if agent is not None else job.agent.build(), Path(scratch), budget=job.budget,
                     render=job.render, full_observations=job.full_observations,
-                    status=LiveStatus() if job.live else None)
+                    status=LiveStatus() if job.live else None, hints=job.hints,
+                    keep_final_state=job.keep_final_state)
         files = read_task_folder(Path(scratch) / task.id)
     return EpisodeOutcome(task.id, files, time.monotonic() - started)
 

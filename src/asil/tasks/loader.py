@@ -40,7 +40,14 @@ def load_task_file(path: Path) -> Task:
 
 
 def load_tasks(suite: str | None = None, app: str | None = None, root: Path | None = None) -> list[Task]:
-    """All tasks under ``root`` (the built-in suites by default), filtered, sorted by id."""
+    """All tasks under ``root`` (the built-in suites by default), filtered, sorted by id.
+
+    ``suite`` may also name a band (``easy60``): the tasks its committed band file selects.
+    """
+    from asil.tasks.bands import BANDS, band_tasks
+
+    if suite in BANDS:
+        return [t for t in band_tasks(suite, load_tasks(root=root)) if app is None or app in t.apps]
     root = root or builtin_root()
     tasks = [load_task_file(p) for p in task_files(root)]
     seen: dict[str, Path] = {}

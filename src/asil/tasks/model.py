@@ -40,6 +40,9 @@ class EvaluatorSpec(_Strict):
     paths: list[list[Checkpoint]] = Field(min_length=1)
 
 
+DEFAULT_BUDGET = 15  # the ASIL paper's step budget for every main-benchmark task (Appendix A)
+
+
 class Task(_Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     suite: str
@@ -47,7 +50,8 @@ class Task(_Strict):
     domain: str
     instruction: str
     setup: Setup = Field(default_factory=Setup)
-    budget: int = Field(15, ge=1, le=1000)
+    budget: int = Field(DEFAULT_BUDGET, ge=1, le=1000)
+    budget_reason: str | None = Field(None, description="why the task needs more than the default 15 steps")
     hint: str | None = None
     feasible: bool = True
     evaluator: EvaluatorSpec
@@ -60,6 +64,27 @@ class Task(_Strict):
         if ends_infeasible == self.feasible:
             raise ValueError("a task is infeasible exactly when its reference ends with an 'infeasible' action")
         return self
+
+    @property
+    def region(self) -> str:
+        """The benchmark region (the ASIL paper's Table 1 columns), from the app records: Multi-App for several apps."""
+        from asil.plugins import region_of
+
+        return region_of(self.apps)
+
+    def success_hint(self) -> str:
+        """What the evaluator will check, in words and without expected values (shown with ``--hints on``)."""
+        from asil.tasks.hints import success_hint
+
+        return success_hint(self)
+
+    def for_agent(self, hints: bool) -> Task:
+        """The task as the agent is told it: with ``hints`` the instruction ends with the success hint."""
+        if not hints:
+            return self
+        told = self.model_copy(update={"instruction": f"{self.instruction}\n\nSuccess hint: {self.success_hint()}"})
+        told.source_dir = self.source_dir
+        return told
 
     def step_budget(self, budget: int | None = None) -> int:
         """The step budget of an episode of this task: the run's ``budget`` when given, else the task's own.

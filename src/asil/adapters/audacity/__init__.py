@@ -1,6 +1,6 @@
 """The Audacity adapter (scripted Audacity through mod-script-pipe)."""
 
-from asil.plugins import packaged_app
+from asil.plugins import CREATIVE, packaged_app
 
-PLUGIN = packaged_app(__name__, "AudacityAdapter", "script", extensions=(".wav",),
+PLUGIN = packaged_app(__name__, "AudacityAdapter", "script", region=CREATIVE, extensions=(".wav",),
                       builders={"audio": "build_audio", "labels": "build_labels"})

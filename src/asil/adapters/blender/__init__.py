@@ -1,5 +1,6 @@
 """The Blender adapter (native scripting through bpy)."""
 
-from asil.plugins import packaged_app
+from asil.plugins import CREATIVE, packaged_app
 
-PLUGIN = packaged_app(__name__, "BlenderAdapter", "script", extensions=(".blend",), builders={"blend": "build_blend_file"})
+PLUGIN = packaged_app(__name__, "BlenderAdapter", "script", region=CREATIVE, extensions=(".blend",),
+                      builders={"blend": "build_blend_file"})

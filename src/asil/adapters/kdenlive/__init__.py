@@ -1,6 +1,6 @@
 """Kdenlive (MLT XML) adapter."""
 
-from asil.plugins import packaged_app
+from asil.plugins import CREATIVE, packaged_app
 
-PLUGIN = packaged_app(__name__, "KdenliveAdapter", "script", extensions=(".kdenlive", ".mlt"),
+PLUGIN = packaged_app(__name__, "KdenliveAdapter", "script", region=CREATIVE, extensions=(".kdenlive", ".mlt"),
                       builders={"media_clip": "build_media_clip", "mlt_project": "build_mlt_project"})

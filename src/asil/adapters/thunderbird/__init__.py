@@ -1,6 +1,7 @@
 """Thunderbird on a real Dovecot IMAP server, driven over Marionette."""
 
-from asil.plugins import packaged_app
+from asil.plugins import FILES, packaged_app
 
-PLUGIN = packaged_app(__name__, "ThunderbirdAdapter", "service",
-                      builders={"maildir": "build_maildir_file", "contacts": "build_contacts_file"})
+PLUGIN = packaged_app(__name__, "ThunderbirdAdapter", "service", region=FILES,
+                      builders={"maildir": "build_maildir_file", "contacts": "build_contacts_file"},
+                      scratch=(".asil/thunderbird/profile",))  # the raw validator reads .asil/thunderbird/saved
