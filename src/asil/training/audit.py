@@ -140,7 +140,8 @@ class HeldOut:
             raise ValueError("The overlap audit needs at least one held-out task.")
         self.tasks = tasks
         self.prints = [fingerprint(t) for t in tasks]
-        self.vectorizer = require("sklearn.feature_extraction.text", "train").TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, stop_words="english")
+        text = require("sklearn.feature_extraction.text", "train")
+        self.vectorizer = text.TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, stop_words="english")
         self.matrix = self.vectorizer.fit_transform([p.text for p in self.prints])
         self.ids = {p.task_id for p in self.prints}
         self.sources = {p.source for p in self.prints}

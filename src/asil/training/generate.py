@@ -9,14 +9,14 @@ written as ``<out>/<suite>/<app>/<id>.json``, apart from the benchmark suites.
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from asil.tasks.loader import builtin_root, live_root, load_tasks
 from asil.tasks.model import Task
@@ -52,10 +52,15 @@ class AppGeneration:
         return all(len(self.kept[s]) >= n for s, n in zip(SUITES, want, strict=True))
 
 
-def app_candidates(app: str, seed: int) -> list[Candidate] | Any:
-    """The seeded candidate stream of one app's templates."""
+@functools.lru_cache(maxsize=1)
+def _benchmark_tasks() -> dict[str, Task]:
+    return {t.id: t for t in load_tasks(root=builtin_root())}
+
+
+def app_candidates(app: str, seed: int) -> Iterator[Candidate]:
+    """The seeded candidate stream of one app's templates (their bases are benchmark tasks)."""
     templates = load_templates(app)
-    held = {t.id: t for t in load_tasks(root=builtin_root())}
+    held = _benchmark_tasks()
     missing = [t.base for t in templates if t.base not in held]
     if missing:
         raise ValueError(f"Template base task {missing[0]!r} of {app} is not a benchmark task.")
