@@ -39,7 +39,7 @@ def add_tasks_commands(tasks_sub: Any) -> None:
 def cmd_generate(args: argparse.Namespace) -> int:
     from asil.tasks.loader import training_root
     from asil.training.audit import HeldOut, PoolRow, table10
-    from asil.training.generate import RejectedTask, generate, generated_apps, quota, write_suites
+    from asil.training.generate import AppGeneration, RejectedTask, generate, generated_apps, quota, write_suites
 
     known = generated_apps()
     apps = args.app or known
@@ -50,21 +50,30 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise TrainingUsageError("--workers must be at least 1.")
     wanted = {a: (args.train if args.train is not None else quota(a)[0],
                   args.val if args.val is not None else quota(a)[1]) for a in apps}
-    results = generate(apps, args.seed, args.workers, wanted=wanted)
+    out = args.out or training_root()
+    held_out = HeldOut.benchmark()
+    written: list[Path] = []
+    refused: list[str] = []
+
+    def write(result: AppGeneration) -> None:  # each app as soon as it is done: a long run keeps what it made
+        try:
+            written.extend(write_suites([result], out, held_out))
+        except RejectedTask as exc:
+            refused.append(str(exc))
+
+    results = generate(apps, args.seed, args.workers, wanted=wanted, on_done=write)
     print(table10([PoolRow(r.app, r.verdicts) for r in results]))
-    print(f"\n{'app':<12} {'train':>6} {'val':>5} {'unsound':>8} {'seconds':>8}")
+    print(f"\n{'app':<12} {'candidates':>10} {'train':>6} {'val':>5} {'unsound':>8} {'seconds':>8}")
     for r in results:
-        print(f"{r.app:<12} {len(r.kept['train']):>6} {len(r.kept['val']):>5} {len(r.unsound):>8} {r.seconds:>8.1f}")
+        print(f"{r.app:<12} {len(r.verdicts):>10} {len(r.kept['train']):>6} {len(r.kept['val']):>5} "
+              f"{len(r.unsound):>8} {r.seconds:>8.1f}")
+    print(f"wrote {len(written)} tasks to {out}")
+    for problem in refused:
+        print(problem, file=sys.stderr)
     incomplete = [r.app for r in results if not r.complete]
-    try:
-        written = write_suites(results, args.out or training_root(), HeldOut.benchmark())
-    except RejectedTask as exc:
-        raise TrainingUsageError(str(exc)) from None
-    print(f"wrote {len(written)} tasks to {args.out or training_root()}")
     if incomplete:
         print(f"quota not filled for: {', '.join(incomplete)} (their templates ran out)", file=sys.stderr)
-        return EXIT_ERROR
-    return EXIT_OK
+    return EXIT_ERROR if incomplete or refused else EXIT_OK
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -172,7 +181,8 @@ def cmd_export_sft(args: argparse.Namespace) -> int:
     if args.runs:
         from asil.training.sft import guided_rows
 
-        known = {t.id: t for root in (builtin_root(), training_root()) for t in load_tasks(root=root)}
+        roots = [builtin_root(), training_root(), *_run_task_dirs(args.runs)]
+        known = {t.id: t for root in roots for t in load_tasks(root=root)}
         known.update({t.id: t for t in tasks})
         guided, skipped = guided_rows(args.runs, known)
         for reason, count in sorted(skipped.items()):
@@ -182,3 +192,15 @@ def cmd_export_sft(args: argparse.Namespace) -> int:
         write_jsonl(args.out / f"{name}.jsonl", rows)
     print(table7([("SFT-v0", v0), ("agentic-guided", guided), ("merged (dedup)", merged)]))
     return EXIT_OK
+
+
+def _run_task_dirs(runs: list[Path]) -> list[Path]:
+    """The --tasks-dir folders the runs were made from (their run.json says), that still exist."""
+    import json
+
+    folders = []
+    for record in (p for run in runs for p in sorted(run.rglob("run.json"))):
+        tasks_dir = json.loads(record.read_text(encoding="utf-8")).get("tasks_dir")
+        if tasks_dir and Path(tasks_dir).is_dir():
+            folders.append(Path(tasks_dir))
+    return folders

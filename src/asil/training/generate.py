@@ -14,7 +14,7 @@ import json
 import shutil
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,18 +124,29 @@ def _printer(app: str) -> Callable[[str], None]:
 
 
 def generate(apps: list[str], seed: int, workers: int = 1, check: bool = True,
-             wanted: dict[str, tuple[int, int]] | None = None) -> list[AppGeneration]:
+             wanted: dict[str, tuple[int, int]] | None = None,
+             on_done: Callable[[AppGeneration], None] | None = None) -> list[AppGeneration]:
     """Generate every app's tasks, ``workers`` apps at a time (each app in its own process when workers > 1).
 
-    ``wanted`` overrides the (train, val) quota of an app.
+    ``wanted`` overrides the (train, val) quota of an app; ``on_done`` gets each app's result as soon as it is
+    finished (the command writes it then, so a long run keeps the apps it has finished).
     """
     wanted = wanted or {}
+    done = on_done or (lambda result: None)
+    results = []
     if workers <= 1:
         held_out = HeldOut.benchmark()
-        return [generate_app(a, seed, held_out, check, wanted.get(a), progress=_printer(a)) for a in apps]
+        for app in apps:
+            results.append(generate_app(app, seed, held_out, check, wanted.get(app), progress=_printer(app)))
+            done(results[-1])
+        return results
     with ProcessPoolExecutor(max_workers=workers, max_tasks_per_child=1) as pool:
         futures = [pool.submit(_generate_in_worker, app, seed, check, wanted.get(app)) for app in apps]
-        return [future.result() for future in futures]
+        for future in as_completed(futures):
+            results.append(future.result())
+            done(results[-1])
+    order = {app: index for index, app in enumerate(apps)}
+    return sorted(results, key=lambda r: order[r.app])
 
 
 class RejectedTask(ValueError):
