@@ -129,3 +129,16 @@ def test_the_judge_that_does_not_answer_is_recorded_as_an_error(held_out: HeldOu
     finally:
         server.close()
     assert verdicts[0].judge is not None and verdicts[0].judge.startswith("error")
+
+
+def test_the_audit_command_asks_the_judge_about_the_top_pairs(capsys: pytest.CaptureFixture[str]) -> None:
+    server = ChatServer()
+    try:
+        server.behaviours += [{"text": '{"label": "same template"}'}] * 2
+        code = main(["tasks", "audit", "--suite", "val", "--judge-model", "judge-m", "--judge-url", server.url,
+                     "--judge-top", "2"])
+    finally:
+        server.close()
+    out = capsys.readouterr().out
+    assert code == 0 and len(server.requests) == 2
+    assert out.count("-> same template") == 2 and "LLM judge on the riskiest pairs" in out
