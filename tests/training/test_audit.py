@@ -94,7 +94,7 @@ def test_the_committed_train_and_val_suites_have_zero_rejects(tmp_path: Path,
     rejected = [v for v in verdicts if v["decision"] == "reject"]
     assert code == 0 and len(verdicts) == 600 and not rejected, rejected[:3]
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("train ", "val "))}
-    assert rows["train"][1:2] == ["512"] and rows["val"][1:2] == ["128"]
+    assert rows["train"][1:2] == ["480"] and rows["val"][1:2] == ["120"]  # 13 x 32 + 64, 13 x 8 + 16
 
 
 def test_the_llm_judge_labels_the_riskiest_pairs_over_http(held_out: HeldOut) -> None:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
 
 from asil.runner.check import check_task
 from asil.tasks import load_tasks
-from asil.tasks.loader import TRAINING_SUITES
+from asil.tasks.loader import TRAINING_SUITES, TaskError, get_task
 from asil.training.audit import HeldOut
 from asil.training.generate import app_candidates, generate_app, generated_apps, quota
-from asil.training.templates import load_templates
+from asil.training.templates import instantiate, load_templates
 
 APPS = generated_apps()
 TRAIN = load_tasks(suite="train")
@@ -20,6 +21,13 @@ VAL = load_tasks(suite="val")
 
 def _first(app: str, seed: int, count: int = 12) -> list[str]:
     return [c.task.model_dump_json() for c in itertools.islice(app_candidates(app, seed), count)]
+
+
+def test_a_slot_whose_literal_an_earlier_slot_replaced_is_refused() -> None:
+    template = next(t for t in load_templates("blender") if t.name == "blender-rename-into-collection")
+    shadowed = dataclasses.replace(template, slots=tuple(reversed(template.slots)))  # 'Planet' before 'Planets'
+    with pytest.raises(TaskError, match="finds no 'Planets'"):
+        instantiate(shadowed, get_task(template.base), shadowed.combinations()[0], "train", 0)
 
 
 def test_templates_cover_the_fourteen_live_apps() -> None:

@@ -16,6 +16,9 @@ from asil.training.sft import GUIDED, V0, guided_rows, merge, replay_rows, table
 from tests.chat_server import ChatServer
 
 NAUTILUS = [t for t in load_tasks(suite="train") if t.apps == ["nautilus"]]
+# Imported while collecting, before any test starts LibreOffice: python-uno's import hook breaks tqdm's
+# relative imports inside datasets when datasets is first imported after it.
+datasets = pytest.importorskip("datasets")
 
 
 def is_conversational(example: dict[str, Any]) -> bool:
@@ -99,7 +102,6 @@ def test_guided_rows_keep_verified_error_free_steps_and_merge_dedups(tmp_path: P
 
 
 def test_rows_load_with_hugging_face_datasets_and_table_7_counts_them(tmp_path: Path) -> None:
-    datasets = pytest.importorskip("datasets")
     rows = [{"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": f"Task: t{i}"},
                           {"role": "assistant", "content": json.dumps({"thought": "go", "action": {
                               "action_type": "done"}})}],
@@ -118,7 +120,6 @@ def test_rows_load_with_hugging_face_datasets_and_table_7_counts_them(tmp_path: 
 @pytest.mark.slow
 def test_the_export_command_writes_three_splits_that_datasets_loads(tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    datasets = pytest.importorskip("datasets")
     code = main(["export", "sft", "--out", str(tmp_path / "sft"), "--suite", "train", "--app", "nautilus",
                  "--limit", "2"])
     out = capsys.readouterr().out

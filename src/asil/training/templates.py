@@ -87,6 +87,9 @@ def instantiate(template: Template, base: Task, values: dict[str, Value], suite:
     data = base.model_dump(mode="json", exclude={"id", "suite", "instruction", "source_dir"})
     data["setup"]["files"] = [_inline(item, base) for item in data["setup"]["files"]]
     for slot in template.slots:
+        if not _contains(data, slot.literal):  # e.g. an earlier slot replaced it: the instruction would lie
+            raise TaskError(f"Template {template.name!r}: slot {slot.name!r} finds no {slot.literal!r} in the task "
+                            "(an earlier slot's literal contains it?); order the slots so it comes first.")
         data = _replace(data, slot.literal, values[slot.name])
     digest = hashlib.sha256(json.dumps([template.name, values], sort_keys=True).encode()).hexdigest()[:8]
     shown = {name: _shown(value) for name, value in values.items()}
@@ -135,6 +138,16 @@ def _inline(item: dict[str, Any], base: Task) -> dict[str, Any]:
 
 def _shown(value: Value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _contains(node: Any, literal: Value) -> bool:
+    if isinstance(node, dict):
+        return any(_contains(item, literal) for item in node.values())
+    if isinstance(node, list):
+        return any(_contains(item, literal) for item in node)
+    if isinstance(literal, str):
+        return isinstance(node, str) and literal in node
+    return isinstance(node, int | float) and not isinstance(node, bool) and node == literal
 
 
 def _replace(node: Any, literal: Value, value: Value) -> Any:
