@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.protocol import AsilError
+from asil.training.cli import add_export_parser, add_tasks_commands
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
 
@@ -192,7 +193,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"budget": args.budget, "render": args.render, "backend": args.backend,
                                "workers": args.workers, "episode_timeout_s": args.episode_timeout,
                                "ray_address": args.ray_address, "live": True,
-                               "keep_final_state": args.keep_final_state}
+                               "keep_final_state": args.keep_final_state,
+                               "full_observations": args.full_observations}
     if args.repeats > 1:
         return _bench_repeats(tasks, agent, Path(args.out), args.repeats, record, options)
     summary = run_bench(tasks, agent, Path(args.out), progress=progress.update, record=record, on_resume=resumed,
@@ -415,6 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = tasks_sub.add_parser(name)
         _task_filters(p)
         p.set_defaults(func=cmd_tasks)
+    add_tasks_commands(tasks_sub)
     p = sub.add_parser("run", help="run one task with an agent")
     p.add_argument("task_id")
     _agent_options(p)
@@ -435,6 +438,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray-address", help="an existing Ray cluster (default: a private local Ray)")
     p.add_argument("--episode-timeout", type=float, metavar="S",
                    help="wall-clock limit per episode; a late episode is stopped and recorded as a timeout")
+    p.add_argument("--full-observations", action="store_true",
+                   help="store whole observations in traj.jsonl (needed by 'asil export sft --runs')")
     p.add_argument("--repeats", type=int, default=1, metavar="N",
                    help="run the tasks N times into OUT/repeat-1..N, repeat i with model seed 42+i-1 (recorded in "
                    "run.json); 'asil report OUT' shows mean ± SD")
@@ -451,6 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="audit N states: half evaluator successes, half failures (default: every kept state)")
     p.set_defaults(func=cmd_audit)
     _mcp_parser(sub)
+    add_export_parser(sub)
     p = sub.add_parser("report", help="tables and report.html for one or more run folders")
     p.add_argument("dirs", nargs="+", metavar="DIR", help="run folders written by 'asil bench'")
     p.add_argument("--out", help="where to write the HTML (default: DIR/report.html of the first folder); "

@@ -37,6 +37,31 @@ def reply_schema(schemas: dict[str, ActionSchema]) -> dict[str, Any]:
             "properties": {"thought": {"type": "string"}, "action": action_json_schema(schemas, ("done", "infeasible"))}}
 
 
+def system_prompt(schemas: dict[str, ActionSchema]) -> str:
+    """ReAct's system prompt for these apps (SFT export writes the same prompt the agent sends)."""
+    return render(PROMPTS, "react_system.md", schema=schema_text(schemas))
+
+
+def user_prompt(instruction: str, entries: list[str], observation: str, left_out: int = 0) -> str:
+    """ReAct's user turn: the task, the history entries shown (``left_out`` older ones not), the observation."""
+    history = (f"({left_out} earlier steps not shown)\n" if left_out else "") + "\n".join(entries)
+    return render(PROMPTS, "react_user.md", instruction=instruction, history=history or "(none yet)",
+                  observation=observation)
+
+
+def history_entry(number: int, action: Action, status: str, error: str | None = None) -> str:
+    """One line of ReAct's history: the action as sent and how it went (status, and the error's message)."""
+    shown = action.model_dump(mode="json", exclude_defaults=True)
+    outcome = status + (f" ({error})" if error else "")
+    return f"{number}. {json.dumps(shown)} -> {outcome}"
+
+
+def reply_text(thought: str, action: Action) -> str:
+    """A ReAct reply as the agent parses it: one JSON object with the thought and the action."""
+    return json.dumps({"thought": thought, "action": action.model_dump(mode="json", exclude_defaults=True)},
+                      ensure_ascii=False)
+
+
 def _check_reply(data: dict[str, Any]) -> None:
     parse_action_reply(data)
 
@@ -74,7 +99,7 @@ class ReActAgent:
     def reset(self, task: Task, schemas: dict[str, ActionSchema]) -> None:
         self.task = task
         self.client.bind(task)
-        self.system = render(PROMPTS, "react_system.md", schema=schema_text(schemas))
+        self.system = system_prompt(schemas)
         self.reply_schema = reply_schema(schemas)
         self.history, self.succeeded, self._pending = [], [], None
         self.parse_failures = self.parse_errors = 0
@@ -111,18 +136,15 @@ class ReActAgent:
     def _messages(self, observation: str, keep: int) -> list[Message]:
         assert self.task is not None
         entries = self.history[-keep:] if keep else []
-        left_out = len(self.history) - len(entries)
-        history = (f"({left_out} earlier steps not shown)\n" if left_out else "") + "\n".join(entries)
         return [{"role": "system", "content": self.system},
-                {"role": "user", "content": render(PROMPTS, "react_user.md", instruction=self.task.instruction,
-                                                   history=history or "(none yet)", observation=observation)}]
+                {"role": "user", "content": user_prompt(self.task.instruction, entries, observation,
+                                                        len(self.history) - len(entries))}]
 
     def _remember(self, last: ActionResult | None) -> None:
         if self._pending is None or last is None:
             return
-        action = self._pending.model_dump(mode="json", exclude_defaults=True)
-        outcome = last.status + (f" ({last.error.message})" if last.error else "")
-        self.history.append(f"{len(self.history) + 1}. {json.dumps(action)} -> {outcome}")
+        self.history.append(history_entry(len(self.history) + 1, self._pending, last.status,
+                                          last.error.message if last.error else None))
         if last.ok:
             self.succeeded.append(self._pending.model_dump(mode="json"))
         self._pending = None

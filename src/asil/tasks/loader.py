@@ -16,8 +16,23 @@ class TaskError(AsilError):
     code = "bad_task"
 
 
+# Generated training suites live apart from the benchmark (``asil tasks generate``): loading "all tasks" (bench,
+# tasks check, the test suite) never mixes them in; they are loaded by name (``--suite train``).
+TRAINING_SUITES = ("train", "val")
+
+
 def builtin_root() -> Path:
     return Path(str(resources.files("asil.tasks").joinpath("suites")))
+
+
+def training_root() -> Path:
+    """The generated training suites shipped with ASIL: ``training/<suite>/<app>/*.json``."""
+    return Path(str(resources.files("asil.tasks").joinpath("training")))
+
+
+def live_root() -> Path:
+    """Tasks that need a service this machine cannot run (Gitea): held out like the benchmark, loaded by folder."""
+    return Path(str(resources.files("asil.tasks").joinpath("live")))
 
 
 def task_files(root: Path) -> list[Path]:
@@ -40,7 +55,8 @@ def load_task_file(path: Path) -> Task:
 
 
 def load_tasks(suite: str | None = None, app: str | None = None, root: Path | None = None) -> list[Task]:
-    """All tasks under ``root`` (the built-in suites by default), filtered, sorted by id.
+    """All tasks under ``root`` (the built-in suites by default; the training root for ``train``/``val``),
+    filtered, sorted by id.
 
     ``suite`` may also name a band (``easy60``): the tasks its committed band file selects.
     """
@@ -48,7 +64,10 @@ def load_tasks(suite: str | None = None, app: str | None = None, root: Path | No
 
     if suite in BANDS:
         return [t for t in band_tasks(suite, load_tasks(root=root)) if app is None or app in t.apps]
-    root = root or builtin_root()
+    if root is None:
+        root = training_root() if suite in TRAINING_SUITES else builtin_root()
+    if not root.is_dir():
+        return []
     tasks = [load_task_file(p) for p in task_files(root)]
     seen: dict[str, Path] = {}
     for task in tasks:
@@ -60,7 +79,10 @@ def load_tasks(suite: str | None = None, app: str | None = None, root: Path | No
 
 
 def get_task(task_id: str, root: Path | None = None) -> Task:
-    for task in load_tasks(root=root):
-        if task.id == task_id:
-            return task
+    """A task by id: under ``root``, else among the built-in suites, then the training suites."""
+    roots = [root] if root is not None else [builtin_root(), training_root()]
+    for folder in roots:
+        for task in load_tasks(root=folder):
+            if task.id == task_id:
+                return task
     raise TaskError(f"There is no task {task_id!r}.", hint="List tasks with: asil tasks list")

@@ -1,0 +1,1 @@
+"""Training under the ASIL modality: task generation, the overlap audit, and SFT data export."""
