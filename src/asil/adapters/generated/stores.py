@@ -113,6 +113,7 @@ class XmlStore:
     def apply(self, op: Operation, spec: ElementSpec | None, params: dict[str, Any]) -> list[str]:
         if spec is None:
             raise ActionFailed(f"{op.name} names no element type to act on.")
+        _xml_storable(params)
         if op.kind == "set":
             node = self._element(spec, str(params["id"]))
             for write in op.nodes:
@@ -351,3 +352,14 @@ class ScriptStore:
 
 def program_failed(exc: ProgramFailed) -> ActionFailed:
     return ActionFailed(exc.message, hint=exc.hint)
+
+
+# Characters XML 1.0 cannot hold (lxml refuses them with a ValueError; found by fuzzing the Dia bundle).
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_storable(params: dict[str, Any]) -> None:
+    for name, value in params.items():
+        if isinstance(value, str) and _NOT_XML.search(value):
+            raise InvalidAction(f"Parameter {name!r} holds a character an XML document cannot store (a control "
+                                "character, NUL or a lone surrogate).", hint="Use printable text; tabs and newlines are fine.")
