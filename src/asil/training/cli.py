@@ -1,4 +1,5 @@
-"""Command-line parts of training: ``asil tasks generate``, ``asil tasks audit``, ``asil export sft``, ``asil export verl``."""
+"""Command-line parts of training: ``asil tasks generate``, ``asil tasks audit``, ``asil export sft``, ``asil export verl``,
+``asil rollout serve``."""
 
 from __future__ import annotations
 
@@ -221,6 +222,25 @@ def cmd_export_verl(args: argparse.Namespace) -> int:
                 for index, task in enumerate(tasks)]
         write_parquet(args.out / f"{suite}.parquet", rows)
         print(f"{suite}: {len(rows)} rows -> {args.out / f'{suite}.parquet'}")
+    return EXIT_OK
+
+
+def add_rollout_parser(sub: Any) -> None:
+    rollout = sub.add_parser("rollout", help="the HTTP rollout service for on-policy RL")
+    rollout_sub = rollout.add_subparsers(dest="rollout_command", required=True)
+    p = rollout_sub.add_parser("serve", help="POST /rollout runs the ReAct agent against a policy endpoint")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8321, help="port (default 8321)")
+    p.add_argument("--workers", type=int, default=2, help="rollouts run at once (default 2)")
+    p.set_defaults(func=cmd_rollout_serve)
+
+
+def cmd_rollout_serve(args: argparse.Namespace) -> int:
+    from asil.training.rollout import serve
+
+    if args.workers < 1:
+        raise TrainingUsageError("--workers must be at least 1.")
+    serve(args.host, args.port, args.workers)
     return EXIT_OK
 
 

@@ -1,0 +1,81 @@
+"""The rollout service: real draw.io tasks, the ReAct agent against a loopback OpenAI-compatible policy."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+from starlette.testclient import TestClient
+
+from asil.agents.react import reply_text
+from asil.tasks import load_tasks
+from asil.training.rollout import create_app
+from tests.chat_server import ChatServer
+
+DRAWIO = [t for t in load_tasks(suite="train") if t.apps == ["drawio"]]
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(workers=2)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def policy() -> Iterator[ChatServer]:
+    server = ChatServer()
+    yield server
+    server.close()
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_rollout_runs_the_policy_on_the_restored_task_and_returns_reward_and_messages(
+        client: TestClient, policy: ChatServer) -> None:
+    task = DRAWIO[0]
+    policy.behaviours += [{"text": reply_text("Next.", a)} for a in task.reference_steps()]
+    policy.behaviours.append({"text": '{"thought": "done", "action": {"action_type": "done"}}'})
+    answer = client.post("/rollout", json={"task_id": task.id, "base_url": policy.url, "model": "policy-m",
+                                           "max_turns": 20, "timeout": 120})
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["reward"] == 1.0 and body["success"] and body["error"] is None and body["termination"] == "done"
+    roles = [m["role"] for m in body["messages"]]
+    assert len(policy.requests) >= len(task.reference_steps())  # one policy call per turn
+    assert roles[0] == "system" and roles[1:] == ["user", "assistant"] * len(policy.requests)
+    assert body["messages"][1]["content"].startswith(f"Task: {task.instruction}")
+    assert policy.requests[0]["body"]["model"] == "policy-m"
+    assert client.get("/metrics").json() | {"mean_seconds": 0} == {"workers": 2, "in_flight": 0, "rollouts": 1,
+                                                                   "errors": 0, "mean_seconds": 0}
+
+
+def test_a_policy_that_does_not_answer_ends_the_rollout_with_an_error_reward(client: TestClient) -> None:
+    answer = client.post("/rollout", json={"task_id": DRAWIO[1].id, "base_url": f"http://127.0.0.1:{_closed_port()}/v1",
+                                           "model": "policy-m", "timeout": 30})
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["reward"] == 0.0 and body["termination"] == "llm_error" and body["error"]
+    assert client.get("/metrics").json()["errors"] == 1
+    assert client.get("/health").json() == {"status": "ok"}  # the service stays up
+
+
+def test_bad_requests_get_4xx_naming_the_field_or_the_suites(client: TestClient) -> None:
+    good = {"task_id": DRAWIO[0].id, "base_url": "http://127.0.0.1:1/v1", "model": "m"}
+    missing = client.post("/rollout", json={k: v for k, v in good.items() if k != "task_id"})
+    assert missing.status_code == 422 and missing.json()["field"] == "task_id"
+    too_long = client.post("/rollout", json=good | {"max_turns": 50})
+    assert too_long.status_code == 422 and "'max_turns'" in too_long.json()["error"]
+    extra = client.post("/rollout", json=good | {"turns": 5})
+    assert extra.status_code == 422 and extra.json()["field"] == "turns"
+    not_json = client.post("/rollout", content=b"task_id=x")
+    assert not_json.status_code == 400 and "not JSON" in not_json.json()["error"]
+    unknown = client.post("/rollout", json=good | {"task_id": "no-such-task"})
+    assert unknown.status_code == 404
+    assert "'no-such-task'" in unknown.json()["error"] and "core" in unknown.json()["error"]
+    assert "train" in unknown.json()["error"]
+    assert client.get("/metrics").json()["rollouts"] == 0
