@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from starlette.testclient import TestClient
@@ -11,6 +12,7 @@ from starlette.testclient import TestClient
 from asil.agents.react import reply_text
 from asil.tasks import load_tasks
 from asil.training.rollout import create_app
+from asil.training.verl import overlong_penalty
 from tests.chat_server import ChatServer
 
 DRAWIO = [t for t in load_tasks(suite="train") if t.apps == ["drawio"]]
@@ -38,20 +40,42 @@ def _closed_port() -> int:
 def test_a_rollout_runs_the_policy_on_the_restored_task_and_returns_reward_and_messages(
         client: TestClient, policy: ChatServer) -> None:
     task = DRAWIO[0]
-    policy.behaviours += [{"text": reply_text("Next.", a)} for a in task.reference_steps()]
-    policy.behaviours.append({"text": '{"thought": "done", "action": {"action_type": "done"}}'})
+    policy.behaviours += [{"text": reply_text("Next.", a)} for a in task.reference_steps()]  # ends with done
     answer = client.post("/rollout", json={"task_id": task.id, "base_url": policy.url, "model": "policy-m",
                                            "max_turns": 20, "timeout": 120})
     assert answer.status_code == 200
     body = answer.json()
     assert body["reward"] == 1.0 and body["success"] and body["error"] is None and body["termination"] == "done"
     roles = [m["role"] for m in body["messages"]]
-    assert len(policy.requests) >= len(task.reference_steps())  # one policy call per turn
+    assert len(policy.requests) == len(task.reference_steps())  # one policy call per turn
     assert roles[0] == "system" and roles[1:] == ["user", "assistant"] * len(policy.requests)
     assert body["messages"][1]["content"].startswith(f"Task: {task.instruction}")
     assert policy.requests[0]["body"]["model"] == "policy-m"
     assert client.get("/metrics").json() | {"mean_seconds": 0} == {"workers": 2, "in_flight": 0, "rollouts": 1,
                                                                    "errors": 0, "mean_seconds": 0}
+    policy.behaviours += [{"text": reply_text("Next.", a)} for a in task.reference_steps()]
+    shaped = client.post("/rollout", json={"task_id": task.id, "base_url": policy.url, "model": "policy-m",
+                                           "max_response_tokens": 64}).json()  # the overlength shaping, on
+    assert shaped["score"] == 1.0 and shaped["completion_tokens"] > 0
+    assert shaped["reward"] == pytest.approx(1.0 + overlong_penalty(shaped["completion_tokens"], 64))
+    assert shaped["reward"] < 1.0
+
+
+def test_concurrent_rollouts_each_get_their_own_task_and_policy(client: TestClient) -> None:
+    servers = [ChatServer(), ChatServer()]
+    try:
+        for server, task in zip(servers, DRAWIO[2:4], strict=True):
+            server.behaviours += [{"text": reply_text("Next.", a), "delay": 0.5} for a in task.reference_steps()]
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(lambda pair: client.post("/rollout", json={
+                "task_id": pair[1].id, "base_url": pair[0].url, "model": "m"}).json(),
+                zip(servers, DRAWIO[2:4], strict=True)))
+    finally:
+        for server in servers:
+            server.close()
+    assert [a["task_id"] for a in answers] == [t.id for t in DRAWIO[2:4]]
+    assert [a["reward"] for a in answers] == [1.0, 1.0]
+    assert client.get("/metrics").json()["rollouts"] == 2
 
 
 def test_a_policy_that_does_not_answer_ends_the_rollout_with_an_error_reward(client: TestClient) -> None:

@@ -115,7 +115,6 @@ def create_app(workers: int = 2) -> Any:
     from asil.tasks.loader import TaskError
     from asil.training.verl import suite_names
 
-    os.environ["ASIL_DISABLE_RENDER"] = "1"  # as the paper's RL runs: no renders
     metrics = Metrics(workers)
     limiter = anyio.CapacityLimiter(workers)
 
@@ -163,4 +162,5 @@ def create_app(workers: int = 2) -> Any:
 def serve(host: str, port: int, workers: int) -> None:
     import uvicorn
 
+    os.environ["ASIL_DISABLE_RENDER"] = "1"  # as the paper's RL runs (rollouts never ask for renders either)
     uvicorn.run(create_app(workers), host=host, port=port, log_level="info")
