@@ -92,6 +92,7 @@ def test_bad_requests_get_4xx_naming_the_field_or_the_suites(client: TestClient)
     good = {"task_id": DRAWIO[0].id, "base_url": "http://127.0.0.1:1/v1", "model": "m"}
     missing = client.post("/rollout", json={k: v for k, v in good.items() if k != "task_id"})
     assert missing.status_code == 422 and missing.json()["field"] == "task_id"
+    assert missing.json()["error"].startswith("Field 'task_id' is missing")
     too_long = client.post("/rollout", json=good | {"max_turns": 50})
     assert too_long.status_code == 422 and "'max_turns'" in too_long.json()["error"]
     extra = client.post("/rollout", json=good | {"turns": 5})

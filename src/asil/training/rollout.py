@@ -129,8 +129,9 @@ def create_app(workers: int = 2) -> Any:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "body"
-            return JSONResponse({"error": f"Field {where!r} is wrong: {first['msg']}.", "field": where},
-                                status_code=422)
+            problem = ("is missing (task_id, base_url and model are required)" if first["type"] == "missing"
+                       else f"is wrong: {first['msg']}")
+            return JSONResponse({"error": f"Field {where!r} {problem}.", "field": where}, status_code=422)
         started = time.monotonic()
         with metrics.lock:
             metrics.in_flight += 1
