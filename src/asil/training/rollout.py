@@ -70,9 +70,9 @@ def run_rollout(request: RolloutRequest) -> dict[str, Any]:
     """One rollout, start to end; a policy or app failure gives reward 0.0 with the reason, never an exception."""
     from asil.agents.react import ReActAgent
     from asil.runner.episode import run_episode
-    from asil.tasks.loader import get_task
+    from asil.training.verl import find_task
 
-    task = get_task(request.task_id)
+    task = find_task(request.task_id)
     agent = ReActAgent(request.model, base_url=request.base_url, server="openai", timeout_s=request.timeout,
                        retries=0, stream=False)
     recording = _Recording(agent.client.provider)

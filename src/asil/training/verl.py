@@ -15,6 +15,7 @@ optionally with the paper's overlength shaping (DAPO's overlong buffer: coeffici
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,6 +55,23 @@ def suite_names() -> list[str]:
     from asil.tasks.loader import TRAINING_SUITES, builtin_root, load_tasks
 
     return sorted({t.suite for t in load_tasks(root=builtin_root())} | set(TRAINING_SUITES))
+
+
+@functools.cache
+def _task_index() -> dict[str, Task]:
+    from asil.tasks.loader import builtin_root, load_tasks, training_root
+
+    return {t.id: t for root in (builtin_root(), training_root()) for t in load_tasks(root=root)}
+
+
+def find_task(task_id: str) -> Task:
+    """A benchmark or training task by id (the task files are read once per process; a worker restores many)."""
+    from asil.tasks.loader import TaskError
+
+    task = _task_index().get(task_id)
+    if task is None:
+        raise TaskError(f"There is no task {task_id!r}.", hint="List tasks with: asil tasks list --suite S")
+    return task
 
 
 def restore_kwargs(task: Task) -> dict[str, str]:
@@ -131,12 +149,10 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str,
     ``ground_truth`` names, plus the overlength penalty when ``extra_info`` gives ``response_tokens`` and
     ``max_response_tokens`` (``overlong_coefficient`` / ``overlong_buffer`` override 0.1 / 256; a coefficient
     of 0 turns it off)."""
-    from asil.tasks.loader import get_task
-
     if data_source != DATA_SOURCE:
         raise ValueError(f"compute_score scores ASIL rows (data_source {DATA_SOURCE!r}), not {data_source!r}.")
     info = extra_info or {}
-    score = episode_score(get_task(ground_truth), list(replies(solution_str)))
+    score = episode_score(find_task(ground_truth), list(replies(solution_str)))
     if "response_tokens" in info and "max_response_tokens" in info:
         score += overlong_penalty(int(info["response_tokens"]), int(info["max_response_tokens"]),
                                   float(info.get("overlong_coefficient", OVERLONG_COEFFICIENT)),
