@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 
 from asil.agents.react import reply_text
+from asil.apps.process import free_port
 from asil.tasks import load_tasks
 from asil.training.rollout import create_app
 from asil.training.verl import overlong_penalty
@@ -104,3 +110,37 @@ def test_bad_requests_get_4xx_naming_the_field_or_the_suites(client: TestClient)
     assert "'no-such-task'" in unknown.json()["error"] and "core" in unknown.json()["error"]
     assert "train" in unknown.json()["error"]
     assert client.get("/metrics").json()["rollouts"] == 0
+
+
+@pytest.mark.slow
+def test_a_client_that_disconnects_mid_rollout_leaves_the_served_process_working(policy: ChatServer) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    service = subprocess.Popen([sys.executable, "-m", "asil.cli", "rollout", "serve", "--port", str(port),
+                                "--workers", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        with httpx.Client(base_url=base, timeout=60) as http:
+            for _ in range(300):  # the served process starts
+                try:
+                    if http.get("/health").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            abandoned, kept = DRAWIO[4], DRAWIO[5]
+            policy.behaviours += [{"text": reply_text("Next.", a), "delay": 0.5} for a in abandoned.reference_steps()]
+            body = json.dumps({"task_id": abandoned.id, "base_url": policy.url, "model": "m"}).encode()
+            with socket.create_connection(("127.0.0.1", port)) as raw:  # sends the request, then hangs up
+                raw.sendall(b"POST /rollout HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+                for _ in range(600):  # until the rollout is under way (its first policy call)
+                    if policy.requests:
+                        break
+                    time.sleep(0.05)
+                assert policy.requests
+            policy.behaviours += [{"text": reply_text("Next.", a)} for a in kept.reference_steps()]
+            answer = http.post("/rollout", json={"task_id": kept.id, "base_url": policy.url, "model": "m"}).json()
+            assert answer["task_id"] == kept.id and answer["reward"] == 1.0
+            assert http.get("/metrics").json()["rollouts"] == 2  # the abandoned rollout ran to its end first
+    finally:
+        service.terminate()
+        service.wait(timeout=30)
