@@ -113,7 +113,7 @@ def create_app(workers: int = 2) -> Any:
     from starlette.routing import Route
 
     from asil.tasks.loader import TaskError
-    from asil.training.verl import suite_names
+    from asil.training.verl import find_task, suite_names
 
     metrics = Metrics(workers)
     limiter = anyio.CapacityLimiter(workers)
@@ -132,15 +132,17 @@ def create_app(workers: int = 2) -> Any:
             problem = ("is missing (task_id, base_url and model are required)" if first["type"] == "missing"
                        else f"is wrong: {first['msg']}")
             return JSONResponse({"error": f"Field {where!r} {problem}.", "field": where}, status_code=422)
+        try:  # before taking a worker: a wrong id is answered at once even when every worker is busy
+            await anyio.to_thread.run_sync(find_task, parsed.task_id)
+        except TaskError:
+            return JSONResponse({"error": f"There is no task {parsed.task_id!r}; the suites that exist: "
+                                          f"{', '.join(suite_names())} (see 'asil tasks list --suite S')."},
+                                status_code=404)
         started = time.monotonic()
         with metrics.lock:
             metrics.in_flight += 1
         try:
             answer = await anyio.to_thread.run_sync(run_rollout, parsed, limiter=limiter)
-        except TaskError:
-            return JSONResponse({"error": f"There is no task {parsed.task_id!r}; the suites that exist: "
-                                          f"{', '.join(suite_names())} (see 'asil tasks list --suite S')."},
-                                status_code=404)
         finally:
             with metrics.lock:
                 metrics.in_flight -= 1
