@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.protocol import AsilError
-from asil.training.cli import add_export_parser, add_tasks_commands
+from asil.training.cli import add_export_parser, add_rollout_parser, add_tasks_commands
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
 
@@ -457,6 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_audit)
     _mcp_parser(sub)
     add_export_parser(sub)
+    add_rollout_parser(sub)
     p = sub.add_parser("report", help="tables and report.html for one or more run folders")
     p.add_argument("dirs", nargs="+", metavar="DIR", help="run folders written by 'asil bench'")
     p.add_argument("--out", help="where to write the HTML (default: DIR/report.html of the first folder); "

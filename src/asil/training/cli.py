@@ -1,4 +1,5 @@
-"""Command-line parts of training: ``asil tasks generate``, ``asil tasks audit``, ``asil export sft``."""
+"""Command-line parts of training: ``asil tasks generate``, ``asil tasks audit``, ``asil export sft``, ``asil export verl``,
+``asil rollout serve``."""
 
 from __future__ import annotations
 
@@ -146,6 +147,13 @@ def add_export_parser(sub: Any) -> None:
     p.add_argument("--teacher-model", help="the teacher writing thoughts (default: a deterministic template)")
     p.add_argument("--teacher-url", help="the teacher's OpenAI-compatible endpoint")
     p.set_defaults(func=cmd_export_sft)
+    p = export_sub.add_parser("verl", help="verl RL rows (parquet): the ReAct agent's first prompt per task")
+    p.add_argument("--out", type=Path, required=True, help="folder for <suite>.parquet (verl's train/val files)")
+    p.add_argument("--suite", action="append", default=[], help="a suite to export (repeatable; default: train)")
+    p.add_argument("--app", help="only tasks of this app")
+    p.add_argument("--limit", type=int, help="at most this many tasks per suite (in id order)")
+    p.add_argument("--agent-name", default="tool_agent", help="verl agent loop named in each row (default tool_agent)")
+    p.set_defaults(func=cmd_export_verl)
 
 
 def cmd_export_sft(args: argparse.Namespace) -> int:
@@ -191,6 +199,48 @@ def cmd_export_sft(args: argparse.Namespace) -> int:
     for name, rows in (("sft_v0", v0), ("agentic_guided", guided), ("merged", merged)):
         write_jsonl(args.out / f"{name}.jsonl", rows)
     print(table7([("SFT-v0", v0), ("agentic-guided", guided), ("merged (dedup)", merged)]))
+    return EXIT_OK
+
+
+def cmd_export_verl(args: argparse.Namespace) -> int:
+    from asil.tasks.loader import TaskError, load_tasks
+    from asil.training.verl import initial_prompt, suite_names, verl_row, write_parquet
+
+    if args.limit is not None and args.limit < 1:
+        raise TrainingUsageError("--limit must be at least 1.")
+    try:
+        suites = {suite: load_tasks(suite=suite, app=args.app) for suite in args.suite or ["train"]}
+    except TaskError as exc:
+        raise TrainingUsageError(exc.message) from None
+    empty = [suite for suite, tasks in suites.items() if not tasks]
+    if empty:
+        raise TrainingUsageError(f"No task in suite {empty[0]!r}{' for app ' + repr(args.app) if args.app else ''}; "
+                                 f"suites: {', '.join(suite_names())}.")
+    for suite, tasks in suites.items():
+        tasks = tasks[:args.limit] if args.limit else tasks
+        rows = [verl_row(task, index, suite, initial_prompt(task), args.agent_name)
+                for index, task in enumerate(tasks)]
+        write_parquet(args.out / f"{suite}.parquet", rows)
+        print(f"{suite}: {len(rows)} rows -> {args.out / f'{suite}.parquet'}")
+    return EXIT_OK
+
+
+def add_rollout_parser(sub: Any) -> None:
+    rollout = sub.add_parser("rollout", help="the HTTP rollout service for on-policy RL")
+    rollout_sub = rollout.add_subparsers(dest="rollout_command", required=True)
+    p = rollout_sub.add_parser("serve", help="POST /rollout runs the ReAct agent against a policy endpoint")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8321, help="port (default 8321)")
+    p.add_argument("--workers", type=int, default=2, help="rollouts run at once (default 2)")
+    p.set_defaults(func=cmd_rollout_serve)
+
+
+def cmd_rollout_serve(args: argparse.Namespace) -> int:
+    from asil.training.rollout import serve
+
+    if args.workers < 1:
+        raise TrainingUsageError("--workers must be at least 1.")
+    serve(args.host, args.port, args.workers)
     return EXIT_OK
 
 
