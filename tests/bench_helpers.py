@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from asil.apps.reaper import with_environment
 from asil.tasks.loader import builtin_root
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
@@ -51,17 +52,7 @@ def schema(name: str) -> dict[str, Any]:
 
 def marked_processes(out: Path) -> list[int]:
     """Processes started for a bench on ``out`` (workers and their LibreOffice inherit ASIL_BENCH_OUT)."""
-    marker = f"ASIL_BENCH_OUT={out.resolve()}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                environ = (entry / "environ").read_bytes()
-            except OSError:
-                continue
-            if marker in environ.split(b"\0"):
-                found.append(int(entry.name))
-    return found
+    return with_environment("ASIL_BENCH_OUT", str(out.resolve()))
 
 
 def command_line(pid: int) -> str:

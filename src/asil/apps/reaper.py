@@ -98,7 +98,12 @@ def _start_time(pid: int) -> str | None:
 
 def marked(token: str) -> list[int]:
     """Processes whose environment carries ``token``'s mark."""
-    needle = f"{MARK}={token}".encode()
+    return with_environment(MARK, token)
+
+
+def with_environment(name: str, value: str) -> list[int]:
+    """Processes whose environment has ``name=value`` (a mark children inherit)."""
+    needle = f"{name}={value}".encode()
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
