@@ -136,13 +136,22 @@ def _range(start: int | None, end: int | None) -> list[str]:
     return ([f"in={start}"] if start is not None else []) + ([f"out={end}"] if end is not None else [])
 
 
+EMPTY_RENDER_ATTEMPTS = 3
+
+
 def _render_to(runner: MeltRunner, args: list[str], target: Path, options: list[str], timeout_s: float, what: str) -> None:
     target = target.absolute()  # melt runs in a scratch folder, so a relative target would land there
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = target.with_name(f".{target.stem}.asil-render{target.suffix}")
     try:
-        runner.run([*args, "-consumer", f"avformat:{temp}", *NO_REAL_TIME, *options], timeout_s=timeout_s, what=what)
-        if not temp.is_file() or temp.stat().st_size == 0:
+        # melt now and then exits 0 without writing anything for a project it renders on the next try (seen
+        # a few times per full test run on a busy 2-core machine), so an empty result is tried again before
+        # it is reported.
+        for _ in range(EMPTY_RENDER_ATTEMPTS):
+            runner.run([*args, "-consumer", f"avformat:{temp}", *NO_REAL_TIME, *options], timeout_s=timeout_s, what=what)
+            if temp.is_file() and temp.stat().st_size > 0:
+                break
+        else:
             raise MeltFailed(f"melt wrote nothing while {what}.", hint="Check that the timeline is not empty.")
         commit_file(temp, target)
     finally:
