@@ -23,18 +23,15 @@ def poster_size_to_slide() -> Json:
 def brand_colour_to_banner() -> Json:
     body = ('    <rect id="brand" x="20" y="20" width="80" height="80" style="fill:#2a9d8f"/>\n'
             '    <text id="brand-name" x="120" y="70" style="font-size:24px">Acme</text>')
-    region = "mean@4,4,80,10"
     return task("brand-colour-to-banner", ["inkscape", "gimp"], "design",
-                "In banner.xcf (app gimp), add a layer named 'Brand' filled with the fill colour of the rectangle "
-                "'brand' in logo.svg (app inkscape), 120 pixels wide and 20 pixels high at the top-left corner "
-                "(offset 0, 0) and on top of the other layers. Then export the image as gimp/banner.png.",
-                [svg("inkscape/logo.svg", body), image("gimp/banner.xcf", 120, 60, [])],
-                [[cp("gimp_layer_value", "gimp", "gimp/banner.xcf", "Brand.position", 0),
-                  cp("gimp_pixel_stats", "gimp", "gimp/banner.png", region, [42, 157, 143], tolerance=4),
-                  cp("gimp_pixel_stats", "gimp", "gimp/banner.png", "mean@4,30,80,20", [255, 255, 255], tolerance=4)]],
+                "Paint the top band of banner.png (app gimp) in the fill colour of the rectangle 'brand' in logo.svg "
+                "(app inkscape): a new layer named 'Brand' filled with that colour, 120 pixels wide and 20 pixels high "
+                "at the top-left corner (offset 0, 0), on top of the other layers. The rest stays white.",
+                [svg("inkscape/logo.svg", body), image("gimp/banner.png", 120, 60, [])],
+                [[cp("gimp_pixel_stats", "gimp", None, "mean@4,4,80,10", [42, 157, 143], tolerance=4),
+                  cp("gimp_pixel_stats", "gimp", None, "mean@4,30,80,20", [255, 255, 255], tolerance=4)]],
                 [look("inkscape"),
-                 call("gimp", "add_layer", name="Brand", width=120, height=20, fill="color", color=[42, 157, 143]),
-                 call("gimp", "export_image", path="gimp/banner.png")])
+                 call("gimp", "add_layer", name="Brand", width=120, height=20, fill="color", color=[42, 157, 143])])
 
 
 def layers_to_credits() -> Json:

@@ -160,12 +160,30 @@ def look(app: str, target: str | None = None) -> Json:
     return out
 
 
+DOCUMENT_KINDS = {"gimp": ("image",), "audacity": ("audio",), "blender": ("blend",), "kdenlive": ("mlt_project",),
+                  "obs": ("obs_collection",), "impress": ("presentation",), "writer": ("document",),
+                  "calc": ("spreadsheet",), "drawio": ("text",), "inkscape": ("text",)}
+GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
+
+
+def document_of(app: str, files: list[Json]) -> str:
+    """The app's document: the first file of its own kind in its own folder (the workspace rule)."""
+    return next(f["path"] for f in files if f["path"].startswith(f"{app}/") and f["kind"] in DOCUMENT_KINDS[app]
+                and not f["path"].endswith(".txt"))
+
+
 def task(id_: str, apps: list[str], domain: str, instruction: str, files: list[Json], paths: list[list[Json]],
          reference: list[Json], open_: dict[str, str] | None = None) -> Json:
+    """A task whose every app opens its document explicitly, and whose checkpoints name that document (a
+    checkpoint on an exported file still belongs to the app that reads it, e.g. gimp_image_size on obs/logo.png)."""
+    documents = {app: (open_ or {}).get(app) or document_of(app, files) for app in apps}
+    for path in paths:
+        for checkpoint in path:
+            if checkpoint["type"] not in GENERIC:
+                checkpoint.setdefault("document", documents[checkpoint["app"]])
     out: Json = {"id": f"multi-a-{id_}", "suite": "multi", "apps": apps, "domain": domain, "instruction": instruction,
-                 "setup": {"files": files}, "budget": 15, "evaluator": {"paths": paths}, "reference": reference}
-    if open_:
-        out["setup"]["open"] = open_
+                 "setup": {"files": files, "open": documents}, "budget": 15, "evaluator": {"paths": paths},
+                 "reference": reference}
     if reference and reference[-1]["action_type"] == "infeasible":
         out["feasible"] = False
     return out

@@ -107,8 +107,9 @@ def guest_missing() -> Json:
                 "Add a text source named 'Lower Third' to the Main scene of OBS (app obs) that shows the name of the "
                 "guest given in brief.odt (app writer). If the brief names no guest, say that the task cannot be done.",
                 [document("writer/brief.odt", blocks), obs()],
-                [[cp("outcome", "obs", None, None, "infeasible")]],
-                [look("writer"), {"action_type": "infeasible",
+                [[{"type": "outcome", "expected": "infeasible"},
+                  cp("obs_scene_sources", "obs", DOC, "Main", MAIN_SOURCES, note="guard: no made-up lower third")]],
+                [look("obs", "Main"), look("writer"), {"action_type": "infeasible",
                                   "params": {"reason": "brief.odt names no guest: it is still to be confirmed."}}])
 
 
