@@ -155,7 +155,7 @@ def call(app: str, function: str, **params: Any) -> Json:
 def look(app: str, target: str | None = None) -> Json:
     """A navigate to the app the information is read from (the reference shows where it comes from)."""
     out: Json = {"action_type": "navigate", "app": app, "params": {}}
-    if target is not None:
+    if target is not None and app == "calc":  # a sheet; other apps page from the top with an empty navigate
         out["target"] = target
     return out
 
