@@ -44,7 +44,8 @@ def layers_to_credits() -> Json:
     rows = [["Layer", "Owner"], ["Wordmark", "Design team"], ["Moon", "Design team"], ["Meadow", "Brand team"]]
     return task("layers-to-credits", ["gimp", "writer"], "office",
                 "The Credits table of credits.odt (app writer) has an empty Layer column. Fill it with the names of "
-                "the layers of poster.xcf (app gimp), one per row, from the top layer down; keep the Owner column.",
+                "the layers of poster.xcf (app gimp) that lie above its Background layer, one per row, from the top "
+                "layer down; keep the Owner column.",
                 [image("gimp/poster.xcf", 144, 90, layers), document("writer/credits.odt", blocks)],
                 [[cp("table_rows", "writer", "writer/credits.odt", "Credits", rows)]],
                 [look("gimp"), call("writer", "set_table_cells", table="Credits", cell="A2",
