@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from multi_a_parts import (DECK, SCENE_OBJECTS, Json, blend, call, cp, deck, document, image, look, para, sheet,
-                           svg, task)
+from multi_a_parts import DECK, SCENE_OBJECTS, Json, blend, call, cp, deck, document, image, look, para, sheet, svg, task
 
 MEMO_HEAD = [para("Acme Robotics – launch memo", "Title"), para("Prepared by the studio team.")]
 

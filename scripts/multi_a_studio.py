@@ -2,8 +2,29 @@
 
 from __future__ import annotations
 
-from multi_a_parts import (BREAK_SOURCES, DECK, MAIN_SOURCES, Json, audio, blend, call, clip, cp, deck, document, drawio,
-                           image, labels, look, obs, para, project, sheet, svg, task)
+from multi_a_parts import (
+    BREAK_SOURCES,
+    DECK,
+    MAIN_SOURCES,
+    Json,
+    audio,
+    blend,
+    call,
+    clip,
+    cp,
+    deck,
+    document,
+    drawio,
+    image,
+    labels,
+    look,
+    obs,
+    para,
+    project,
+    sheet,
+    svg,
+    task,
+)
 
 DOC = "obs/scenes.json"
 BACKDROP_ONLY = [{"name": "Backdrop", "kind": "color", "settings": {"color": "#1E1E2E", "width": 640, "height": 360}}]
