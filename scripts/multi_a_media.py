@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from multi_a_parts import Json, audio, call, clip, cp, deck, document, image, labels, look, para, project, sheet, task
 
 RED = clip("kdenlive/red.mp4", "red", 2, 440)
@@ -67,7 +69,7 @@ def jingle_length_to_memo() -> Json:
 
 
 def sheet_trims_clip() -> Json:
-    rows = [["Clip", "Length (s)", "Cut (s)", "Keep (s)"], ["blue", 2, 0.8, "=B2-C2"]]
+    rows: list[list[Any]] = [["Clip", "Length (s)", "Cut (s)", "Keep (s)"], ["blue", 2, 0.8, "=B2-C2"]]
     return task("sheet-trims-clip", ["calc", "kdenlive"], "video",
                 "cuts.ods (app calc), sheet Cuts, says how many seconds of the blue clip to keep (column D). In "
                 "edit.kdenlive (app kdenlive, 25 fps), trim the blue clip on V1 to that length, keeping its start "
@@ -83,7 +85,7 @@ def timeline_to_sheet() -> Json:
         {"id": "red", "source": "red.mp4", "start": 0, "in": 0, "out": 49},
         {"id": "blue", "source": "blue.mp4", "start": 75, "in": 0, "out": 49},
         {"id": "green", "source": "green.mp4", "start": 150, "in": 0, "out": 74}]}]
-    rows = [["Clip", "Start (s)", "End (s)"], ["red.mp4"], ["blue.mp4"], ["green.mp4"]]
+    rows: list[list[Any]] = [["Clip", "Start (s)", "End (s)"], ["red.mp4"], ["blue.mp4"], ["green.mp4"]]
     return task("timeline-to-sheet", ["kdenlive", "calc"], "video",
                 "clips.ods (app calc), sheet Timeline, lists the clips of track V1 of edit.kdenlive (app kdenlive, 25 "
                 "fps). Fill in where each clip starts and ends on the timeline, in seconds, as numbers (the end is "
@@ -112,7 +114,7 @@ def cut_label_split_log() -> Json:
 
 
 def tone_from_sheet() -> Json:
-    rows = [["Setting", "Value"], ["Base (Hz)", 330], ["Multiplier", 2], ["Test tone (Hz)", "=B2*B3"]]
+    rows: list[list[Any]] = [["Setting", "Value"], ["Base (Hz)", 330], ["Multiplier", 2], ["Test tone (Hz)", "=B2*B3"]]
     quiet = [{"kind": "sine", "frequency": 220, "amplitude": 0.1, "start": 0.0, "end": 2}]
     return task("test-tone-from-sheet", ["calc", "audacity", "impress"], "audio",
                 "sound.ods (app calc), sheet Check, computes the test-tone frequency in B4. Append a 1-second tone "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from multi_a_parts import DECK, SCENE_OBJECTS, Json, blend, call, cp, deck, document, image, look, para, sheet, svg, task
 
 MEMO_HEAD = [para("Acme Robotics – launch memo", "Title"), para("Prepared by the studio team.")]
@@ -40,7 +42,7 @@ def layers_to_credits() -> Json:
     layers = [{"name": "Meadow", "x": 0, "y": 40, "width": 144, "height": 50, "color": [90, 160, 70]},
               {"name": "Moon", "shape": "ellipse", "x": 90, "y": 6, "width": 20, "height": 20, "color": [230, 230, 200]},
               {"name": "Wordmark", "x": 8, "y": 60, "width": 40, "height": 14, "color": [20, 20, 20]}]
-    rows = [["Layer", "Owner"], ["Wordmark", "Design team"], ["Moon", "Design team"], ["Meadow", "Brand team"]]
+    rows: list[list[Any]] = [["Layer", "Owner"], ["Wordmark", "Design team"], ["Moon", "Design team"], ["Meadow", "Brand team"]]
     return task("layers-to-credits", ["gimp", "writer"], "office",
                 "The Credits table of credits.odt (app writer) has an empty Layer column. Fill it with the names of "
                 "the layers of poster.xcf (app gimp) that lie above its Background layer, one per row, from the top "
@@ -52,7 +54,7 @@ def layers_to_credits() -> Json:
 
 
 def sales_total_to_slide() -> Json:
-    rows = [["Quarter", "Revenue (EUR)"], ["Q1", 9850], ["Q2", 11200], ["Q3", 12475], ["Q4", 14725],
+    rows: list[list[Any]] = [["Quarter", "Revenue (EUR)"], ["Q1", 9850], ["Q2", 11200], ["Q3", 12475], ["Q4", 14725],
             ["Total", "=SUM(B2:B5)"]]
     return task("sales-total-to-slide", ["calc", "impress"], "office",
                 "sales.ods (app calc), sheet Revenue, totals the year's revenue in B6. On the 'Traction' slide of "
@@ -97,7 +99,7 @@ def pilots_to_memo() -> Json:
 
 
 def flyer_size_sheet_slide() -> Json:
-    rows = [["File", "Width (px)", "Height (px)"], ["flyer.png"]]
+    rows: list[list[Any]] = [["File", "Width (px)", "Height (px)"], ["flyer.png"]]
     slides = DECK + [{"layout": "title_content", "title": "Print assets", "body": ["Flyer: ? x ? px"]}]
     return task("flyer-size-sheet-and-slide", ["gimp", "calc", "impress"], "office",
                 "Record the pixel size of flyer.png (app gimp) in two places: in assets.ods (app calc), sheet Assets, "
@@ -115,7 +117,7 @@ def lights_to_sheet() -> Json:
         {"name": "Key Light", "kind": "light", "light_type": "POINT", "location": [4, -4, 6], "light": {"energy": 850.0}},
         {"name": "Fill Light", "kind": "light", "light_type": "POINT", "location": [-4, -3, 4], "light": {"energy": 275.0}},
         {"name": "Rim Light", "kind": "light", "light_type": "SPOT", "location": [0, 5, 5], "light": {"energy": 1200.0}}]
-    rows = [["Light", "Power (W)"], ["Key Light"], ["Fill Light"], ["Rim Light"]]
+    rows: list[list[Any]] = [["Light", "Power (W)"], ["Key Light"], ["Fill Light"], ["Rim Light"]]
     return task("light-power-to-sheet", ["blender", "calc"], "3d",
                 "lights.ods (app calc), sheet Lights, lists the three lights of scene.blend (app blender). Fill column "
                 "B with each light's power in watts as a number.",

@@ -168,7 +168,7 @@ GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 
 def document_of(app: str, files: list[Json]) -> str:
     """The app's document: the first file of its own kind in its own folder (the workspace rule)."""
-    return next(f["path"] for f in files if f["path"].startswith(f"{app}/") and f["kind"] in DOCUMENT_KINDS[app]
+    return next(str(f["path"]) for f in files if f["path"].startswith(f"{app}/") and f["kind"] in DOCUMENT_KINDS[app]
                 and not f["path"].endswith(".txt"))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from multi_a_parts import (
     BREAK_SOURCES,
     DECK,
@@ -183,7 +185,7 @@ def run_of_show_flow() -> Json:
 
 
 def stream_size_from_sheet() -> Json:
-    rows = [["Format", "Width", "Height"], ["Master", 1920, 1080], ["Stream", "=B2*2/3", "=C2*2/3"]]
+    rows: list[list[Any]] = [["Format", "Width", "Height"], ["Master", 1920, 1080], ["Stream", "=B2*2/3", "=C2*2/3"]]
     return task("stream-size-three-apps", ["calc", "blender", "obs"], "streaming",
                 "formats.ods (app calc), sheet Formats, computes the Stream size. Make scene.blend (app blender) render "
                 "at exactly that size (resolution at 100%) and set both OBS's canvas and output resolution (app obs) "
