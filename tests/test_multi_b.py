@@ -74,3 +74,4 @@ def test_the_batch_covers_its_apps_pairs_and_three_app_tasks() -> None:
     # the carried apps meet the office and diagram apps, not only each other
     partners = {app for task in BATCH if set(CARRIED) & set(task.apps) for app in task.apps}
     assert {"calc", "writer", "drawio", "inkscape"} <= partners
+    assert all(uses[app] >= 2 for app in ("calc", "writer", "drawio", "inkscape"))
