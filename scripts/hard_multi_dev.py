@@ -28,7 +28,7 @@ from hard_multi_parts import (
 
 def sensor_readings_report() -> Json:
     readings = [21.5, 23.0, 27.5, 22.0, 29.0, 24.5]
-    rows: list[list[Any]] = [["Hour", "Reading (°C)"], *([h, r] for h, r in zip(range(8, 14), readings)),
+    rows: list[list[Any]] = [["Hour", "Reading (°C)"], *([h, r] for h, r in zip(range(8, 14), readings, strict=True)),
                              ["Alert limit", 26], ["Notebook mean", None]]
     cells = [("data", "code", "readings = []"), ("limit", "code", "limit = None"),
              ("stats", "code", "mean = round(sum(readings) / len(readings), 2)\n"
@@ -98,7 +98,7 @@ def forecast_to_deck() -> Json:
     slides = [*DECK[:3], {"layout": "title_content", "title": "Traction",
                           "body": ["12 pilot customers", "Forecast horizon: 6 quarters"]}, DECK[4]]
     customers = [12, 15, 19, 24]
-    growth = round(sum(b / a for a, b in zip(customers, customers[1:])) / 3, 3)
+    growth = round(sum(b / a for a, b in zip(customers, customers[1:], strict=False)) / 3, 3)
     forecast = round(customers[-1] * growth ** 6)
     return task("forecast-to-deck", ["impress", "jupyter"], "data",
                 "jupyter/forecast.ipynb (app jupyter) forecasts customers. Set its horizon to the forecast horizon the "

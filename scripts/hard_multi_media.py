@@ -193,7 +193,6 @@ def banner_from_spec() -> Json:
                 "(e.g. '10 x 20') and the export's path, then change 'Status: DRAFT' to 'Status: READY'.",
                 [document("writer/spec.odt", blocks), image("gimp/banner.xcf", 240, 80, layers)],
                 [[cp("gimp_image_size", "gimp", None, "writer/banner.png", [120, 40]),
-                  cp("gimp_layer_value", "gimp", None, "Headline.text", "Spring Market"),
                   cp("gimp_layer_names", "gimp", None, None, ["Headline", "Emblem", "Sky", "Background"]),
                   cp("table_rows", "writer", None, "Banner",
                      [["Item", "Value"], ["Source size", "240 x 80"], ["Export", "writer/banner.png"]]),
@@ -295,9 +294,10 @@ def intro_render_to_show() -> Json:
 
 
 def podcast_segments_to_sheet() -> Json:
-    marks = [[0.0, 1.5, "Intro"], [1.5, 3.0, "Ad"], [3.0, 7.5, "Interview"], [7.5, 9.0, "Outro"]]
+    spans = [(0.0, 1.5, "Intro"), (1.5, 3.0, "Ad"), (3.0, 7.5, "Interview"), (7.5, 9.0, "Outro")]
+    marks: list[list[Any]] = [list(span) for span in spans]
     rows: list[list[Any]] = [["Segment", "Start (s)", "End (s)", "Length (s)"]]
-    rows += [[m[2], None, None, f"=C{i + 2}-B{i + 2}"] for i, m in enumerate(marks)]
+    rows += [[name, None, None, f"=C{i + 2}-B{i + 2}"] for i, (_, _, name) in enumerate(spans)]
     return task("podcast-segments-to-sheet", ["audacity", "calc"], "audio",
                 "podcast.wav (app audacity) is labelled by segment. Enter each segment's start and end seconds in "
                 "calc/segments.ods (app calc, sheet Segments, columns B and C), and make the row of the longest segment "
@@ -305,12 +305,12 @@ def podcast_segments_to_sheet() -> Json:
                 "export the Interview segment alone to calc/interview.wav.",
                 [audio("audacity/podcast.wav", 9.0), labels("audacity/podcast.labels.txt", marks),
                  sheet("calc/segments.ods", "Segments", rows)],
-                [[cp("range_values", "calc", None, "Segments!B2:D5", [[m[0], m[1], m[1] - m[0]] for m in marks]),
+                [[cp("range_values", "calc", None, "Segments!B2:D5", [[a, b, b - a] for a, b, _ in spans]),
                   cp("cell_style", "calc", None, "Segments!A4", {"bold": True}),
                   cp("cell_style", "calc", None, "Segments!A3", {"bold": False}, note="guard: only the longest row"),
                   cp("audio_duration", "audacity", None, "calc/interview.wav", 4.5, tolerance=0.02)]],
                 [look("audacity"),
-                 call("calc", "set_range", range="Segments!B2:C5", values=[[m[0], m[1]] for m in marks]),
+                 call("calc", "set_range", range="Segments!B2:C5", values=[[a, b] for a, b, _ in spans]),
                  call("calc", "format_range", range="Segments!A4:D4", bold=True),
                  call("audacity", "amplify", start=1.5, end=3.0, gain_db=-6.0),
                  call("audacity", "fade_in", start=0.0, end=1.5),

@@ -133,7 +133,7 @@ def guest_brief_to_show() -> Json:
               para("Our guest is Dr. Lena Ortiz, who studies coral reef recovery at the Bergen marine institute."),
               para("Running order", "Heading 1"),
               para("We open with the headlines, then the interview, and close with listener questions.")]
-    slides = [{"layout": "title_slide", "title": "Episode 12", "body": "Live from studio B"},
+    slides: list[Json] = [{"layout": "title_slide", "title": "Episode 12", "body": "Live from studio B"},
               {"layout": "title_content", "title": "Agenda", "body": ["?"]},
               {"layout": "title_content", "title": "Guest", "body": ["?"]}]
     return task("guest-brief-to-show", ["writer", "impress", "obs"], "streaming",
@@ -220,12 +220,13 @@ def scenes_to_flow_and_deck() -> Json:
                 "with the scene names, one bullet each, in the same order.",
                 [obs(scenes, backdrop), drawio("drawio/show.drawio", [], chain=False), deck(slides=slides)],
                 [[cp("drawio_vertex_labels", "drawio", None, None, names, compare="set"),
-                  *(cp("drawio_edge_count", "drawio", None, f"{a} -> {b}", 1) for a, b in zip(names, names[1:])),
+                  *(cp("drawio_edge_count", "drawio", None, f"{a} -> {b}", 1) for a, b in zip(names, names[1:], strict=False)),
                   cp("slide_text", "impress", None, "6", r"^Run of show\nOpening\nInterview\nDemo\nClosing$")]],
                 [look("obs"),
                  batch("drawio", *(call("drawio", "add_vertex", label=n, x=40 + 180 * i, y=40)
                                    for i, n in enumerate(names))),
-                 batch("drawio", *(call("drawio", "connect", source=a, target=b) for a, b in zip(names, names[1:]))),
+                 batch("drawio", *(call("drawio", "connect", source=a, target=b)
+                                   for a, b in zip(names, names[1:], strict=False))),
                  call("impress", "set_body", slide="slide-6", text=names)])
 
 

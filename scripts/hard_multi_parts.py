@@ -167,9 +167,9 @@ def look(app: str, target: str | None = None) -> Json:
 
 
 DOCUMENT_KINDS = {"thunderbird": ("maildir",), "nautilus": ("file_tree",), "jupyter": ("text",),
-                  "codeserver": ("text",), "gimp": ("image",), "audacity": ("audio",), "blender": ("blend",), "kdenlive": ("mlt_project",),
-                  "obs": ("obs_collection",), "impress": ("presentation",), "writer": ("document",),
-                  "calc": ("spreadsheet",), "drawio": ("text",), "inkscape": ("text",)}
+                  "codeserver": ("text",), "gimp": ("image",), "audacity": ("audio",), "blender": ("blend",),
+                  "kdenlive": ("mlt_project",), "obs": ("obs_collection",), "impress": ("presentation",),
+                  "writer": ("document",), "calc": ("spreadsheet",), "drawio": ("text",), "inkscape": ("text",)}
 GENERIC = ("outcome", "answer", "file_exists", "file_absent", "text_regex")
 
 
