@@ -106,8 +106,9 @@ def still_to_break_scene() -> Json:
                 "resolution as 'WIDTHxHEIGHT', its frame rate (a number) and its frame range as 'FIRST-LAST'. Render a "
                 "still of the scene 160x90 pixels to obs/still.png and add it to the Break scene of OBS (app obs) as an "
                 "image source named 'Still' at position (240, 135); then hide the 'BRB Text' source of that scene and "
-                "make Break the live (program) scene.",
-                [document("writer/spec.odt", blocks), blend(render={"samples": 8}), obs()],
+                "make Break the live (program) scene. Set OBS's output resolution to the size the scene's own renders "
+                "come out at (its resolution scaled by its percentage).",
+                [document("writer/spec.odt", blocks), blend(render={"samples": 8, "resolution_percentage": 50}), obs()],
                 [[cp("table_rows", "writer", None, "Specs",
                      [["Setting", "Value"], ["Resolution", "1920x1080"], ["Frame rate", "24"], ["Frames", "1-250"]]),
                   cp("blender_image_size", "blender", None, "obs/still.png", [160, 90]),
@@ -115,7 +116,8 @@ def still_to_break_scene() -> Json:
                   cp("obs_scene_sources", "obs", OBS_DOC, "Break", [*BREAK_SOURCES, "Still"]),
                   cp("obs_item_value", "obs", OBS_DOC, "Break/Still.position", [240, 135]),
                   cp("obs_item_value", "obs", OBS_DOC, "Break/BRB Text.visible", False),
-                  cp("obs_program_scene", "obs", OBS_DOC, None, "Break")]],
+                  cp("obs_program_scene", "obs", OBS_DOC, None, "Break"),
+                  cp("obs_video", "obs", OBS_DOC, "output", [960, 540])]],
                 [look("blender"),
                  call("writer", "set_table_cells", table="Specs", cell="B2", values=[["1920x1080"], ["24"], ["1-250"]]),
                  call("blender", "render_frame", path="obs/still.png", width=160, height=90),
@@ -123,7 +125,7 @@ def still_to_break_scene() -> Json:
                       position=[240, 135]),
                  call("obs", "set_visibility", scene="Break", source="BRB Text", visible=False),
                  call("obs", "switch_scene", scene="Break"),
-                 call("writer", "format_text", paragraph="p2", bold=True)])
+                 call("obs", "set_video", output_width=960, output_height=540)])
 
 
 def legend_to_scene() -> Json:

@@ -193,19 +193,20 @@ def changelog_to_memo() -> Json:
                 "codeserver/CHANGELOG.md (app codeserver) collects the unreleased changes. Release them as version "
                 "2.1.0: rename its '## Unreleased' heading to '## 2.1.0'. In writer/memo.odt (app writer) replace "
                 "[VERSION] with 2.1.0 and list every unreleased change under 'What is new' as a bulleted list item, "
-                "in the changelog's order and wording.",
+                "in the changelog's order and wording. Put 'Release <version>' in the memo's page header.",
                 [text("codeserver/CHANGELOG.md", changelog), document("writer/memo.odt", blocks)],
                 [[cp("text_regex", "codeserver", None, "codeserver/CHANGELOG.md", r"(?m)^## 2\.1\.0\n\n- Faster CSV import"),
                   cp("text_regex", "codeserver", None, "codeserver/CHANGELOG.md", r"\A(?![\s\S]*Unreleased)"),
                   cp("document_text", "writer", None, None, r"(?m)^Version 2\.1\.0 ships on Friday\.$"),
-                  cp("list_items", "writer", None, None, items)]],
+                  cp("list_items", "writer", None, None, items),
+                  cp("page_property", "writer", None, "header", "Release 2.1.0", compare="normalized")]],
                 [look("codeserver"),
                  call("codeserver", "replace_text", path="codeserver/CHANGELOG.md", old="## Unreleased", new="## 2.1.0"),
                  call("writer", "find_replace", find="[VERSION]", replace="2.1.0"),
                  call("writer", "insert_paragraph", after="p3", text=items[0], style="Text body", list="bullet"),
                  call("writer", "insert_paragraph", after="p4", text=items[1], style="Text body", list="bullet"),
                  call("writer", "insert_paragraph", after="p5", text=items[2], style="Text body", list="bullet"),
-                 call("writer", "format_text", paragraph="p2", text="2.1.0", bold=True)])
+                 call("writer", "set_header", text="Release 2.1.0")])
 
 
 def scenes_to_flow_and_deck() -> Json:
@@ -244,7 +245,7 @@ def chart_to_sheet_and_mail() -> Json:
                 "four quarters' units in calc/units.ods (app calc, sheet Units, B2:B5). In the chart, set the title text "
                 "to 'Total: <the sheet's total>' and fill the tallest bar with #e76f51, then export the whole page as "
                 "PNG to thunderbird/chart.png and mail it (app thunderbird) as an attachment to "
-                "sales@example.com with the subject 'Units per quarter'.",
+                "sales@example.com with the subject 'Units per quarter'. Make the sheet's Total row (A6:B6) bold.",
                 [svg("inkscape/chart.svg", body, 300, 240), sheet("calc/units.ods", "Units", rows), mail([])],
                 [[cp("range_values", "calc", None, "Units!B2:B6", [[u] for u in [*units, total]]),
                   cp("svg_text", "inkscape", None, "#title", f"Total: {total}"),
@@ -252,6 +253,7 @@ def chart_to_sheet_and_mail() -> Json:
                   cp("svg_style", "inkscape", None, "#bar-q1", {"fill": "#8d99ae"}, note="guard: one bar only"),
                   cp("png_size", "inkscape", None, "thunderbird/chart.png", [300, 240]),
                   cp("mail_sent_attachments", "thunderbird", None, "Units per quarter", "chart.png"),
+                  cp("cell_style", "calc", None, "Units!A6", {"bold": True}),
                   cp("mail_sent_text", "thunderbird", None, "Units per quarter", r"To: .*sales@example\.com")]],
                 [look("inkscape"),
                  call("calc", "set_range", range="Units!B2:B5", values=[[u] for u in units]),
