@@ -250,7 +250,7 @@ def project_folders_from_sheet() -> Json:
 
 
 def services_to_diagram_and_env() -> Json:
-    services = [("api", 8080), ("web", 3000), ("worker", 9000)]
+    services = [("api", 8080), ("auth", 7000), ("web", 3000), ("worker", 9000)]
     entries = [{"path": f"services/{n}-{p}/README.txt", "content": f"{n}\n"} for n, p in services]
     return task("services-to-diagram-and-env", ["nautilus", "drawio", "codeserver"], "developer",
                 "nautilus/services (app nautilus) has one folder per service, named '<service>-<port>'. In "
@@ -263,19 +263,19 @@ def services_to_diagram_and_env() -> Json:
                      compare="set"),
                   *(cp("drawio_edge_count", "drawio", None, f"Gateway -> {n}:{p}", 1) for n, p in services),
                   cp("text_regex", "codeserver", None, "codeserver/ports.env",
-                     r"\AAPI_PORT=8080\nWEB_PORT=3000\nWORKER_PORT=9000\n?\Z")]],
+                     r"\AAPI_PORT=8080\nAUTH_PORT=7000\nWEB_PORT=3000\nWORKER_PORT=9000\n?\Z")]],
                 [call("nautilus", "show_folder", path="nautilus/services"),
                  batch("drawio", *(call("drawio", "add_vertex", label=f"{n}:{p}", x=40 + 180 * i, y=200)
                                    for i, (n, p) in enumerate(services))),
                  batch("drawio", *(call("drawio", "connect", source="Gateway", target=f"{n}:{p}") for n, p in services)),
                  call("codeserver", "create_file", path="codeserver/ports.env",
-                      content="API_PORT=8080\nWEB_PORT=3000\nWORKER_PORT=9000\n")])
+                      content="API_PORT=8080\nAUTH_PORT=7000\nWEB_PORT=3000\nWORKER_PORT=9000\n")])
 
 
 def pipeline_to_notebook_and_folders() -> Json:
-    order = ["ingest", "clean", "train", "report"]
-    boxes = [("c", "clean"), ("r", "report"), ("i", "ingest"), ("t", "train")]  # drawn out of order on purpose
-    edges = [("i", "c"), ("c", "t"), ("t", "r")]
+    order = ["ingest", "validate", "clean", "train", "report"]
+    boxes = [("c", "clean"), ("r", "report"), ("i", "ingest"), ("t", "train"), ("v", "validate")]  # out of order
+    edges = [("i", "v"), ("v", "c"), ("c", "t"), ("t", "r")]
     cells = [("stages", "code", "stages = []"),
              ("plan", "code", "plan = [f'{i + 1:02d}-{s}' for i, s in enumerate(stages)]\nprint(plan)")]
     plan = [f"{i + 1:02d}-{s}" for i, s in enumerate(order)]

@@ -244,29 +244,26 @@ def edit_decision_list() -> Json:
 
 def coughs_out_of_take() -> Json:
     take = [{"id": "V1", "name": "Video 1", "clips": [{"id": "take", "source": "red.mp4", "start": 0, "in": 0,
-                                                       "out": 199}]}]
+                                                       "out": 249}]}]
+    coughs = [(2.0, 2.4), (4.4, 4.8), (7.2, 7.6)]  # seconds; at 25 fps frames 50-60, 110-120, 180-190
+    reference: list[Json] = [look("audacity")]
+    for n, (start, end) in reversed(list(enumerate(coughs, start=1))):  # right to left: earlier frames stay put
+        reference += [call("kdenlive", "split_clip", clip="take", at=round(end * 25), new_id=f"after{n}"),
+                      call("kdenlive", "split_clip", clip="take", at=round(start * 25), new_id=f"cough{n}"),
+                      call("kdenlive", "delete_clip", clip=f"cough{n}", ripple=True)]
+    reference += [call("audacity", "edit_label", label=i, text="Removed") for i in range(len(coughs))]
     return task("coughs-out-of-take", ["audacity", "kdenlive"], "video",
-                "The sound editor labelled two coughs 'Cough' in take.wav (app audacity), the sound of the video on "
-                "track V1 of kdenlive/edit.kdenlive (app kdenlive, 25 fps, the clip starts at 0). Cut both cough "
-                "ranges out of the clip and close the gaps, so the rest plays back to back from frame 0. Then rename "
-                "both labels in Audacity to 'Removed'.",
-                [audio("audacity/take.wav", 8), labels("audacity/take.labels.txt", [[2.0, 2.4, "Cough"],
-                                                                                     [4.4, 4.8, "Cough"]]),
-                 clip("kdenlive/red.mp4", "red", 8, 440), project(take)],
+                "The sound editor labelled the coughs 'Cough' in take.wav (app audacity), the sound of the video on "
+                "track V1 of kdenlive/edit.kdenlive (app kdenlive, 25 fps, the clip starts at 0). Cut every cough "
+                "range out of the clip and close the gaps, so the rest plays back to back from frame 0. Then rename "
+                "every cough label in Audacity to 'Removed'.",
+                [audio("audacity/take.wav", 10), labels("audacity/take.labels.txt", [[a, b, "Cough"] for a, b in coughs]),
+                 clip("kdenlive/red.mp4", "red", 10, 440), project(take)],
                 [[cp("kdenlive_track_clips", "kdenlive", None, "V1",
-                     [["red.mp4", 0, 50], ["red.mp4", 50, 100], ["red.mp4", 100, 180]]),
-                  cp("kdenlive_clip_spans", "kdenlive", None, "V1", [[0, 49], [60, 109], [120, 199]]),
-                  cp("audio_label_texts", "audacity", None, "audacity/take.labels.txt", ["Removed", "Removed"])]],
-                [look("audacity"),
-                 call("kdenlive", "split_clip", clip="take", at=120, new_id="after2"),
-                 call("kdenlive", "split_clip", clip="take", at=110, new_id="cough2"),
-                 call("kdenlive", "delete_clip", clip="cough2", ripple=True),
-                 call("kdenlive", "split_clip", clip="take", at=60, new_id="after1"),
-                 call("kdenlive", "split_clip", clip="take", at=50, new_id="cough1"),
-                 call("kdenlive", "delete_clip", clip="cough1", ripple=True),
-                 call("audacity", "edit_label", label=0, text="Removed"),
-                 call("audacity", "edit_label", label=1, text="Removed")],
-                open_={"audacity": "audacity/take.wav"})
+                     [["red.mp4", 0, 50], ["red.mp4", 50, 100], ["red.mp4", 100, 160], ["red.mp4", 160, 220]]),
+                  cp("kdenlive_clip_spans", "kdenlive", None, "V1", [[0, 49], [60, 109], [120, 179], [190, 249]]),
+                  cp("audio_label_texts", "audacity", None, "audacity/take.labels.txt", ["Removed"] * 3)]],
+                reference, open_={"audacity": "audacity/take.wav"})
 
 
 def intro_render_to_show() -> Json:

@@ -160,7 +160,8 @@ def guest_brief_to_show() -> Json:
 
 
 def org_chart_from_sheet() -> Json:
-    people = [("Ana", "CEO", ""), ("Raj", "CTO", "Ana"), ("Mia", "CFO", "Ana"), ("Leo", "Engineer", "Raj")]
+    people = [("Ana", "CEO", ""), ("Raj", "CTO", "Ana"), ("Mia", "CFO", "Ana"), ("Leo", "Engineer", "Raj"),
+              ("Zoe", "Accountant", "Mia")]
     rows: list[list[Any]] = [["Name", "Role", "Reports to", "In chart"], *([n, r, m, ""] for n, r, m in people)]
     label = {n: f"{n} ({r})" for n, r, _ in people}
     return task("org-chart-from-sheet", ["calc", "drawio"], "office",
@@ -172,15 +173,14 @@ def org_chart_from_sheet() -> Json:
                 [[cp("drawio_vertex_labels", "drawio", None, None, list(label.values()), compare="set"),
                   *(cp("drawio_edge_count", "drawio", None, f"{label[m]} -> {label[n]}", 1)
                     for n, _, m in people if m),
-                  cp("range_values", "calc", None, "Team!D2:D5", [["yes"]] * 4)]],
+                  cp("range_values", "calc", None, "Team!D2:D6", [["yes"]] * 5)]],
                 [look("calc", "Team"),
                  call("drawio", "add_vertex", label=label["Raj"], x=40, y=160),
                  call("drawio", "add_vertex", label=label["Mia"], x=220, y=160),
                  call("drawio", "add_vertex", label=label["Leo"], x=40, y=280),
-                 call("drawio", "connect", source=label["Ana"], target=label["Raj"]),
-                 call("drawio", "connect", source=label["Ana"], target=label["Mia"]),
-                 call("drawio", "connect", source=label["Raj"], target=label["Leo"]),
-                 call("calc", "set_range", range="Team!D2:D5", values=[["yes"]] * 4)])
+                 call("drawio", "add_vertex", label=label["Zoe"], x=220, y=280),
+                 *(call("drawio", "connect", source=label[m], target=label[n]) for n, _, m in people if m),
+                 call("calc", "set_range", range="Team!D2:D6", values=[["yes"]] * 5)])
 
 
 def changelog_to_memo() -> Json:
@@ -210,7 +210,7 @@ def changelog_to_memo() -> Json:
 
 
 def scenes_to_flow_and_deck() -> Json:
-    names = ["Opening", "Interview", "Demo", "Closing"]
+    names = ["Opening", "Interview", "Demo", "Q&A", "Closing"]
     scenes = [{"name": n, "items": [{"source": "Backdrop"}]} for n in names]
     backdrop = [{"name": "Backdrop", "kind": "color", "settings": {"color": "#1E1E2E", "width": 640, "height": 360}}]
     slides = [*DECK, {"layout": "title_content", "title": "Run of show", "body": ["?"]}]
@@ -222,7 +222,7 @@ def scenes_to_flow_and_deck() -> Json:
                 [obs(scenes, backdrop), drawio("drawio/show.drawio", [], chain=False), deck(slides=slides)],
                 [[cp("drawio_vertex_labels", "drawio", None, None, names, compare="set"),
                   *(cp("drawio_edge_count", "drawio", None, f"{a} -> {b}", 1) for a, b in zip(names, names[1:], strict=False)),
-                  cp("slide_text", "impress", None, "6", r"^Run of show\nOpening\nInterview\nDemo\nClosing$")]],
+                  cp("slide_text", "impress", None, "6", r"^Run of show\nOpening\nInterview\nDemo\nQ&A\nClosing$")]],
                 [look("obs"),
                  batch("drawio", *(call("drawio", "add_vertex", label=n, x=40 + 180 * i, y=40)
                                    for i, n in enumerate(names))),
