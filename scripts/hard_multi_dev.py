@@ -194,7 +194,8 @@ def repo_conventions_mail() -> Json:
     ask = message("Repo conventions", "Dana Lee <dana@example.com>",
                   "Hi,\nfor the atlas repo please: set the editor tab size to 2 and turn on format on save (user "
                   "settings), bump VERSION to 1.4.0, rename the changelog's 'Unreleased' heading to that version, and "
-                  "add a build task labelled 'build' that runs 'make dist'. Reply when done.\n")
+                  "add a build task labelled 'build' that runs 'make dist', and bind ctrl+shift+b to "
+                  "workbench.action.tasks.build. Reply when done.\n")
     return task("repo-conventions-mail", ["thunderbird", "codeserver"], "developer",
                 "Carry out the requests of the mail 'Repo conventions' (app thunderbird) in code-server (app "
                 "codeserver; the repo is codeserver/atlas), then reply to the sender with the subject "
@@ -206,6 +207,7 @@ def repo_conventions_mail() -> Json:
                   cp("text_regex", "codeserver", None, "codeserver/atlas/VERSION", r"\A1\.4\.0\n?\Z"),
                   cp("text_regex", "codeserver", None, "codeserver/atlas/CHANGELOG.md", r"(?m)^## 1\.4\.0$"),
                   cp("codeserver_task", "codeserver", None, "build", "make dist"),
+                  cp("codeserver_keybinding", "codeserver", None, "ctrl+shift+b", "workbench.action.tasks.build"),
                   cp("mail_sent_text", "thunderbird", None, "Re: Repo conventions", r"To: .*dana@example\.com")]],
                 [look("thunderbird"),
                  call("codeserver", "set_setting", key="editor.tabSize", value=2),
@@ -214,6 +216,7 @@ def repo_conventions_mail() -> Json:
                  call("codeserver", "replace_text", path="codeserver/atlas/CHANGELOG.md", old="## Unreleased",
                       new="## 1.4.0"),
                  call("codeserver", "add_task", label="build", command="make dist", group="build"),
+                 call("codeserver", "add_keybinding", key="ctrl+shift+b", command="workbench.action.tasks.build"),
                  call("thunderbird", "send_message", to=["dana@example.com"], subject="Re: Repo conventions",
                       body="Done: settings, VERSION 1.4.0, changelog and the build task.\n")],
                 open_={"codeserver": "codeserver/atlas/VERSION"})
@@ -230,14 +233,16 @@ def project_folders_from_sheet() -> Json:
                 "nautilus/old (app nautilus). Move every Active project's folder into nautilus/active (create it), "
                 "pack the Archived projects' folders into nautilus/archive.zip and delete those folders (to the "
                 "trash), then fill the sheet's Folder column with where each project now is, relative to nautilus/ "
-                "('active/<name>' or 'archive.zip').",
+                "('active/<name>' or 'archive.zip'), make its header row bold, and bookmark nautilus/active with the "
+                "label 'Active projects'.",
                 [sheet("calc/projects.ods", "Projects", rows), tree(entries)],
                 [[cp("nautilus_folder_listing", "nautilus", None, "nautilus/active", ["apollo", "cascade", "ember"]),
                   cp("nautilus_archive_members", "nautilus", None, "nautilus/archive.zip",
                      ["borealis", "borealis/README.txt", "delta", "delta/README.txt"]),
                   cp("nautilus_folder_listing", "nautilus", None, "nautilus/old", []),
                   cp("range_values", "calc", None, "Projects!C2:C6", [[f] for f in folders]),
-                  cp("cell_style", "calc", None, "Projects!C1", {"bold": True})]],
+                  cp("cell_style", "calc", None, "Projects!C1", {"bold": True}),
+                  cp("nautilus_bookmark_label", "nautilus", None, "nautilus/active", "Active projects")]],
                 [look("calc", "Projects"),
                  call("nautilus", "create_folder", path="nautilus/active"),
                  call("nautilus", "move", sources=[f"nautilus/old/{p}" for p, s in projects if s == "Active"],
@@ -246,7 +251,8 @@ def project_folders_from_sheet() -> Json:
                       archive="nautilus/archive.zip"),
                  call("nautilus", "trash", paths=["nautilus/old/borealis", "nautilus/old/delta"]),
                  call("calc", "set_range", range="Projects!C2:C6", values=[[f] for f in folders]),
-                 call("calc", "format_range", range="Projects!A1:C1", bold=True)])
+                 call("calc", "format_range", range="Projects!A1:C1", bold=True),
+                 call("nautilus", "bookmark", path="nautilus/active", label="Active projects")])
 
 
 def services_to_diagram_and_env() -> Json:

@@ -63,10 +63,14 @@ def palette_to_poster() -> Json:
                  call("inkscape", "set_text", id="used-in", text="Used in: Brand, Sun, Sky, Background")])
 
 
+# scene.blend's objects after the plan's renames, alphabetically, with their Blender types
+INVENTORY = [["Camera", "CAMERA"], ["Crate", "MESH"], ["Ground", "MESH"], ["Key Light", "LIGHT"], ["Planet", "MESH"]]
+
+
 def render_plan_from_sheet() -> Json:
     plan: list[list[Any]] = [["Setting", "Value"], ["Width", 1280], ["Height", 720], ["Percentage", 100], ["FPS", 30],
                              ["Last frame", 120], ["Key light power (W)", 750]]
-    renames: list[list[Any]] = [["Object", "New name"], ["Cube", "Crate"], ["Sphere", "Planet"]]
+    renames: list[list[Any]] = [["Object", "New name"], ["Cube", "Crate"], ["Sphere", "Planet"], ["Floor", "Ground"]]
     inventory: list[list[Any]] = [["Object", "Type"]]
     content = [{"name": "Plan", "bold_rows": [0], "rows": plan}, {"name": "Renames", "bold_rows": [0], "rows": renames},
                {"name": "Inventory", "bold_rows": [0], "rows": inventory}]
@@ -84,18 +88,16 @@ def render_plan_from_sheet() -> Json:
                   cp("blender_object_value", "blender", None, "Key Light.light.energy", 750, tolerance=0.01),
                   cp("blender_object_exists", "blender", None, "Crate", True),
                   cp("blender_object_exists", "blender", None, "Planet", True),
-                  cp("range_values", "calc", None, "Inventory!A2:B6",
-                     [["Camera", "CAMERA"], ["Crate", "MESH"], ["Floor", "MESH"], ["Key Light", "LIGHT"],
-                      ["Planet", "MESH"]])]],
+                  cp("blender_object_exists", "blender", None, "Ground", True),
+                  cp("range_values", "calc", None, "Inventory!A2:B6", INVENTORY)]],
                 [look("calc", "Plan"),
                  call("blender", "set_render", resolution_x=1280, resolution_y=720, resolution_percentage=100),
                  call("blender", "set_frame_range", end=120, fps=30),
                  call("blender", "set_light", object="Key Light", energy=750),
                  call("blender", "rename_object", object="Cube", name="Crate"),
                  call("blender", "rename_object", object="Sphere", name="Planet"),
-                 call("calc", "set_range", range="Inventory!A2:B6",
-                      values=[["Camera", "CAMERA"], ["Crate", "MESH"], ["Floor", "MESH"], ["Key Light", "LIGHT"],
-                              ["Planet", "MESH"]])])
+                 call("blender", "rename_object", object="Floor", name="Ground"),
+                 call("calc", "set_range", range="Inventory!A2:B6", values=INVENTORY)])
 
 
 def still_to_break_scene() -> Json:

@@ -77,7 +77,8 @@ def budget_review_deck() -> Json:
                 f"every department that is over budget the background {red}. In impress/deck.odp (app impress) replace "
                 "the '?' bullet of the 'Budget review' slide with those departments, one bullet each in sheet order, "
                 "set that slide's notes to '<n> departments over budget', and append one slide per such department, "
-                "in the same order, titled '<department> over budget' with the body 'Overspend: <variance>'.",
+                "in the same order, titled '<department> over budget' with the body 'Overspend: <variance>' and a fade "
+                "transition.",
                 [sheet("calc/budget.ods", "Budget", rows), deck(slides=slides)],
                 [[cp("cell_style", "calc", None, "Budget!D2", {"background": red}),
                   cp("cell_style", "calc", None, "Budget!D4", {"background": red}),
@@ -86,14 +87,17 @@ def budget_review_deck() -> Json:
                   cp("slide_titles", "impress", None, None, [s["title"] for s in slides]
                      + ["Marketing over budget", "Sales over budget"]),
                   cp("slide_text", "impress", None, "7", r"(?m)^Overspend: 15$"),
-                  cp("slide_text", "impress", None, "8", r"(?m)^Overspend: 21$")]],
+                  cp("slide_text", "impress", None, "8", r"(?m)^Overspend: 21$"),
+                  cp("slide_transition", "impress", None, "7", "fade"), cp("slide_transition", "impress", None, "8", "fade"),
+                  cp("slide_transition", "impress", None, "6", None, note="guard: only the new slides")]],
                 [look("calc", "Budget"),
                  batch("calc", call("calc", "format_range", range="Budget!D2", background=red),
                        call("calc", "format_range", range="Budget!D4", background=red)),
                  call("impress", "set_body", slide="slide-6", text=["Marketing", "Sales"]),
                  call("impress", "set_notes", slide="slide-6", text="2 departments over budget"),
                  call("impress", "add_slide", layout="title_content", title="Marketing over budget", body="Overspend: 15"),
-                 call("impress", "add_slide", layout="title_content", title="Sales over budget", body="Overspend: 21")])
+                 call("impress", "add_slide", layout="title_content", title="Sales over budget", body="Overspend: 21"),
+                 call("impress", "set_transition", slides=["slide-7", "slide-8"], effect="fade")])
 
 
 def funnel_three_apps() -> Json:
