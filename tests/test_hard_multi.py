@@ -6,6 +6,7 @@ suite's own test; this file checks the group's counts, coverage and workspace ru
 from __future__ import annotations
 
 from collections import Counter
+from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -15,7 +16,7 @@ from asil.protocol import Action
 from asil.tasks.loader import load_task_file
 from asil.tasks.model import Task
 
-FOLDER = Path(__file__).resolve().parents[1] / "src" / "asil" / "tasks" / "hard" / "multi"
+FOLDER = Path(str(resources.files("asil.tasks").joinpath("hard", "multi")))  # package data, like the suites
 GROUP = [load_task_file(path) for path in sorted(FOLDER.glob("*.json"))]
 LIVE_APPS = ("calc", "writer", "impress", "drawio", "inkscape", "jupyter", "blender", "gimp", "kdenlive", "audacity",
              "obs", "thunderbird", "nautilus", "codeserver")
