@@ -42,7 +42,7 @@ def sensor_readings_report() -> Json:
                 "jupyter/sensors.ipynb (app jupyter) set readings to the six readings in hour order and limit to the "
                 "sheet's alert limit, then run the notebook. Write its mean and alert count into the Results table of "
                 "writer/report.odt (app writer), replace [STATUS] with ALERT if there was any alert (else OK), and put "
-                "the mean into the sheet's 'Notebook mean' cell (B9).",
+                "the mean into the sheet's 'Notebook mean' cell (B9) with the number format '0.00'.",
                 [sheet("calc/sensors.ods", "Sensors", rows), notebook("jupyter/sensors.ipynb", cells),
                  document("writer/report.odt", blocks)],
                 [[cp("variable_value", "jupyter", None, "readings", readings, tolerance=1e-9),
@@ -51,14 +51,16 @@ def sensor_readings_report() -> Json:
                   cp("table_rows", "writer", None, "Results", [["Figure", "Value"], ["Mean", str(mean)],
                                                               ["Alerts", str(alerts)]]),
                   cp("document_text", "writer", None, None, r"(?m)^Status: ALERT$"),
-                  cp("cell_value", "calc", None, "Sensors!B9", mean, tolerance=0.001)]],
+                  cp("cell_value", "calc", None, "Sensors!B9", mean, tolerance=0.001),
+                  cp("cell_style", "calc", None, "Sensors!B9", {"number_format": "0.00"})]],
                 [look("calc", "Sensors"),
                  call("jupyter", "edit_cell", cell="data", source=f"readings = {readings}"),
                  call("jupyter", "edit_cell", cell="limit", source="limit = 26"),
                  call("jupyter", "run_all"),
                  call("writer", "set_table_cells", table="Results", cell="B2", values=[[str(mean)], [str(alerts)]]),
                  call("writer", "find_replace", find="[STATUS]", replace="ALERT"),
-                 {"action_type": "set_value", "app": "calc", "target": "Sensors!B9", "params": {"value": mean}}])
+                 {"action_type": "set_value", "app": "calc", "target": "Sensors!B9", "params": {"value": mean}},
+                 call("calc", "format_range", range="Sensors!B9", number_format="0.00")])
 
 
 def style_from_notebook() -> Json:

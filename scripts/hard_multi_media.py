@@ -166,11 +166,13 @@ def logo_to_stream() -> Json:
                 "Put the logo of gimp/logo.xcf (app gimp) on the stream: scale the image to 64x64, export it to "
                 "obs/logo.png, and add that file to the Main scene of OBS (app obs) as an image source named 'Logo' at "
                 "position (560, 16) with a color_correction filter named 'Fade' at opacity 0.8. The sponsor text "
-                "must read 'Brought to you by ' followed by the name of the logo's layer.",
+                "must read 'Brought to you by ' followed by the name of the logo's layer. Show the same Logo source in the "
+                "Break scene too.",
                 [image("gimp/logo.xcf", 128, 128, layers), obs()],
                 [[cp("gimp_image_size", "gimp", None, "obs/logo.png", [64, 64]),
                   cp("obs_input_value", "obs", OBS_DOC, "Logo.settings.file", "obs/logo.png"),
                   cp("obs_scene_sources", "obs", OBS_DOC, "Main", [*MAIN_SOURCES, "Logo"]),
+                  cp("obs_scene_sources", "obs", OBS_DOC, "Break", [*BREAK_SOURCES, "Logo"]),
                   cp("obs_item_value", "obs", OBS_DOC, "Main/Logo.position", [560, 16]),
                   cp("obs_filter_value", "obs", OBS_DOC, "Logo/Fade.settings.opacity", 0.8, tolerance=0.01),
                   cp("obs_input_value", "obs", OBS_DOC, "Sponsor.settings.text", "Brought to you by ACME Bakery",
@@ -180,7 +182,8 @@ def logo_to_stream() -> Json:
                  call("obs", "add_input", scene="Main", name="Logo", kind="image", file="obs/logo.png"),
                  call("obs", "set_transform", scene="Main", source="Logo", position=[560, 16]),
                  call("obs", "add_filter", source="Logo", name="Fade", kind="color_correction", settings={"opacity": 0.8}),
-                 call("obs", "set_input_settings", input="Sponsor", settings={"text": "Brought to you by ACME Bakery"})])
+                 call("obs", "set_input_settings", input="Sponsor", settings={"text": "Brought to you by ACME Bakery"}),
+                 call("obs", "add_to_scene", scene="Break", input="Logo")])
 
 
 def banner_from_spec() -> Json:
@@ -274,13 +277,14 @@ def intro_render_to_show() -> Json:
     track = [{"id": "V1", "name": "Video 1", "clips": THREE_TRACK[0]["clips"][:2]}]
     return task("intro-render-to-show", ["kdenlive", "obs", "writer"], "streaming",
                 "Render only the red clip's part of kdenlive/edit.kdenlive (app kdenlive) to obs/intro.mp4. In OBS "
-                "(app obs) create a scene 'Intro' holding just a media source 'Intro Clip' playing that file, make it "
-                "the live scene, and set the canvas (base) and output resolution to the edit's profile size. Log the "
-                "timeline frames each clip covers as 'FIRST-LAST' (inclusive) in the Clips table of writer/log.odt "
+                "(app obs) create a scene 'Intro' holding a media source 'Intro Clip' playing that file with the "
+                "existing 'Title' source above it, make it the live scene, and set the canvas (base) and output "
+                "resolution to the edit's profile size. Log the timeline frames each clip covers as 'FIRST-LAST' "
+                "(inclusive) in the Clips table of writer/log.odt "
                 "(app writer).",
                 [*_three_clips()[:2], project(track), obs(), document("writer/log.odt", blocks)],
                 [[cp("kdenlive_video_duration", "kdenlive", None, "obs/intro.mp4", 2.0, tolerance=0.05),
-                  cp("obs_scene_sources", "obs", OBS_DOC, "Intro", ["Intro Clip"]),
+                  cp("obs_scene_sources", "obs", OBS_DOC, "Intro", ["Intro Clip", "Title"]),
                   cp("obs_input_value", "obs", OBS_DOC, "Intro Clip.settings.local_file", "obs/intro.mp4"),
                   cp("obs_program_scene", "obs", OBS_DOC, None, "Intro"),
                   cp("obs_video", "obs", OBS_DOC, "base", [160, 90]), cp("obs_video", "obs", OBS_DOC, "output", [160, 90]),
@@ -288,6 +292,7 @@ def intro_render_to_show() -> Json:
                 [call("kdenlive", "render_video", path="obs/intro.mp4", start=0, end=49),
                  call("obs", "create_scene", name="Intro"),
                  call("obs", "add_input", scene="Intro", name="Intro Clip", kind="media", file="obs/intro.mp4"),
+                 call("obs", "add_to_scene", scene="Intro", input="Title"),
                  call("obs", "switch_scene", scene="Intro"),
                  call("obs", "set_video", base_width=160, base_height=90, output_width=160, output_height=90),
                  call("writer", "set_table_cells", table="Clips", cell="B2", values=[["0-49"], ["50-124"]])],
@@ -303,20 +308,26 @@ def podcast_segments_to_sheet() -> Json:
                 "podcast.wav (app audacity) is labelled by segment. Enter each segment's start and end seconds in "
                 "calc/segments.ods (app calc, sheet Segments, columns B and C), and make the row of the longest segment "
                 "bold (A:D). In Audacity, lower the Ad segment by 6 dB, fade in the Intro, fade out the Outro, and "
-                "export the Interview segment alone to calc/interview.wav.",
+                "export the Interview segment alone to calc/interview.wav. The Ad segment is a sponsor read: rename its "
+                "label to 'Sponsor' and its name in the sheet likewise.",
                 [audio("audacity/podcast.wav", 9.0), labels("audacity/podcast.labels.txt", marks),
                  sheet("calc/segments.ods", "Segments", rows)],
                 [[cp("range_values", "calc", None, "Segments!B2:D5", [[a, b, b - a] for a, b, _ in spans]),
                   cp("cell_style", "calc", None, "Segments!A4", {"bold": True}),
                   cp("cell_style", "calc", None, "Segments!A3", {"bold": False}, note="guard: only the longest row"),
-                  cp("audio_duration", "audacity", None, "calc/interview.wav", 4.5, tolerance=0.02)]],
+                  cp("audio_duration", "audacity", None, "calc/interview.wav", 4.5, tolerance=0.02),
+                  cp("audio_label_texts", "audacity", None, "audacity/podcast.labels.txt",
+                     ["Intro", "Sponsor", "Interview", "Outro"]),
+                  cp("cell_value", "calc", None, "Segments!A3", "Sponsor")]],
                 [look("audacity"),
                  call("calc", "set_range", range="Segments!B2:C5", values=[[a, b] for a, b, _ in spans]),
                  call("calc", "format_range", range="Segments!A4:D4", bold=True),
                  call("audacity", "amplify", start=1.5, end=3.0, gain_db=-6.0),
                  call("audacity", "fade_in", start=0.0, end=1.5),
                  call("audacity", "fade_out", start=7.5, end=9.0),
-                 call("audacity", "export", path="calc/interview.wav", start=3.0, end=7.5)],
+                 call("audacity", "export", path="calc/interview.wav", start=3.0, end=7.5),
+                 call("audacity", "edit_label", label=1, text="Sponsor"),
+                 {"action_type": "set_value", "app": "calc", "target": "Segments!A3", "params": {"value": "Sponsor"}}],
                 open_={"audacity": "audacity/podcast.wav"})
 
 
