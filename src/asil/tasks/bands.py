@@ -27,7 +27,6 @@ import hashlib
 import json
 from importlib import resources
 from pathlib import Path
-
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
