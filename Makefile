@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# llama-cpp-python (the real-model extra) builds llama.cpp from source. Its native x86 build multiplies with AMX
+# where the CPU has it, and that crashes on the first request (llama.cpp issue #20824): build for AVX2 instead.
+LLAMA_CMAKE_ARGS := $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON)
 
 .PHONY: demo test check schemas system clean
 
@@ -27,7 +30,7 @@ system:
 $(STAMP): pyproject.toml | system
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,dev]'
+	CMAKE_ARGS='$(LLAMA_CMAKE_ARGS)' $(BIN)/pip install -q -e '.[test,dev]'
 	touch $(STAMP)
 
 clean:

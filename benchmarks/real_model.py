@@ -65,12 +65,21 @@ def run_agent(name: str, base_url: str, tasks: list[str], budget: int, out: Path
         wall = time.perf_counter() - started
         lines = [json.loads(line) for line in (out / name / task_id / "calls.jsonl").read_text().splitlines()]
         steps = [json.loads(line) for line in (out / name / task_id / "traj.jsonl").read_text().splitlines()]
-        calls += lines
+        calls += [{**line, "task": task_id} for line in lines]
         episodes.append({"task": task_id, "wall_s": wall, "steps": result.steps, "termination": result.termination,
                          "success": result.success, "valid": sum(1 for s in steps if s.get("status") == "ok"),
                          "parse_errors": sum(1 for s in steps if (s.get("error") or {}).get("code") in
                                              ("unparseable_output", "truncated_output"))})
     return {"calls": calls, "episodes": episodes, "saved": measuring.saved}
+
+
+def seconds_per_step(calls: list[dict[str, Any]]) -> list[float]:
+    """Model time of each step: every call made for it (LSTC makes several, failed ones included)."""
+    steps: dict[tuple[str, int], float] = {}
+    for call in calls:
+        key = (call["task"], call["step"])
+        steps[key] = steps.get(key, 0.0) + call["seconds"]
+    return list(steps.values())
 
 
 def table(name: str, data: dict[str, Any]) -> list[str]:
@@ -82,6 +91,7 @@ def table(name: str, data: dict[str, Any]) -> list[str]:
         f"{name:<6} {len(episodes):>3} {steps:>5} {len(calls):>5} "
         f"{median([c['completion_tokens'] for c in answered] or [0]):>8.0f} "
         f"{median([c['seconds'] for c in answered] or [0]):>8.1f} "
+        f"{median(seconds_per_step(calls) or [0]):>7.1f} "
         f"{sum(1 for c in answered if c.get('stopped_early')) / max(1, len(answered)):>6.0%} "
         f"{(median(data['saved']) if data['saved'] else 0):>7.0f} "
         f"{sum(e['parse_errors'] for e in episodes) / steps:>6.0%} "
@@ -112,9 +122,10 @@ def main() -> None:
     print(f"SmolLM2-135M-Instruct Q4_1, llama-cpp-python server ({args.threads or 'all'} threads), n_ctx {args.n_ctx}, "
           f"budget {args.budget}, "
           f"constrained={args.constrained}, {len(tasks)} tasks, results in {out}")
-    print("agent  eps steps calls  tok/call  s/call  early  saved  parse  valid  ep wall  won")
+    print("agent  eps steps calls  tok/call  s/call s/step  early  saved  parse  valid  ep wall  won")
     print("\n".join(rows))
-    print(f"(medians per call and per episode; 'saved' = median completion tokens an early stop avoided, measured "
+    print("(medians per call, per step and per episode; 's/step' = model time to a complete action;")
+    print(f"'saved' = median completion tokens an early stop avoided, measured "
           f"by re-asking without streaming; total {time.perf_counter() - started:.0f} s)")
 
 

