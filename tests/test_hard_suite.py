@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from asil.cli import main
 from asil.protocol import Action
 from asil.tasks import load_tasks
 from asil.tasks.bands import meaningful_actions
@@ -103,3 +104,9 @@ def test_an_asset_comes_from_the_task_folder_or_the_assets_folder_beside_it(tmp_
 @pytest.mark.parametrize("task", HARD, ids=lambda t: t.id)
 def test_a_hard_task_is_sound_and_the_raw_validator_agrees(task: Task) -> None:
     check_soundly(task)
+
+
+def test_the_hard_suite_is_never_exported_as_training_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", "verl", "--out", str(tmp_path / "out"), "--suite", HARD_SUITE]) == 2
+    assert "held out" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
