@@ -27,10 +27,11 @@ import hashlib
 import json
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from asil.protocol import AsilError
+from asil.protocol import CONTROL_ACTIONS, Action, AsilError
 from asil.tasks.model import Task
 
 BANDS = {"easy60": ("core", 60)}  # band -> (the suite it is drawn from, its size)
@@ -99,14 +100,27 @@ def is_candidate(task: Task, suite: str) -> bool:
     return task.suite == suite and task.feasible and len(task.apps) == 1
 
 
+READ_ONLY_ACTIONS = ("navigate",)  # they change nothing in the document: not a step of the work
+
+
+def meaningful_actions(actions: list[Action] | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The reference's meaningful actions, as dicts: every action but control (done, infeasible) and read-only
+    ones (navigate); a batch counts its members, nested batches included. The hard suite needs 6..15 of them."""
+    found: list[dict[str, Any]] = []
+    for item in actions:
+        action = item.model_dump(mode="json") if isinstance(item, Action) else item
+        kind = action.get("action_type")
+        if kind == "batch":
+            members = (action.get("params") or {}).get("actions", [])
+            found += meaningful_actions([m for m in members if isinstance(m, dict)])
+        elif kind not in CONTROL_ACTIONS and kind not in READ_ONLY_ACTIONS:
+            found.append(action)
+    return found
+
+
 def static_proxies(task: Task) -> dict[str, int]:
     """The proxies read from the task file: meaningful actions, checkpoints, distinct functions."""
-    actions: list[dict[str, object]] = []
-    for action in task.reference:
-        if action.action_type == "batch":
-            actions += [m for m in action.params.get("actions", []) if isinstance(m, dict)]
-        elif not action.is_control:
-            actions.append(action.model_dump(mode="json"))
+    actions = meaningful_actions(task.reference)
     functions = {str(a.get("target")) if a.get("action_type") == "invoke_function" else str(a.get("action_type"))
                  for a in actions}
     return {"actions": len(actions), "checkpoints": min(len(path) for path in task.evaluator.paths),

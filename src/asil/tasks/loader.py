@@ -19,6 +19,8 @@ class TaskError(AsilError):
 # Generated training suites live apart from the benchmark (``asil tasks generate``): loading "all tasks" (bench,
 # tasks check, the test suite) never mixes them in; they are loaded by name (``--suite train``).
 TRAINING_SUITES = ("train", "val")
+# The held-out hard suite (ASIL paper §4.2, Appendix A) lives apart too: never in "all tasks", never training data.
+HARD_SUITE = "hard"
 
 
 def builtin_root() -> Path:
@@ -28,6 +30,19 @@ def builtin_root() -> Path:
 def training_root() -> Path:
     """The generated training suites shipped with ASIL: ``training/<suite>/<app>/*.json``."""
     return Path(str(resources.files("asil.tasks").joinpath("training")))
+
+
+def hard_root() -> Path:
+    """The held-out hard suite: ``hard/<group>/*.json`` (gimp, office, developer, files-mail, multi), photos in
+    ``hard/assets/``."""
+    return Path(str(resources.files("asil.tasks").joinpath("hard")))
+
+
+def suite_root(suite: str | None) -> Path:
+    """Where the tasks of ``suite`` live: the training root, the hard root, else the built-in suites."""
+    if suite in TRAINING_SUITES:
+        return training_root()
+    return hard_root() if suite == HARD_SUITE else builtin_root()
 
 
 def live_root() -> Path:
@@ -55,8 +70,8 @@ def load_task_file(path: Path) -> Task:
 
 
 def load_tasks(suite: str | None = None, app: str | None = None, root: Path | None = None) -> list[Task]:
-    """All tasks under ``root`` (the built-in suites by default; the training root for ``train``/``val``),
-    filtered, sorted by id.
+    """All tasks under ``root`` (the built-in suites by default; the training root for ``train``/``val``, the hard
+    root for ``hard``), filtered, sorted by id.
 
     ``suite`` may also name a band (``easy60``): the tasks its committed band file selects.
     """
@@ -65,7 +80,7 @@ def load_tasks(suite: str | None = None, app: str | None = None, root: Path | No
     if suite in BANDS:
         return [t for t in band_tasks(suite, load_tasks(root=root)) if app is None or app in t.apps]
     if root is None:
-        root = training_root() if suite in TRAINING_SUITES else builtin_root()
+        root = suite_root(suite)
     if not root.is_dir():
         return []
     tasks = [load_task_file(p) for p in task_files(root)]
@@ -79,8 +94,8 @@ def load_tasks(suite: str | None = None, app: str | None = None, root: Path | No
 
 
 def get_task(task_id: str, root: Path | None = None) -> Task:
-    """A task by id: under ``root``, else among the built-in suites, then the training suites."""
-    roots = [root] if root is not None else [builtin_root(), training_root()]
+    """A task by id: under ``root``, else among the built-in suites, then the training suites, then the hard suite."""
+    roots = [root] if root is not None else [builtin_root(), training_root(), hard_root()]
     for folder in roots:
         for task in load_tasks(root=folder):
             if task.id == task_id:

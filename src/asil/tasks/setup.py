@@ -70,11 +70,20 @@ def build_text(item: SetupFile, task: Task, target: Path) -> None:
     atomic_write(target, str(item.content or "").encode("utf-8"))
 
 
+def asset_source(task: Task, source: str | None, what: str) -> Path:
+    """The file ``source`` names, relative to the task file: inside the task's folder, or inside the ``assets/``
+    folder beside it (a suite's shared photos, e.g. ``hard/assets/`` for ``hard/gimp/*.json``)."""
+    if not source or task.source_dir is None:
+        raise SetupError(f"Task {task.id}: {what} needs a 'source' beside the task file.")
+    folder = task.source_dir.resolve()
+    path = (folder / source).resolve()
+    allowed = (folder, folder.parent / "assets")
+    if not any(root in path.parents for root in allowed) or not path.is_file():
+        raise SetupError(f"Task {task.id}: {what} source {source!r} is missing or outside the task folder "
+                         "(and its sibling assets/ folder).")
+    return path
+
+
 @file_builder("asset")
 def build_asset(item: SetupFile, task: Task, target: Path) -> None:
-    if not item.source or task.source_dir is None:
-        raise SetupError(f"Task {task.id}: asset {item.path!r} needs a 'source' beside the task file.")
-    source = (task.source_dir / item.source).resolve()
-    if task.source_dir.resolve() not in source.parents or not source.is_file():
-        raise SetupError(f"Task {task.id}: asset source {item.source!r} is missing or outside the task folder.")
-    atomic_write(target, source.read_bytes())
+    atomic_write(target, asset_source(task, item.source, f"asset {item.path!r}").read_bytes())

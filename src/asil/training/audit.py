@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from asil.extras import require
 from asil.protocol import Action
-from asil.tasks.loader import builtin_root, live_root, load_tasks
+from asil.tasks.loader import builtin_root, hard_root, live_root, load_tasks
 from asil.tasks.model import Task
 
 WEIGHTS = {"lexical": 0.36, "char": 0.18, "structural": 0.28, "semantic": 0.18}
@@ -150,8 +150,8 @@ class HeldOut:
 
     @classmethod
     def benchmark(cls) -> HeldOut:
-        """Every benchmark suite: the built-in suites (core, multi, any other) and the live tasks."""
-        return cls(load_tasks(root=builtin_root()) + load_tasks(root=live_root()))
+        """Every benchmark suite: the built-in suites (core, multi, any other), the live tasks and the hard suite."""
+        return cls(load_tasks(root=builtin_root()) + load_tasks(root=live_root()) + load_tasks(root=hard_root()))
 
     def semantic(self, texts: list[str]) -> Any:
         """Cosine similarity of each text to every held-out instruction (rows: texts)."""

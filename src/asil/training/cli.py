@@ -203,11 +203,14 @@ def cmd_export_sft(args: argparse.Namespace) -> int:
 
 
 def cmd_export_verl(args: argparse.Namespace) -> int:
-    from asil.tasks.loader import TaskError, load_tasks
+    from asil.tasks.loader import HARD_SUITE, TaskError, load_tasks
     from asil.training.verl import initial_prompt, suite_names, verl_row, write_parquet
 
     if args.limit is not None and args.limit < 1:
         raise TrainingUsageError("--limit must be at least 1.")
+    if HARD_SUITE in args.suite:  # held out: measuring on it after training on it would mean nothing
+        raise TrainingUsageError("The hard suite is held out and never exported as training data.",
+                                 hint="Run it with: asil bench --suite hard")
     try:
         suites = {suite: load_tasks(suite=suite, app=args.app) for suite in args.suite or ["train"]}
     except TaskError as exc:

@@ -7,6 +7,9 @@ listed bottom to top above the "Background" layer, each ``{"name", "x", "y", "wi
 ``{"name", "text", "x", "y", "size", "color"}`` or a layer group ``{"name", "group": [child layers, bottom to
 top], "opacity", "visible"}``. The file type follows the target's suffix
 (.xcf keeps the layers; .png and .jpg are flattened).
+
+``"photo": "<path>"`` (relative to the task file, see ``asset_source``) makes the "Background" layer that
+photograph, scaled to width x height, instead of a color: real-photo tasks get a layered .xcf to work on.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from asil.adapters.gimp.operations import num, rgb
 from asil.apps.gimp import helpers_script, one_shot, scheme_string
 from asil.protocol import AsilError
 from asil.tasks.model import SetupFile, Task
+from asil.tasks.setup import asset_source
 from asil.workspace import cache_dir, commit_file
 
 SAVERS = {".xcf": '(asil-save-xcf img {path})', ".png": '(asil-export img {path} "png" 0.9)',
@@ -55,13 +59,18 @@ def _layer_call(layer: dict[str, Any], spec: dict[str, Any], parent: str = "0") 
     return f"(let ((l {call})){extra} l)"
 
 
-def build_script(spec: dict[str, Any], out: Path) -> str:
+def build_script(spec: dict[str, Any], out: Path, photo: Path | None = None) -> str:
     width, height = int(spec["width"]), int(spec["height"])
     calls = [f"(set! img (car (gimp-image-new {width} {height} RGB)))", "(gimp-image-undo-disable img)"]
     background = spec.get("background")
     fill = f'"color" {rgb(background)}' if background else '"transparent" (list 0 0 0)'
-    calls.append(f'(set! bg (asil-add-layer img "Background" {width} {height} 0 0 100 {fill} 0 0))')
-    if spec.get("gradient") and background:
+    if photo is not None:
+        calls += [f"(set! bg (car (gimp-file-load-layer RUN-NONINTERACTIVE img {scheme_string(str(photo))})))",
+                  "(gimp-image-insert-layer img bg 0 0)", '(gimp-item-set-name bg "Background")',
+                  f"(gimp-layer-scale bg {width} {height} FALSE)", "(gimp-layer-set-offsets bg 0 0)"]
+    else:
+        calls.append(f'(set! bg (asil-add-layer img "Background" {width} {height} 0 0 100 {fill} 0 0))')
+    if spec.get("gradient") and background and photo is None:
         calls.append(f"(asil-gradient bg {rgb(background)} {rgb(spec['gradient'])} {width})")
     calls += [_layer_call(layer, spec) for layer in spec.get("layers", [])]
     calls.append(SAVERS[out.suffix.lower()].format(path=scheme_string(str(out))))
@@ -69,13 +78,13 @@ def build_script(spec: dict[str, Any], out: Path) -> str:
             + " ".join(calls) + ")")
 
 
-def build_image(target: Path, spec: dict[str, Any]) -> None:
-    """Write ``target`` (atomically) holding the image ``spec`` describes."""
+def build_image(target: Path, spec: dict[str, Any], photo: Path | None = None) -> None:
+    """Write ``target`` (atomically) holding the image ``spec`` describes (on ``photo``, when given)."""
     if target.suffix.lower() not in SAVERS:
         raise ImageBuildError(f"Cannot build {target.name}: the gimp builder writes .xcf, .png and .jpg files.")
     with tempfile.TemporaryDirectory(prefix="asil-gimp-build-") as scratch:
         out = Path(scratch) / f"image{target.suffix.lower()}"
-        done = one_shot(build_script(spec, out), timeout_s=120)
+        done = one_shot(build_script(spec, out, photo), timeout_s=120)
         if not out.is_file():
             tail = "; ".join(done.output.strip().splitlines()[-3:])
             raise ImageBuildError(f"GIMP could not build the image: {tail}")
@@ -85,13 +94,15 @@ def build_image(target: Path, spec: dict[str, Any]) -> None:
         commit_file(staged, target)
 
 
-def cached_image(spec: dict[str, Any], suffix: str, cache: Path) -> Path:
-    """The image for ``spec`` (of type ``suffix``), built once per content hash under ``cache``."""
+def cached_image(spec: dict[str, Any], suffix: str, cache: Path, photo: Path | None = None) -> Path:
+    """The image for ``spec`` (of type ``suffix``, on ``photo``), built once per content hash under ``cache``."""
     hasher = hashlib.sha256(json.dumps(spec, sort_keys=True).encode() + suffix.lower().encode())
     hasher.update(helpers_script().read_bytes())  # a changed helper builds afresh
+    if photo is not None:
+        hasher.update(photo.read_bytes())  # the photo's bytes, not its name
     cached = cache / "gimp" / "images" / f"{hasher.hexdigest()[:24]}{suffix.lower()}"
     if not cached.is_file():
-        build_image(cached, spec)
+        build_image(cached, spec, photo)
     return cached
 
 
@@ -99,4 +110,5 @@ def build_image_file(item: SetupFile, task: Task, target: Path) -> None:
     """Built once by a one-shot GIMP from the image spec, then copied from the cache."""
     if not isinstance(item.content, dict) or "width" not in item.content or "height" not in item.content:
         raise ImageBuildError(f"Task {task.id}: image {item.path!r} needs content: a spec with width and height.")
-    shutil.copyfile(cached_image(item.content, target.suffix, cache_dir()), target)
+    photo = asset_source(task, str(item.content["photo"]), f"photo of {item.path!r}") if "photo" in item.content else None
+    shutil.copyfile(cached_image(item.content, target.suffix, cache_dir(), photo), target)
