@@ -7,7 +7,10 @@ to its folder being committed) minus the episode's own time (``time_s``: environ
 agent and evaluation). Worker and LibreOffice start-up happen once per worker and are in the
 wall time, not in the per-episode overhead.
 
-    .venv/bin/python benchmarks/bench_throughput.py [--skip-ray]
+The ASIL paper's suites (``--paper-suites``): the main benchmark (``core`` + ``multi``) and the held-out
+``hard`` suite, each with 2 local workers; target under 5 minutes each on the idle 2-core machine.
+
+    .venv/bin/python benchmarks/bench_throughput.py [--skip-ray] [--paper-suites]
 """
 
 from __future__ import annotations
@@ -29,14 +32,36 @@ from asil.tasks import load_tasks
 TARGET_SUITE_S = 600.0
 TARGET_RAY_RATIO = 1.15
 TARGET_OVERHEAD_MS = 50.0
+TARGET_PAPER_SUITE_S = 300.0
+PAPER_SUITES = {"main benchmark (core + multi)": ("core", "multi"), "hard suite": ("hard",)}
 
 
-def cli_run(out: Path, *extra: str) -> float:
+def cli_run(out: Path, *extra: str, suite: str = "core") -> float:
     started = time.monotonic()
-    subprocess.run([sys.executable, "-m", "asil.cli", "bench", "--suite", "core", "--agent", "oracle", "--out",
+    subprocess.run([sys.executable, "-m", "asil.cli", "bench", "--suite", suite, "--agent", "oracle", "--out",
                     str(out), *extra], check=True, capture_output=True, text=True,
                    env={**os.environ, "ASIL_DISABLE_RENDER": "1"})
     return time.monotonic() - started
+
+
+def paper_suites(root: Path) -> int:
+    """Wall time of the paper's suites with the oracle and 2 workers; every episode must succeed."""
+    print("| suite | tasks | wall s | succeeded |")
+    print("|---|---|---|---|")
+    walls = []
+    for name, suites in PAPER_SUITES.items():
+        wall, tasks, won = 0.0, 0, 0
+        for suite in suites:
+            cli_run(root / f"warm-{suite}", "--workers", "2", suite=suite)  # builds set-up files into the cache
+            out = root / suite
+            wall += cli_run(out, "--workers", "2", suite=suite)
+            total = json.loads((out / "summary.json").read_text())["total"]
+            tasks, won = tasks + len(load_tasks(suite=suite)), won + total["success"]
+        walls.append(wall)
+        print(f"| {name} | {tasks} | {wall:.1f} | {won} |")
+    print(f"\nload average {os.getloadavg()[0]:.1f}; target each < {TARGET_PAPER_SUITE_S:.0f} s: "
+          f"{'MET' if max(walls) < TARGET_PAPER_SUITE_S else 'MISSED'}")
+    return 0
 
 
 def harness_overhead_ms(workers: int, out: Path) -> tuple[float, float]:
@@ -79,7 +104,11 @@ def ray_after_init_s(out: Path) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--skip-ray", action="store_true")
+    parser.add_argument("--paper-suites", action="store_true", help="time only the main benchmark and the hard suite")
     args = parser.parse_args()
+    if args.paper_suites:
+        with tempfile.TemporaryDirectory(prefix="asil-throughput-") as scratch:
+            return paper_suites(Path(scratch))
     tasks = len(load_tasks(suite="core"))
     rows = []
     with tempfile.TemporaryDirectory(prefix="asil-throughput-") as scratch:
