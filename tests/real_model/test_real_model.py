@@ -6,6 +6,10 @@ traceback, documents intact, tokens recorded, the episode ends within its limits
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +20,7 @@ from asil.agents import make_agent
 from asil.llm.base import LLMError
 from asil.llm.local_server import SMOLLM2_NAME, llama_server
 from asil.runner.episode import run_episode
+from asil.runner.procs import descendants
 from asil.tasks import get_task
 
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]  # make test installs asil[real-model]: never skipped
@@ -80,3 +85,25 @@ def test_the_server_kind_is_detected_and_a_refused_field_is_named(base_url: str)
     with pytest.raises(LLMError) as caught:
         wrong.complete([{"role": "user", "content": "Say OK."}], "react", schema={"type": "object"})
     assert "response_format" in (caught.value.hint or "") and "failed" not in caught.value.message
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
+def test_a_killed_local_server_leaves_no_llama_server(sig: signal.Signals) -> None:
+    """``python -m asil.llm.local_server`` stops its llama.cpp server on SIGTERM (its own cleanup) and on
+    SIGKILL (the server's parent-death signal)."""
+    command = [sys.executable, "-m", "asil.llm.local_server"]
+    launcher = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert launcher.stdout is not None and "serving" in launcher.stdout.readline()
+        servers = descendants(launcher.pid)
+        assert servers
+        launcher.send_signal(sig)
+        launcher.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while any(Path(f"/proc/{pid}").exists() for pid in servers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [pid for pid in servers if Path(f"/proc/{pid}").exists()]
+    finally:
+        launcher.kill()
+        launcher.wait()
+        launcher.stdout.close()  # type: ignore[union-attr]

@@ -7,6 +7,7 @@ Used by the ``real_model`` tests and ``benchmarks/real_model.py``; also a quick 
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import json
 import os
@@ -24,6 +25,7 @@ from asil.llm.base import LLMError
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_NAME = "smollm2-135m"
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def smollm2_path() -> Path:
@@ -63,6 +65,12 @@ def check_build() -> None:
                        "first request (llama.cpp issue #20824).", hint=f"Rebuild it without AMX: {REBUILD}")
 
 
+def _die_with_parent() -> None:
+    """In the server's child before exec: the kernel SIGKILLs it when the thread that started it is gone,
+    however that went (SIGKILL, a crash), so no llama.cpp server is left behind."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -96,7 +104,7 @@ def llama_server(model: Path | None = None, n_ctx: int = 4096, threads: int | No
     environment = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
     sink = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 (closed below)
     process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
-                               env=environment)
+                               env=environment, preexec_fn=_die_with_parent)
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + startup_s
@@ -119,6 +127,9 @@ def llama_server(model: Path | None = None, n_ctx: int = 4096, threads: int | No
 
 
 def main() -> None:
+    # a SIGTERM (kill, a service manager) must stop the server too: turned into SystemExit, the context
+    # manager's exit stops its process group instead of leaving an orphaned llama.cpp behind
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with llama_server() as base_url:
         print(f"serving {SMOLLM2_NAME} at {base_url} (Ctrl-C stops it)", flush=True)
         try:
