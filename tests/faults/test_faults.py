@@ -192,13 +192,14 @@ def test_program_frozen_between_actions(warm: Warm) -> None:
 
 def test_workspace_full(warm: Warm) -> None:
     filler = warm.adapter.workspace.root.parent / "filler"
-    with open(filler, "wb") as handle:  # take every free byte of the tmpfs
+    handle = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    for size in (1 << 20, 1 << 12, 1):  # every free byte of the tmpfs, unbuffered: nothing to flush on close
         try:
-            while True:
-                handle.write(b"\0" * (1 << 20))
-                handle.flush()
+            while os.write(handle, b"\0" * size):
+                pass
         except OSError:
             pass
+    os.close(handle)
     try:
         before = warm.document()
         result, _ = bounded(lambda: warm.adapter.execute(warm.next_example()), lambda: None)
