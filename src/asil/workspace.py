@@ -6,9 +6,13 @@ Agents name files relative to the workspace root. Anything that resolves outside
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from asil.protocol import InvalidAction
@@ -112,3 +116,24 @@ def cache_dir() -> Path:
     root = Path(os.environ.get("ASIL_CACHE_DIR", Path.home() / ".cache" / "asil"))
     root.mkdir(parents=True, exist_ok=True)
     return root
+
+
+LOCKS = Path(tempfile.gettempdir()) / "asil-locks"
+
+
+@contextmanager
+def document_lock(path: Path) -> Iterator[None]:
+    """Hold the machine-wide lock of one document: every process and thread acting on it takes turns.
+
+    An fcntl lock on a file named after the document's absolute path, kept outside the workspace so a
+    read-only workspace still locks and no served folder fills with lock files. The kernel drops the lock
+    when its holder dies, so a killed client never leaves the document locked.
+    """
+    LOCKS.mkdir(mode=0o1777, exist_ok=True)
+    name = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:32]
+    handle = os.open(LOCKS / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
