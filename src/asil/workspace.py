@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from asil.protocol import InvalidAction
+from asil.protocol import AsilError, InvalidAction
 
 PRIVATE_DIR = ".asil"  # snapshots and scratch files; invisible to agents
 
@@ -24,12 +24,26 @@ class PathOutsideWorkspace(InvalidAction):
     code = "path_outside_workspace"
 
 
+class WorkspaceNotWritable(AsilError):
+    """The workspace cannot take writes: the documents, and the programs' state kept beside them, need it."""
+
+    code = "workspace_read_only"
+
+
 class Workspace:
     """A directory an episode may read and write, and nothing beyond it."""
 
     def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root).resolve()
         self.root.mkdir(parents=True, exist_ok=True)
+
+    def require_writable(self) -> None:
+        """Refuse, with one sentence, a workspace this process cannot write (a read-only mount, no permission)."""
+        if not os.access(self.root, os.W_OK):
+            raise WorkspaceNotWritable(
+                f"The workspace {self.root} is read-only (a read-only mount or no write permission); ASIL writes "
+                "the document and the program's state there, so it cannot work in it.",
+                hint="Use a writable copy of the folder as the workspace.")
 
     @classmethod
     def temporary(cls, prefix: str = "asil-ws-") -> Workspace:

@@ -6,6 +6,7 @@ actions, and time the whole step. Subclasses implement ``_check`` and ``_apply``
 
 from __future__ import annotations
 
+import errno
 import functools
 import stat
 import sys
@@ -60,10 +61,20 @@ DOCUMENT_CHANGED = "document_changed"  # the document was rewritten on disk by s
 UNFORESEEN = "app_failed"  # the code of a failure no AsilError described: a crash, or a bug in the adapter
 
 
+# Write failures that say what is wrong with the workspace itself, not with the program or the action.
+_DISK_ERRORS = {errno.ENOSPC: ("workspace_full", "the disk holding the workspace is full"),
+                errno.EDQUOT: ("workspace_full", "the disk quota of the workspace is used up"),
+                errno.EROFS: ("workspace_read_only", "the workspace is on a read-only file system")}
+
+
 def _failure(exc: Exception, while_doing: str) -> ActionError:
     """The error of a step that failed: ASIL's own errors as they are, anything else named plainly."""
     if isinstance(exc, AsilError):
         return exc.to_error()
+    if isinstance(exc, OSError) and exc.errno in _DISK_ERRORS:
+        code, what = _DISK_ERRORS[exc.errno]
+        return ActionError(code=code, message=f"The action could not be saved: {what}; the document on disk was "
+                           "left as it was.", hint="Free space or make the workspace writable, then repeat the action.")
     return ActionError(code=UNFORESEEN, message=f"The program failed while {while_doing} "
                        f"({type(exc).__name__}: {exc}).".replace("\n", " "),
                        hint="Observe the state again; if the program keeps failing, end the episode as infeasible.")
@@ -116,6 +127,7 @@ class Adapter(ABC):
                 setattr(cls, hook, _remembering_disk(own))
 
     def __init__(self, workspace: Workspace, document: str | None = None, **options: Any):
+        workspace.require_writable()  # refused here in one sentence, not halfway through a program's start
         self.workspace = workspace
         self.document = document
         self.step = 0
