@@ -36,6 +36,7 @@ from asil.runner.procs import descendants
 from asil.workspace import Workspace
 
 TARGET = 5.0  # per cent of the warm-up value, per 1,000 actions
+MEASURES = (("rss_mb", "RSS (MB)"), ("fds", "open fds"), ("temp_files", "temp files"), ("children", "child processes"))
 
 
 @dataclass
@@ -105,12 +106,12 @@ def run(name: str, actions: int, root: Path, scratch: Path
 
 def growth_rows(name: str, warm: Sample, end: Sample, after: int) -> list[tuple[str, ...]]:
     rows = []
-    for metric, unit in (("rss_mb", "RSS (MB)"), ("fds", "open fds"), ("temp_files", "temp files"), ("children", "child processes")):
+    for metric, label in MEASURES:
         before, now = getattr(warm, metric), getattr(end, metric)
         per_1000 = (now - before) / max(after, 1) * 1000
         percent = per_1000 / before * 100 if before else (0.0 if per_1000 <= 0 else float("inf"))
         verdict = "MET" if percent < TARGET else "MISSED"
-        rows.append((name, unit, f"{before:.1f}", f"{now:.1f}", f"{per_1000:+.2f}",
+        rows.append((name, label, f"{before:.1f}", f"{now:.1f}", f"{per_1000:+.2f}",
                      f"{percent:+.2f} %", verdict))
     return rows
 
