@@ -23,6 +23,7 @@ import pytest
 
 from asil.adapters import app_names
 from asil.adapters.base import UNFORESEEN, Adapter
+from asil.apps import libreoffice
 from asil.plugins import adapter_class
 from asil.protocol import Action, ActionResult, AsilError
 from asil.runner.procs import descendants
@@ -184,7 +185,9 @@ def test_program_killed_during_an_action(warm: Warm) -> None:
     recovered(warm)
 
 
-def test_program_frozen_between_actions(warm: Warm) -> None:
+def test_program_frozen_between_actions(warm: Warm, monkeypatch: pytest.MonkeyPatch) -> None:
+    # LibreOffice's watchdog reads its limit at each call: shortened so three office apps wait 15 s, not 60.
+    monkeypatch.setattr(libreoffice, "CALL_TIMEOUT_S", 15.0)
     warm.adapter.observe()
     frozen = programs()
     signal_all(frozen, signal.SIGSTOP)
