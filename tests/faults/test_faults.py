@@ -23,6 +23,7 @@ import pytest
 
 from asil.adapters import app_names
 from asil.adapters.base import UNFORESEEN, Adapter
+from asil.adapters.gimp import adapter as gimp_adapter
 from asil.apps import libreoffice
 from asil.plugins import adapter_class
 from asil.protocol import Action, ActionResult, AsilError
@@ -186,8 +187,10 @@ def test_program_killed_during_an_action(warm: Warm) -> None:
 
 
 def test_program_frozen_between_actions(warm: Warm, monkeypatch: pytest.MonkeyPatch) -> None:
-    # LibreOffice's watchdog reads its limit at each call: shortened so three office apps wait 15 s, not 60.
+    # Limits read at each call, shortened so the wait for the configured timeout is short here: LibreOffice's
+    # watchdog (60 s) and GIMP's limit for slow requests such as reading the state (120 s).
     monkeypatch.setattr(libreoffice, "CALL_TIMEOUT_S", 15.0)
+    monkeypatch.setattr(gimp_adapter, "SLOW_TIMEOUT_S", 15.0)
     warm.adapter.observe()
     frozen = programs()
     signal_all(frozen, signal.SIGSTOP)
