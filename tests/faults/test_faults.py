@@ -16,6 +16,8 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,29 +94,24 @@ def signal_all(pids: list[int], sig: signal.Signals) -> None:
             pass
 
 
+# One worker thread for every bounded call: some clients (jupyter_client) keep an event loop per thread, and
+# a thread per call would leave one unclosed loop behind each time.
+WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fault-action")
+
+
 def bounded(call: Callable[[], ActionResult], on_timeout: Callable[[], None]) -> tuple[ActionResult, float]:
-    """Run ``call`` in a thread; if it outlives BOUND_S, run ``on_timeout`` (which unfreezes) and fail."""
-    box: list[ActionResult | BaseException] = []
-
-    def run() -> None:
-        try:
-            box.append(call())
-        except BaseException as exc:  # reported below: execute must never raise
-            box.append(exc)
-
+    """Run ``call`` on the worker; if it outlives BOUND_S, run ``on_timeout`` (which unfreezes) and fail."""
     started = time.monotonic()
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(BOUND_S)
-    took = time.monotonic() - started
-    if worker.is_alive():
+    future = WORKER.submit(call)
+    try:
+        outcome = future.result(timeout=BOUND_S)
+    except FutureTimeout:
         on_timeout()
-        worker.join(BOUND_S)
+        future.exception(timeout=BOUND_S)  # let it finish, so the next case finds the worker free
         pytest.fail(f"the action hung for more than {BOUND_S:.0f} s")
-    outcome = box[0]
-    if isinstance(outcome, BaseException):
-        raise AssertionError(f"execute raised {type(outcome).__name__}: {outcome}") from outcome
-    return outcome, took
+    except Exception as exc:  # execute must never raise
+        raise AssertionError(f"execute raised {type(exc).__name__}: {exc}") from exc
+    return outcome, time.monotonic() - started
 
 
 def assert_clear(result: ActionResult, before: bytes | None, warm: Warm, fault: str) -> None:
