@@ -26,7 +26,7 @@ import pytest
 from asil.adapters import app_names
 from asil.adapters.base import UNFORESEEN, Adapter
 from asil.adapters.gimp import adapter as gimp_adapter
-from asil.apps import libreoffice
+from asil.apps import audacity, blender, libreoffice, thunderbird
 from asil.plugins import adapter_class
 from asil.protocol import Action, ActionResult, AsilError
 from asil.runner.procs import descendants
@@ -185,9 +185,12 @@ def test_program_killed_during_an_action(warm: Warm) -> None:
 
 def test_program_frozen_between_actions(warm: Warm, monkeypatch: pytest.MonkeyPatch) -> None:
     # Limits read at each call, shortened so the wait for the configured timeout is short here: LibreOffice's
-    # watchdog (60 s) and GIMP's limit for slow requests such as reading the state (120 s).
-    monkeypatch.setattr(libreoffice, "CALL_TIMEOUT_S", 15.0)
-    monkeypatch.setattr(gimp_adapter, "SLOW_TIMEOUT_S", 15.0)
+    # watchdog (60 s), GIMP's limit for slow requests such as reading the state (120 s), Blender's (60 s),
+    # Audacity's and Thunderbird's (30 s) request limits.
+    for module, limit in ((libreoffice, "CALL_TIMEOUT_S"), (gimp_adapter, "SLOW_TIMEOUT_S"),
+                          (blender, "REQUEST_TIMEOUT_S"), (audacity, "COMMAND_TIMEOUT_S"),
+                          (thunderbird, "REQUEST_TIMEOUT_S")):
+        monkeypatch.setattr(module, limit, 15.0)
     warm.adapter.observe()
     frozen = programs()
     signal_all(frozen, signal.SIGSTOP)
