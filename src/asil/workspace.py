@@ -6,12 +6,16 @@ Agents name files relative to the workspace root. Anything that resolves outside
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from asil.protocol import InvalidAction
+from asil.protocol import AsilError, InvalidAction
 
 PRIVATE_DIR = ".asil"  # snapshots and scratch files; invisible to agents
 
@@ -20,12 +24,26 @@ class PathOutsideWorkspace(InvalidAction):
     code = "path_outside_workspace"
 
 
+class WorkspaceNotWritable(AsilError):
+    """The workspace cannot take writes: the documents, and the programs' state kept beside them, need it."""
+
+    code = "workspace_read_only"
+
+
 class Workspace:
     """A directory an episode may read and write, and nothing beyond it."""
 
     def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root).resolve()
         self.root.mkdir(parents=True, exist_ok=True)
+
+    def require_writable(self) -> None:
+        """Refuse, with one sentence, a workspace this process cannot write (a read-only mount, no permission)."""
+        if not os.access(self.root, os.W_OK):
+            raise WorkspaceNotWritable(
+                f"The workspace {self.root} is read-only (a read-only mount or no write permission); ASIL writes "
+                "the document and the program's state there, so it cannot work in it.",
+                hint="Use a writable copy of the folder as the workspace.")
 
     @classmethod
     def temporary(cls, prefix: str = "asil-ws-") -> Workspace:
@@ -112,3 +130,24 @@ def cache_dir() -> Path:
     root = Path(os.environ.get("ASIL_CACHE_DIR", Path.home() / ".cache" / "asil"))
     root.mkdir(parents=True, exist_ok=True)
     return root
+
+
+LOCKS = Path(tempfile.gettempdir()) / "asil-locks"
+
+
+@contextmanager
+def document_lock(path: Path) -> Iterator[None]:
+    """Hold the machine-wide lock of one document: every process and thread acting on it takes turns.
+
+    An fcntl lock on a file named after the document's absolute path, kept outside the workspace so a
+    read-only workspace still locks and no served folder fills with lock files. The kernel drops the lock
+    when its holder dies, so a killed client never leaves the document locked.
+    """
+    LOCKS.mkdir(mode=0o1777, exist_ok=True)
+    name = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:32]
+    handle = os.open(LOCKS / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock

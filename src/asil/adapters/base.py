@@ -6,6 +6,9 @@ actions, and time the whole step. Subclasses implement ``_check`` and ``_apply``
 
 from __future__ import annotations
 
+import errno
+import functools
+import stat
 import sys
 import time
 from abc import ABC, abstractmethod
@@ -54,16 +57,40 @@ def turn_page(offset: int | None, limit: int | None, current: tuple[int, int], m
             old_limit if limit is None else max(1, min(limit, most)))
 
 
+DOCUMENT_CHANGED = "document_changed"  # the document was rewritten on disk by someone other than this adapter
 UNFORESEEN = "app_failed"  # the code of a failure no AsilError described: a crash, or a bug in the adapter
+
+
+# Write failures that say what is wrong with the workspace itself, not with the program or the action.
+_DISK_ERRORS = {errno.ENOSPC: ("workspace_full", "the disk holding the workspace is full"),
+                errno.EDQUOT: ("workspace_full", "the disk quota of the workspace is used up"),
+                errno.EROFS: ("workspace_read_only", "the workspace is on a read-only file system")}
 
 
 def _failure(exc: Exception, while_doing: str) -> ActionError:
     """The error of a step that failed: ASIL's own errors as they are, anything else named plainly."""
     if isinstance(exc, AsilError):
         return exc.to_error()
+    if isinstance(exc, OSError) and exc.errno in _DISK_ERRORS:
+        code, what = _DISK_ERRORS[exc.errno]
+        return ActionError(code=code, message=f"The action could not be saved: {what}; the document on disk was "
+                           "left as it was.", hint="Free space or make the workspace writable, then repeat the action.")
     return ActionError(code=UNFORESEEN, message=f"The program failed while {while_doing} "
                        f"({type(exc).__name__}: {exc}).".replace("\n", " "),
                        hint="Observe the state again; if the program keeps failing, end the episode as infeasible.")
+
+
+def _remembering_disk(hook: Any) -> Any:
+    """``hook`` (a save) followed by noting the document's new stamp as this adapter's own."""
+    @functools.wraps(hook)
+    def remembering(self: Adapter, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return hook(self, *args, **kwargs)
+        finally:
+            if getattr(self, "_known_disk", None) is not None:
+                self._known_disk = self._disk_stamp()
+    remembering._remembers_disk = True  # type: ignore[attr-defined]
+    return remembering
 
 
 class Adapter(ABC):
@@ -94,12 +121,40 @@ class Adapter(ABC):
         record = getattr(package, "PLUGIN", None)
         if record is not None and record.adapter == f"{cls.__module__}:{cls.__qualname__}":
             cls.name, cls.pattern, cls.extensions = record.name, record.pattern, record.extensions
+        for hook in ("save", "sync_from_gui"):  # the adapter's own writes of the document are not outside changes
+            own = cls.__dict__.get(hook)
+            if own is not None and not getattr(own, "_remembers_disk", False):
+                setattr(cls, hook, _remembering_disk(own))
 
     def __init__(self, workspace: Workspace, document: str | None = None, **options: Any):
+        workspace.require_writable()  # refused here in one sentence, not halfway through a program's start
         self.workspace = workspace
         self.document = document
         self.step = 0
         self.output: str | None = None  # what the action answered (an api_call's response), for ActionResult.output
+        # The document file as this adapter last left it (inode, size, mtime): another program's write shows
+        # as a different stamp, and the next action is refused instead of overwriting that write from memory.
+        self._known_disk: tuple[int, int, int] | None = None
+
+    def _disk_stamp(self) -> tuple[int, int, int] | None:
+        if self.document is None:
+            return None
+        try:
+            info = self.workspace.resolve(self.document).stat()
+        except (OSError, AsilError):
+            return None
+        return (info.st_ino, info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
+
+    def _changed_on_disk(self) -> ActionError | None:
+        """The refusal when the document was rewritten behind this adapter's back since its last action."""
+        now = self._disk_stamp()
+        if self._known_disk is None or now is None or now == self._known_disk:
+            self._known_disk = self._known_disk or now
+            return None
+        return ActionError(code=DOCUMENT_CHANGED,
+                           message=f"The document {self.document} was changed on disk by another program since "
+                                   "ASIL last read or wrote it; nothing was applied, so that change is kept.",
+                           hint="Reopen the document (start a new episode) to work on the version now on disk.")
 
     def _open_document(self, needed: str, hint: str | None = None) -> tuple[Path, str]:
         """The path and name of the document this adapter was given; DocumentError says it ``needed`` one."""
@@ -160,11 +215,15 @@ class Adapter(ABC):
         self.output = None
         changed: list[str] = []
         status: Status = "ok"
-        try:
-            error = self.validate_action(action)
-            status = "ok" if error is None else "invalid"
-        except Exception as exc:  # the program failed while checking (crashed, timed out, would not restart)
-            error, status = _failure(exc, "checking the action"), "error"
+        error = None if action.is_control else self._changed_on_disk()
+        if error is not None:
+            status = "error"
+        else:
+            try:
+                error = self.validate_action(action)
+                status = "ok" if error is None else "invalid"
+            except Exception as exc:  # the program failed while checking (crashed, timed out, would not restart)
+                error, status = _failure(exc, "checking the action"), "error"
         if error is None and not action.is_control:
             try:
                 changed = self._apply_native(action)
@@ -174,6 +233,7 @@ class Adapter(ABC):
                 status, error = "error", name_operation(exc, action).to_error()
             except Exception as exc:
                 status, error = "error", _failure(exc, "applying the action")
+            self._known_disk = self._disk_stamp()
         observation = None
         if observe:
             try:

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from importlib import resources
 from pathlib import Path
@@ -29,6 +30,9 @@ INSTALL_HINT = (
 )
 DEBIAN_UNO_PATH = "/usr/lib/python3/dist-packages"
 START_TIMEOUT_S = 60.0
+# A UNO call has no timeout of its own: a frozen LibreOffice would block the episode for ever. Past this, the
+# process is killed (the blocked call then fails) and restarted like after a crash.
+CALL_TIMEOUT_S = 60.0
 # Engine error codes that mean "the request was wrong" (status invalid) rather than "it failed".
 INPUT_ERRORS = {
     # Calc
@@ -162,18 +166,31 @@ class Office:
     def call(self, module: str, op: str, **args: Any) -> Any:
         """Run one engine operation; engine errors come back as AsilError with their code."""
         self.ensure()
+        hung = threading.Event()
+
+        def stop_hung(process: subprocess.Popen[bytes] | None = self.process) -> None:
+            hung.set()
+            if process is not None:
+                kill_group(process)
+
+        watchdog = threading.Timer(CALL_TIMEOUT_S, stop_hung)
+        watchdog.daemon = True
+        watchdog.start()
         try:
             reply = json.loads(self._script(module).invoke((json.dumps({"op": op, **args}),), (), ())[0])
         except Exception as exc:
             if isinstance(exc, AsilError):
                 raise
-            # The bridge is gone: LibreOffice crashed or was killed. Start a fresh one.
+            # The bridge is gone: LibreOffice crashed, was killed, or hung and the watchdog killed it.
             self.stop()
             self.start()
+            why = f"did not answer within {CALL_TIMEOUT_S:.0f} s" if hung.is_set() else "stopped unexpectedly"
             raise OfficeRestarted(
-                "LibreOffice stopped unexpectedly and was restarted; unsaved changes were lost.",
+                f"LibreOffice {why} and was restarted; unsaved changes were lost.",
                 hint="The document was reopened from its last saved state; repeat the action.",
             ) from None
+        finally:
+            watchdog.cancel()
         if reply["ok"]:
             return reply["result"]
         error = reply["error"]

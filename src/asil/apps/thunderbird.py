@@ -149,8 +149,9 @@ class ThunderbirdSession:
     def alive(self) -> bool:
         return self.process.alive and self.marionette is not None
 
-    def call(self, op: str, params: dict[str, Any] | None = None, timeout_s: float = REQUEST_TIMEOUT_S) -> Any:
+    def call(self, op: str, params: dict[str, Any] | None = None, timeout_s: float | None = None) -> Any:
         """Run one operation of asil_mail.js; InvalidAction/ActionFailed for refusals, ThunderbirdLost if lost."""
+        timeout_s = REQUEST_TIMEOUT_S if timeout_s is None else timeout_s  # read now: tests shorten it
         if self.marionette is None or not self.process.alive:
             raise ThunderbirdLost("Thunderbird is not running.")
         try:

@@ -27,7 +27,7 @@ from asil.protocol import (
     Observation,
     parse_action,
 )
-from asil.workspace import PathOutsideWorkspace, Workspace
+from asil.workspace import PathOutsideWorkspace, Workspace, document_lock
 
 Stamp = tuple[int, int, int]
 
@@ -109,20 +109,40 @@ class ServedWorkspace:
     # ------------------------------------------------------------ operations
     def observe(self, document: str, app: str | None = None, view: str | None = None, offset: int | None = None,
                 limit: int | None = None) -> Observation:
-        return self._document(document, app).adapter.observe(view=view, offset=offset, limit=limit)
+        with document_lock(self._resolve(document)):
+            return self._document(document, app).adapter.observe(view=view, offset=offset, limit=limit)
 
     def validate(self, document: str, data: Any, app: str | None = None) -> ActionError | None:
         """None if ``act`` would accept the action now, else the error it would give."""
         try:
-            action = to_action(data)
-            opened = self._document(document, app)
-            enforce(self.policy, action, opened.adapter.schema())
+            path = self._resolve(document)
         except InvalidAction as exc:
             return exc.to_error()
-        return opened.adapter.validate_action(action)
+        with document_lock(path):
+            try:
+                action = to_action(data)
+                opened = self._document(document, app)
+                enforce(self.policy, action, opened.adapter.schema())
+            except InvalidAction as exc:
+                return exc.to_error()
+            return opened.adapter.validate_action(action)
 
     def act(self, document: str, data: Any, app: str | None = None, client: str = "unknown") -> ActionResult:
-        """Check, execute and save one action (or a list as a batch). Refusals raise; outcomes are returned."""
+        """Check, execute and save one action (or a list as a batch). Refusals raise; outcomes are returned.
+
+        Actions on one document take turns (``document_lock``), across threads and server processes: each
+        starts from the file as the previous one saved it (a stale copy is reopened), so no update is lost.
+        """
+        try:
+            path = self._resolve(document)
+        except AsilError as exc:
+            self.audit.record(client=client, document=document, app=app, action=data, status="refused",
+                              error=exc.message)
+            raise
+        with document_lock(path):
+            return self._act(document, data, app, client)
+
+    def _act(self, document: str, data: Any, app: str | None, client: str) -> ActionResult:
         where = {"client": client, "document": document, "app": app, "action": data}
         try:
             action = to_action(data)
@@ -141,6 +161,11 @@ class ServedWorkspace:
     def render(self, document: str, app: str | None = None, view: str | None = None,
                offset: int | None = None) -> tuple[bytes, Observation]:
         """PNG bytes of the document's current view (moved first when view/offset are given)."""
+        with document_lock(self._resolve(document)):
+            return self._render(document, app, view, offset)
+
+    def _render(self, document: str, app: str | None, view: str | None, offset: int | None
+                ) -> tuple[bytes, Observation]:
         opened = self._document(document, app)
         observation = opened.adapter.observe(view=view, offset=offset)
         with tempfile.TemporaryDirectory(prefix="asil-mcp-render-") as scratch:

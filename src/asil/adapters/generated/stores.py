@@ -191,8 +191,13 @@ class HttpStore:
         if not (state / (store.file or "")).exists():
             raise DocumentError(f"{workspace.relative(state)!r} holds no state of this service.",
                                 hint="Open a state folder a task set up.")
+        self.restarts = 0
+        self._start()
+
+    def _start(self) -> None:
+        store, workspace = self.store, self.workspace
         self.port, self.key = free_port(), secrets.token_hex(16)
-        argv = fill_argv(store.start, state=str(state), port=str(self.port), apikey=self.key)
+        argv = fill_argv(store.start, state=str(self.state), port=str(self.port), apikey=self.key)
         home = workspace.private("service-home")
         home.mkdir(exist_ok=True)
         # It runs in the workspace, so the relative folder paths it is given stay inside it.
@@ -203,15 +208,25 @@ class HttpStore:
             raise ActionFailed(f"The program {argv[0]!r} is not installed.") from None
         self.process.wait_until(self._ready, timeout_s=store.timeout_s, what="its API answered")
 
+    def _restart_if_gone(self) -> None:
+        """A service that died (crashed, killed) is started again on its state folder, which it keeps on
+        disk after every change: the restart is transparent."""
+        if self.process.process.poll() is not None:
+            self.process.stop()
+            self.restarts += 1
+            self._start()
+
     def _ready(self) -> bool:
         try:
-            self.call("GET", self.store.ready or "/")
+            self.call("GET", self.store.ready or "/", restart=False)
         except (ActionFailed, InvalidAction):
             return False
         return True
 
-    def call(self, method: str, route: str, body: Any = None) -> Any:
+    def call(self, method: str, route: str, body: Any = None, restart: bool = True) -> Any:
         assert self.store.base_url is not None
+        if restart:  # not while starting: the start's own wait sees an early exit
+            self._restart_if_gone()
         url = self.store.base_url.format(port=self.port) + route
         headers = {"Content-Type": "application/json"}
         if self.store.auth_header:
@@ -226,6 +241,10 @@ class HttpStore:
             raise InvalidAction(f"The service refused {method} {route}: {exc.code} {detail}.",
                                 hint="Check the parameters against the observation.") from None
         except (urllib.error.URLError, OSError) as exc:
+            if isinstance(exc, TimeoutError) or isinstance(getattr(exc, "reason", None), TimeoutError):
+                self.process.stop()  # hung: stopped now, so the next call starts a fresh one on the saved state
+                raise ActionFailed(f"The service did not answer {method} {route} within {self.store.timeout_s:g} s "
+                                   "and was stopped; the next action starts it again.") from None
             raise ActionFailed(f"The service did not answer {method} {route} ({exc}).") from None
         return json.loads(text) if text.strip() else None
 
