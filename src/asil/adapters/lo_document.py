@@ -104,6 +104,14 @@ class OfficeAdapter(Adapter):
         except OfficeRestarted:
             self._open()
             raise
+        except ActionFailed as exc:
+            if exc.code != "no_document":
+                raise
+            # LibreOffice lost the document without a restart this adapter saw (it was killed and restarted
+            # between two calls of the shared office): the same recovery as after a restart
+            self._open()
+            raise OfficeRestarted("LibreOffice no longer had the document open; unsaved changes were lost.",
+                                  hint="The document was reopened from its last saved state; repeat the action.") from None
 
     def _write(self, op: str, target: Path, tag: str, **args: Any) -> Path:
         """Have the engine write ``target`` through a hidden temporary beside it, then swap it in."""
