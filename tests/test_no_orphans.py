@@ -1,6 +1,7 @@
 """No orphans: an ASIL process killed mid-episode — SIGTERM or SIGKILL — leaves none of its programs behind.
 
-Each entry point (``asil run``, ``asil bench --workers 2``, ``asil mcp serve`` over stdio) is started
+Each entry point (``asil run``, ``asil bench --workers 2``, ``asil mcp serve`` over stdio, ``asil rollout
+serve`` with a rollout in flight) is started
 for real, brought to the middle of an episode with its LibreOffice warm (the agent waits on a slow
 loopback model; the MCP client has observed a document), and killed. Every process below it at that
 moment must be gone within a bounded wait: the SIGTERM path is the process's own cleanup, the SIGKILL
@@ -20,8 +21,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+import httpx
 import pytest
 
+from asil.apps.process import free_port
 from asil.runner.procs import descendants
 from asil.tasks import get_task
 from asil.tasks.setup import prepare_workspace
@@ -162,3 +165,35 @@ def _reply(stdout: IO[str], wanted: int) -> dict[str, Any] | None:
         if message.get("id") == wanted:
             return dict(message)
     return None
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
+def test_a_killed_rollout_service_leaves_no_program(sig: signal.Signals, slow_model: ChatServer) -> None:
+    port = free_port()
+    command = [*ASIL, "rollout", "serve", "--port", str(port), "--workers", "1"]
+    with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL) as process:
+        try:
+            assert _wait_for(lambda: _answers(f"http://127.0.0.1:{port}/health")), "the service never started"
+            body = {"task_id": "calc-total-column", "base_url": slow_model.url, "model": "slow"}
+            threading.Thread(target=_post_quietly, args=(f"http://127.0.0.1:{port}/rollout", body),
+                             daemon=True).start()
+            assert _wait_for(lambda: slow_model.requests), "the rollout never asked the policy"
+            _kill_and_count(process, sig, offices=1)
+        finally:
+            process.kill()
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def _post_quietly(url: str, body: dict[str, Any]) -> None:
+    """The rollout's client: its answer never comes (the service is killed), which is the point."""
+    try:
+        httpx.post(url, json=body, timeout=WAIT_S * 2)
+    except httpx.TransportError:
+        pass

@@ -48,14 +48,16 @@ def test_a_proposal_carries_one_to_max_candidates_and_a_best_index() -> None:
     bad = [({"candidates": [], "best": 0}, "1 to 3 decisions, not 0"),
            ({"candidates": [_candidate("A1")] * 4, "best": 0}, "not 4 candidates"),
            ({"subgoal": {"text": "x"}, "actions": []}, "'candidates' = None"),
-           ({"candidates": [_candidate("A1")], "best": 1}, "'best' must be the index"),
-           ({"candidates": [_candidate("A1")], "best": True}, "'best' must be the index"),
+           ({"candidates": [_candidate("A1"), _candidate("B2")], "best": 2}, "'best' must be the index"),
+           ({"candidates": [_candidate("A1"), _candidate("B2")], "best": True}, "'best' must be the index"),
            ({"candidates": [_candidate("A1"), {"actions": "no"}], "best": 0}, "Candidate 1: 'actions' must be")]
     for reply, message in bad:
         with pytest.raises(DecisionParseError, match=message):
             parse_commitment(reply, cfg)
     with pytest.raises(DecisionParseError, match="1 to 1 decisions, not 2"):
         parse_commitment({"candidates": [_candidate("A1")] * 2, "best": 0}, configure(max_candidates=1))
+    lone = parse_commitment({"candidates": [_candidate("A1")], "best": 2, "rationale": "r"}, cfg)
+    assert lone.subgoal_text == "A1" and lone.best == 0  # nothing to choose: the index is not held against it
     plain = parse_commitment(_candidate("C3"), configure("no-candidates"))
     assert plain.best is None and "candidates" not in plain.record()
 

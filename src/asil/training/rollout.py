@@ -2,19 +2,22 @@
 
 Per ``POST /rollout`` request it restores a task by id, runs the ReAct agent against the given
 OpenAI-compatible policy endpoint for up to ``max_turns`` (at most 20) actions, and answers with the reward
-(the evaluator's score, optionally with the overlength shaping) and the full messages. Rollouts run in worker
+(the evaluator's score, optionally with the overlength shaping) and the full messages. Rollouts run in daemon
 threads, at most ``workers`` at once; renders are off (``ASIL_DISABLE_RENDER=1``). ``GET /health`` and
 ``GET /metrics`` report on the service. Built on starlette + uvicorn (the ``mcp`` extra).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -23,6 +26,9 @@ from asil.training.verl import OVERLONG_BUFFER, OVERLONG_COEFFICIENT, overlong_p
 
 MAX_TURNS = 20  # the paper's agent loop: up to 20 action turns
 ERROR_TERMINATIONS = ("llm_error", "agent_error", "env_error")
+SHUTDOWN_GRACE_S = 5  # a stopped service gives rollouts in flight this long before their programs are stopped
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class RolloutRequest(BaseModel):
@@ -142,7 +148,8 @@ def create_app(workers: int = 2) -> Any:
         with metrics.lock:
             metrics.in_flight += 1
         try:
-            answer = await anyio.to_thread.run_sync(run_rollout, parsed, limiter=limiter)
+            async with limiter:
+                answer = await in_daemon_thread(run_rollout, parsed)
         finally:
             with metrics.lock:
                 metrics.in_flight -= 1
@@ -162,8 +169,36 @@ def create_app(workers: int = 2) -> Any:
                              Route("/metrics", show_metrics)])
 
 
+async def in_daemon_thread(function: Callable[[T], R], argument: T) -> R:
+    """``function(argument)`` on a daemon thread, awaited.
+
+    Not anyio's worker threads: those are not daemons, so a SIGTERM during a rollout would leave the
+    interpreter joining a thread that waits on the policy, before atexit could stop the rollout's programs.
+    A daemon thread is dropped at exit and atexit stops them at once.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[R] = loop.create_future()
+
+    def settle(result: R | None, error: BaseException | None) -> None:
+        if not future.done():
+            future.set_exception(error) if error else future.set_result(result)  # type: ignore[arg-type]
+
+    def work() -> None:
+        try:
+            outcome: tuple[R | None, BaseException | None] = (function(argument), None)
+        except BaseException as exc:  # handed to the awaiting request, like anyio does
+            outcome = (None, exc)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the service is shutting down
+            loop.call_soon_threadsafe(settle, *outcome)
+
+    threading.Thread(target=work, name="asil-rollout", daemon=True).start()
+    return await future
+
+
 def serve(host: str, port: int, workers: int) -> None:
     import uvicorn
 
     os.environ["ASIL_DISABLE_RENDER"] = "1"  # as the paper's RL runs (rollouts never ask for renders either)
-    uvicorn.run(create_app(workers), host=host, port=port, log_level="info")
+    # a SIGTERM waits at most this long for rollouts in flight, then atexit stops their programs
+    uvicorn.run(create_app(workers), host=host, port=port, log_level="info",
+                timeout_graceful_shutdown=SHUTDOWN_GRACE_S)

@@ -115,6 +115,7 @@ def parse_commitment(data: dict[str, Any], cfg: LSTCConfig) -> Commitment:
 
     With candidate proposals on, the reply must carry 1..max_candidates complete decisions and a ``best``
     index into them; every candidate is validated (they are logged as data), the best one is executed.
+    A lone candidate is the best one whatever index the reply gives.
     """
     if not cfg.candidates:
         return _decision(data, cfg)
@@ -123,6 +124,10 @@ def parse_commitment(data: dict[str, Any], cfg: LSTCConfig) -> Commitment:
         found = f"{len(raw)} candidates" if isinstance(raw, list) else f"'candidates' = {raw!r}"
         raise DecisionParseError(f"'candidates' must be a list of 1 to {cfg.max_candidates} decisions, not {found}.")
     best = data.get("best")
+    if len(raw) == 1 and best is not None:
+        # One candidate leaves nothing to choose: small models often write 1 or 2 here (a local server's
+        # schema grammar does not enforce an integer's maximum), and a repair round for it costs a whole call.
+        best = 0
     if isinstance(best, bool) or not isinstance(best, int) or not 0 <= best < len(raw):
         raise DecisionParseError(f"'best' must be the index (0 to {len(raw) - 1}) of a candidate, not {best!r}.")
     candidates = []
