@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -16,7 +20,8 @@ from starlette.testclient import TestClient
 
 from asil.agents.react import reply_text
 from asil.apps.process import free_port
-from asil.tasks import load_tasks
+from asil.runner.procs import descendants
+from asil.tasks import get_task, load_tasks
 from asil.training.rollout import create_app
 from asil.training.verl import overlong_penalty
 from tests.chat_server import ChatServer
@@ -144,3 +149,68 @@ def test_a_client_that_disconnects_mid_rollout_leaves_the_served_process_working
     finally:
         service.terminate()
         service.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_a_rollout_whose_app_is_killed_ends_with_a_reward_and_the_service_stays_up(policy: ChatServer) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    service = subprocess.Popen([sys.executable, "-m", "asil.cli", "rollout", "serve", "--port", str(port),
+                                "--workers", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        with httpx.Client(base_url=base, timeout=300) as http:
+            assert _wait(lambda: _healthy(http)), "the service never started"
+            calc = get_task("calc-total-column")
+            # the first reply comes late: LibreOffice is killed while the rollout waits on the policy
+            policy.behaviours += [{"text": reply_text("Next.", a), "delay": 4 if i == 0 else 0}
+                                  for i, a in enumerate(calc.reference_steps())]
+            with ThreadPoolExecutor(1) as pool:
+                pending = pool.submit(http.post, "/rollout", json={"task_id": calc.id, "base_url": policy.url,
+                                                                   "model": "m", "timeout": 240})
+                assert _wait(lambda: policy.requests and _offices(service.pid)), "no LibreOffice under the rollout"
+                killed = _offices(service.pid)
+                for pid in killed:
+                    os.kill(pid, signal.SIGKILL)
+                answer = pending.result(timeout=280).json()
+            assert isinstance(answer["reward"], float) and answer["task_id"] == calc.id
+            if answer["error"]:  # a crash the runner could not hide: an error reward and the reason
+                assert answer["reward"] == 0.0 and answer["termination"] in ("env_error", "agent_error")
+            assert not set(killed) & set(_offices(service.pid))  # the dead program is not counted as alive
+            kept = DRAWIO[6]
+            policy.behaviours += [{"text": reply_text("Next.", a)} for a in kept.reference_steps()]
+            after = http.post("/rollout", json={"task_id": kept.id, "base_url": policy.url, "model": "m"}).json()
+            assert after["reward"] == 1.0 and http.get("/health").json() == {"status": "ok"}
+            assert http.get("/metrics").json()["rollouts"] == 2
+    finally:
+        service.terminate()
+        service.wait(timeout=30)
+
+
+def _wait(condition: Any, timeout_s: float = 120.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _healthy(http: httpx.Client) -> bool:
+    try:
+        return http.get("/health").status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def _offices(pid: int) -> list[int]:
+    """The living soffice processes below ``pid``."""
+    found = []
+    for child in descendants(pid):
+        try:
+            name = Path(f"/proc/{child}/comm").read_text().strip()
+            state = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if name.startswith("soffice") and state not in ("Z", "X"):
+            found.append(child)
+    return found

@@ -19,16 +19,8 @@ NAUTILUS = [t for t in load_tasks(suite="train") if t.apps == ["nautilus"]]
 # Imported while collecting, before any test starts LibreOffice: python-uno's import hook breaks tqdm's
 # relative imports inside datasets when datasets is first imported after it.
 datasets = pytest.importorskip("datasets")
-
-
-def is_conversational(example: dict[str, Any]) -> bool:
-    """TRL's conversational-format test (``trl.data_utils.is_conversational``), restated: TRL needs torch, which
-    ASIL's extras leave out. A supported key holds a list of messages with "role" and "content"."""
-    keys = [k for k in ("prompt", "chosen", "rejected", "completion", "messages") if k in example]
-    if not keys:
-        return False
-    messages = example[keys[0]]
-    return isinstance(messages, list) and isinstance(messages[0], dict) and {"role", "content"} <= set(messages[0])
+trl_data_utils = pytest.importorskip("trl.data_utils", reason="the 'rl' extra (TRL) is not installed")
+is_conversational = trl_data_utils.is_conversational  # TRL's own test of its conversational format
 
 
 def _assert_trl_rows(rows: list[dict[str, Any]]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyarrow as pa
@@ -74,6 +75,20 @@ def test_compute_score_replays_the_episode_in_the_real_app() -> None:
         pytest.approx(1.0 - 0.1 * (1000 - 768) / 256)
     with pytest.raises(ValueError, match="data_source"):
         compute_score("openai/gsm8k", solution, task.id)
+
+
+def test_compute_score_reads_the_tool_calls_of_verls_tool_agent_loop() -> None:
+    task = DRAWIO[1]
+    steps = task.reference_steps()
+    calls = [{"name": "asil", "arguments": a.model_dump(mode="json", exclude_defaults=True)} for a in steps]
+    calls[0]["arguments"] = json.dumps(calls[0]["arguments"])  # OpenAI-style arguments as JSON text
+    # hermes format, as Qwen-style chat templates have the model write them, with the tool's answers between
+    solution = "\n".join(f"<tool_call>\n{json.dumps(c)}\n</tool_call>\n<tool_response>status: ok</tool_response>"
+                         for c in calls)
+    assert list(replies(solution)) == steps
+    assert compute_score("asil", solution, task.id) == 1.0
+    other_tool = json.dumps({"name": "search", "arguments": calls[1]["arguments"]})
+    assert list(replies(other_tool)) == []
 
 
 def test_overlong_shaping_is_zero_within_the_budget_and_falls_through_the_buffer() -> None:

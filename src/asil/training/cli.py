@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,14 @@ def add_export_parser(sub: Any) -> None:
                    help="bench run folders (recorded with --full-observations) for agentic-guided rows")
     p.add_argument("--teacher-model", help="the teacher writing thoughts (default: a deterministic template)")
     p.add_argument("--teacher-url", help="the teacher's OpenAI-compatible endpoint")
+    p.add_argument("--rerun-failed", action="append", default=[], choices=["compact", "detailed"],
+                   help="re-run the tasks --runs failed with this step hint (repeatable: each level re-runs what "
+                        "is still failed) and keep their verified steps; needs --model and --base-url")
+    p.add_argument("--model", help="the policy for --rerun-failed (its name on the server)")
+    p.add_argument("--base-url", help="the policy's OpenAI-compatible endpoint")
+    p.add_argument("--server", default="openai", help="how the server takes sampling options (as asil bench)")
+    p.add_argument("--constrained", action="store_true", help="send each reply's JSON Schema (as asil bench)")
+    p.add_argument("--budget", type=int, help="step budget of each re-run (default: the task's own)")
     p.set_defaults(func=cmd_export_sft)
     p = export_sub.add_parser("verl", help="verl RL rows (parquet): the ReAct agent's first prompt per task")
     p.add_argument("--out", type=Path, required=True, help="folder for <suite>.parquet (verl's train/val files)")
@@ -162,6 +171,9 @@ def cmd_export_sft(args: argparse.Namespace) -> int:
 
     if args.teacher_url and not args.teacher_model:
         raise TrainingUsageError("--teacher-url needs --teacher-model (the model's name on that server).")
+    if args.rerun_failed and not (args.runs and args.model and args.base_url):
+        raise TrainingUsageError("--rerun-failed needs --runs (the failed episodes), --model and --base-url "
+                                 "(the policy that re-runs them).")
     missing = [str(r) for r in args.runs if not r.is_dir()]
     if missing:
         raise TrainingUsageError(f"{missing[0]} is not a run folder (one written by 'asil bench').")
@@ -195,6 +207,7 @@ def cmd_export_sft(args: argparse.Namespace) -> int:
         guided, skipped = guided_rows(args.runs, known)
         for reason, count in sorted(skipped.items()):
             print(f"skipped {count} episode(s): {reason}")
+        guided += _hinted_rows(args, known)
     merged = merge(v0, guided)
     for name, rows in (("sft_v0", v0), ("agentic_guided", guided), ("merged", merged)):
         write_jsonl(args.out / f"{name}.jsonl", rows)
@@ -202,9 +215,28 @@ def cmd_export_sft(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _hinted_rows(args: argparse.Namespace, known: dict[str, Any]) -> list[dict[str, Any]]:
+    """--rerun-failed: each level re-runs what the runs (and earlier levels) left failed; their verified rows."""
+    from asil.training.guided import rerun_failed
+    from asil.training.sft import guided_rows
+
+    rows: list[dict[str, Any]] = []
+    runs = list(args.runs)
+    for level in args.rerun_failed:
+        out = args.out / "reruns" / level
+        summaries = rerun_failed(runs, known, level, out, args.budget, model=args.model, base_url=args.base_url,
+                                 server=args.server, constrained=args.constrained)
+        solved = {s["task_id"] for s in summaries if s["success"]}
+        print(f"re-ran {len(summaries)} failed task(s) with {level} hints: {len(solved)} verified", flush=True)
+        level_rows, _ = guided_rows([out], known)
+        rows += [{**row, "hint": level} for row in level_rows]
+        runs.append(out)  # a task solved now is not re-run at the next level
+    return rows
+
+
 def cmd_export_verl(args: argparse.Namespace) -> int:
     from asil.tasks.loader import HARD_SUITE, TaskError, load_tasks
-    from asil.training.verl import initial_prompt, suite_names, verl_row, write_parquet
+    from asil.training.verl import TOOL_CONFIG_FILE, initial_prompt, suite_names, tool_config, verl_row, write_parquet
 
     if args.limit is not None and args.limit < 1:
         raise TrainingUsageError("--limit must be at least 1.")
@@ -225,6 +257,9 @@ def cmd_export_verl(args: argparse.Namespace) -> int:
                 for index, task in enumerate(tasks)]
         write_parquet(args.out / f"{suite}.parquet", rows)
         print(f"{suite}: {len(rows)} rows -> {args.out / f'{suite}.parquet'}")
+    # JSON is YAML: verl reads this with OmegaConf.load (multi_turn.tool_config_path)
+    (args.out / TOOL_CONFIG_FILE).write_text(json.dumps(tool_config(), indent=2) + "\n", encoding="utf-8")
+    print(f"verl tool config (asil.training.verl_tool.AsilTool) -> {args.out / TOOL_CONFIG_FILE}")
     return EXIT_OK
 
 

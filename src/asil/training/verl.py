@@ -15,6 +15,7 @@ optionally with the paper's overlength shaping (DAPO's overlong buffer: coeffici
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 from collections.abc import Iterator
@@ -31,7 +32,30 @@ DATA_SOURCE = "asil"
 TOOL_NAME = "asil"  # the tool name in tools_kwargs (verl's tool config names the tool class it maps to)
 AGENT_NAME = "tool_agent"  # verl's multi-turn agent loop that passes tools_kwargs to the tools
 OVERLONG_COEFFICIENT, OVERLONG_BUFFER = 0.1, 256  # the paper's Appendix C.4
+TOOL_CONFIG_FILE = "asil_tool_config.yaml"
 FIELDS = ("data_source", "prompt", "ability", "reward_model", "extra_info", "agent_name")
+
+DESCRIPTION = ("Run one ASIL action on the task's application: action_type is one of the app's action types "
+               "(see the observation's schema), target an element id where the action needs one, params its "
+               "parameters. Answers with the action's status and the new observation.")
+
+
+def asil_tool_schema() -> dict[str, Any]:
+    """The tool in OpenAI function format, as verl's tool config carries it."""
+    properties = {
+        "action_type": {"type": "string", "description": "the action, e.g. set_value, invoke_function, done"},
+        "target": {"type": "string", "description": "the element id the action applies to, if it needs one"},
+        "params": {"type": "object", "description": "the action's parameters, as the app's schema gives them"},
+    }
+    return {"type": "function", "function": {"name": TOOL_NAME, "description": DESCRIPTION,
+                                             "parameters": {"type": "object", "properties": properties,
+                                                            "required": ["action_type"]}}}
+
+
+def tool_config() -> dict[str, Any]:
+    """verl's tool config file (``actor_rollout_ref.rollout.multi_turn.tool_config_path``), as a dict for YAML."""
+    return {"tools": [{"class_name": "asil.training.verl_tool.AsilTool", "config": {"type": "native"},
+                       "tool_schema": asil_tool_schema()}]}
 
 
 def initial_prompt(task: Task) -> list[Message]:
@@ -102,8 +126,9 @@ def write_parquet(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def replies(solution_str: str) -> Iterator[Action]:
-    """The actions of the ReAct replies in a response, in order: every top-level JSON object with an
-    ``action`` object (tool outputs and prose between them are skipped)."""
+    """The actions in a response, in order: every top-level JSON object that is a ReAct reply (an ``action``
+    object) or a tool call of the ASIL tool (``{"name": "asil", "arguments": {...}}``, as verl's tool agent
+    loop has the model write them); tool outputs and prose between them are skipped."""
     decoder = json.JSONDecoder()
     position = solution_str.find("{")
     while position != -1:
@@ -112,12 +137,25 @@ def replies(solution_str: str) -> Iterator[Action]:
         except json.JSONDecodeError:
             position = solution_str.find("{", position + 1)
             continue
-        if isinstance(value, dict) and isinstance(value.get("action"), dict):
+        action = _action_of(value)
+        if action is not None:
             try:
-                yield Action.model_validate(value["action"])
+                yield Action.model_validate(action)
             except ValueError:
                 pass  # a malformed action: the agent loop would have rejected it too
         position = solution_str.find("{", end)
+
+
+def _action_of(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("action"), dict):
+        return value["action"]
+    arguments = value.get("arguments")
+    if value.get("name") == TOOL_NAME and isinstance(arguments, str):  # OpenAI-style: arguments as JSON text
+        with contextlib.suppress(json.JSONDecodeError):
+            arguments = json.loads(arguments)
+    return arguments if value.get("name") == TOOL_NAME and isinstance(arguments, dict) else None
 
 
 def episode_score(task: Task, actions: Iterator[Action] | list[Action]) -> float:
