@@ -20,6 +20,7 @@ from asil.adapters.functions import AppFunction
 from asil.adapters.kdenlive.actions import MAX_LIMIT, VOCABULARY
 from asil.adapters.kdenlive.edits import Edit, EditContext, probe_frames
 from asil.adapters.kdenlive.functions import FUNCTIONS
+from asil.adapters.kdenlive.markers import categories
 from asil.adapters.kdenlive.media import media_beside, outside_files, producer_file
 from asil.adapters.kdenlive.project import Project, load_project
 from asil.adapters.kdenlive.view import TIMELINE_VIEW, rows, summary
@@ -106,7 +107,8 @@ class KdenliveAdapter(Adapter):
                                dirty=self.dirty, details=details),
             elements=window,
             environment={"engine": "MLT XML in memory; melt renders", "time_unit": "frames",
-                         "media_files": media_beside(self.path.parent, self.workspace)},
+                         "media_files": media_beside(self.path.parent, self.workspace),
+                         "marker_categories": categories(self.project)},
             navigation=Navigation(views=[TIMELINE_VIEW, *(t.id for t in tracks if t.playlist is not None)],
                                   paging=Paging(offset=self.offset, limit=self.limit, total=len(items))),
             summary=summary(self.project, self.path.name, self.view, self.offset, len(window), len(items)),
