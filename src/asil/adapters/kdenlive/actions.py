@@ -190,7 +190,7 @@ VOCABULARY = Vocabulary(
         _fn("delete_clip_marker", clip="green_card", frame=10),
         _fn("add_title", text="Opening", id="opening", duration=50),
         _fn("set_title", clip="opening", text="The opening"),
-        _fn("add_clip", track="V1", source="bin:opening", out_frame=49, position=200),
+        _fn("add_clip", track="V1", source="bin:opening", out_frame=49, position=400),
         _fn("set_bin_clip", clip="green_card", name="Green"),
         _fn("delete_bin_clip", clip="green_card"),
         _fn("delete_guide", frame=60),

@@ -17,6 +17,7 @@ from asil.adapters.kdenlive.markers import bin_playlist
 from asil.adapters.kdenlive.media import source_label
 from asil.adapters.kdenlive.project import PRODUCER_TAGS, Project, prop
 
+
 def bin_clips(project: Project) -> list[ET.Element]:
     """The bin's producers in bin order (each once; Kdenlive 23+'s sequence tractors are left out)."""
     playlist = bin_playlist(project)

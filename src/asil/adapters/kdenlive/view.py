@@ -15,8 +15,8 @@ from xml.etree import ElementTree as ET
 from asil.adapters.kdenlive.bin import bin_clips, bin_id, clip_name, on_timeline, used_producers
 from asil.adapters.kdenlive.markers import Marker, clip_markers, guides
 from asil.adapters.kdenlive.media import source_label
-from asil.adapters.kdenlive.titles import is_title, title_texts
 from asil.adapters.kdenlive.project import CLIP_ID, Placed, Project, Track, prop, props
+from asil.adapters.kdenlive.titles import is_title, title_texts
 from asil.protocol import Element
 
 TIMELINE_VIEW = "timeline"
