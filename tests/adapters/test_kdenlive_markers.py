@@ -4,6 +4,9 @@
 under Xvfb: started with ``kdenlive -i red.mp4`` (a bin-only clip), a guide "Intro start" added with the
 ``add_guide`` action over D-Bus (``org.kde.KMainWindow.activateAction``), a clip marker "Red marker" in
 Category 2 added with ``add_clip_marker`` in the clip monitor, then ``file_save_as``.
+``asil-edited-resaved-by-kdenlive-22.12.3.kdenlive`` is that file after ASIL's edits (a guide, a clip
+marker, a title and a colour card in the bin, the red clip and the title placed), opened in the same
+Kdenlive (no dialog: it showed the guides, markers, title and bin clips) and saved again with ``file_save_as``.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from tests.png import pixels
 pytestmark = [pytest.mark.slow, NEEDS_MELT]
 REAL = Path(__file__).parent / "kdenlive_real"
 REAL_NAME = "kdenlive-22.12.3-guide-marker-bin.kdenlive"
+RESAVED_NAME = "asil-edited-resaved-by-kdenlive-22.12.3.kdenlive"
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +38,9 @@ def media(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return media_dir(tmp_path_factory)
 
 
-def real_project(tmp_path: Path) -> tuple[Workspace, KdenliveAdapter]:
+def real_project(tmp_path: Path, name: str = REAL_NAME) -> tuple[Workspace, KdenliveAdapter]:
     ws = Workspace(tmp_path)
-    shutil.copyfile(REAL / REAL_NAME, tmp_path / "real.kdenlive")
+    shutil.copyfile(REAL / name, tmp_path / "real.kdenlive")
     shutil.copyfile(REAL / "red.mp4", tmp_path / "red.mp4")
     return ws, KdenliveAdapter(ws, "real.kdenlive")
 
@@ -85,6 +89,20 @@ def test_edits_of_the_real_file_keep_kdenlives_layout_and_survive_a_restart(tmp_
     assert raw(ws, "kdenlive_clip_markers", "producer0", [[0, "Red marker", 1], [30, "Flash", 8]])
     assert raw(ws, "kdenlive_title_texts", "title_a", ["Red story"])
     check_loads(tmp_path / "real.kdenlive")  # the real MLT still loads what was saved (the title on Xvfb)
+
+
+def test_kdenlive_keeps_what_asil_wrote_when_it_saves_the_project_again(tmp_path: Path) -> None:
+    ws, adapter = real_project(tmp_path, RESAVED_NAME)
+    assert [(v["frame"], v["comment"], v["category"]) for v in elements(adapter, "guide").values()] == [
+        (0, "Intro edited", 0), (40, "ASIL guide", 4)]
+    by_name = {e.label: e.value for e in adapter.observe(limit=200).elements if e.type == "bin_clip"}
+    assert sorted(by_name) == ["ASIL title", "Green card", "red.mp4"]
+    assert by_name["red.mp4"]["markers"][1] == {"frame": 30, "comment": "ASIL marker", "category": 8}
+    assert by_name["ASIL title"]["title_texts"] == ["ASIL title"] and by_name["ASIL title"]["on_timeline"]
+    assert by_name["Green card"]["on_timeline"] is False
+    assert raw(ws, "kdenlive_bin_clips", "unused", ["Green card"], "set")
+    assert raw(ws, "kdenlive_title_texts", "playlist6:0", ["ASIL title"])
+    assert raw(ws, "kdenlive_guides", None, [[0, "Intro edited", 0], [40, "ASIL guide", 4]])
 
 
 REFUSALS = [
