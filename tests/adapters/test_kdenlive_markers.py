@@ -200,3 +200,15 @@ def test_without_a_display_melt_refuses_titles_instead_of_drawing_invalid(tmp_pa
     with pytest.raises(MeltFailed):
         render_frame(runner, ws.root / "edit.kdenlive", ws.root / "x.png", 5, timeout_s=60)
     assert not (ws.root / "x.png").exists()
+
+
+def test_a_broken_guide_list_is_observed_as_none_and_edits_of_it_are_refused(tmp_path: Path, media: Path) -> None:
+    ws = make_workspace(tmp_path, media, _marked_spec())
+    path = ws.root / "edit.kdenlive"
+    path.write_text(path.read_text().replace('"pos": 10', '"pos": "ten"'))
+    adapter = KdenliveAdapter(ws, "edit.kdenlive")
+    before = adapter.saved_bytes()
+    assert elements(adapter, "guide") == {}
+    result = adapter.execute(fn("add_guide", frame=5), observe=False)
+    assert result.status == "invalid" and result.error is not None and result.error.code == "unreadable_markers"
+    assert "not a Kdenlive marker list" in result.error.message and adapter.saved_bytes() == before

@@ -9,6 +9,7 @@ from __future__ import annotations
 from xml.etree import ElementTree as ET
 
 from asil.adapters.kdenlive import bin_actions as act
+from asil.adapters.kdenlive import markers as stored
 from asil.adapters.kdenlive.bin import (
     bin_clips,
     clip_name,
@@ -19,24 +20,31 @@ from asil.adapters.kdenlive.bin import (
     used_producers,
 )
 from asil.adapters.kdenlive.edits import EditContext, available_frames, producer_for
-from asil.adapters.kdenlive.markers import (
-    Marker,
-    bin_playlist,
-    category_indices,
-    clip_markers,
-    guides,
-    write_clip_markers,
-    write_guides,
-)
+from asil.adapters.kdenlive.markers import Marker, bin_playlist, category_indices, write_clip_markers, write_guides
 from asil.adapters.kdenlive.media import LONG, parse_source
 from asil.adapters.kdenlive.project import Project, set_prop
 from asil.adapters.kdenlive.titles import TITLE_SERVICE, is_title, set_title_text, title_texts, title_xml
 from asil.adapters.kdenlive.tracks import bad
+from asil.protocol import DocumentError
 
 BIN_HINT = "Bin clips are the 'bin_clip' elements of the observation (give their id, name or source)."
 
 
 # ------------------------------------------------------------ markers (guides and clip markers alike)
+def guides(project: Project) -> list[Marker]:
+    try:
+        return stored.guides(project)
+    except DocumentError as exc:  # a list Kdenlive could not read either: refuse rather than overwrite it
+        raise bad(exc.message, "Fix or remove the property in the project file first.", "unreadable_markers") from None
+
+
+def clip_markers(producer: ET.Element) -> list[Marker]:
+    try:
+        return stored.clip_markers(producer)
+    except DocumentError as exc:
+        raise bad(exc.message, "Fix or remove the clip's kdenlive:markers first.", "unreadable_markers") from None
+
+
 def _check_category(project: Project, category: int | None) -> None:
     valid = category_indices(project)
     if category is not None and category not in valid:

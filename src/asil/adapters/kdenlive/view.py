@@ -17,7 +17,7 @@ from asil.adapters.kdenlive.markers import Marker, clip_markers, guides
 from asil.adapters.kdenlive.media import source_label
 from asil.adapters.kdenlive.project import CLIP_ID, Placed, Project, Track, prop, props
 from asil.adapters.kdenlive.titles import is_title, title_texts
-from asil.protocol import Element
+from asil.protocol import DocumentError, Element
 
 TIMELINE_VIEW = "timeline"
 Row = Callable[[], Element]
@@ -75,6 +75,14 @@ def transition_element(project: Project, node: ET.Element) -> Element:
                    actions=["remove_effect"])
 
 
+def _readable(read: Callable[[], list[Marker]]) -> list[Marker]:
+    """Markers for the observation: a list Kdenlive could not read either shows as none (edits refuse it)."""
+    try:
+        return read()
+    except DocumentError:
+        return []
+
+
 def guide_element(marker: Marker) -> Element:
     return Element(id=f"guide:{marker.frame}", type="guide", label=marker.comment or "guide",
                    value=marker.as_value(), data_type="object", actions=["set_guide", "delete_guide"])
@@ -82,7 +90,7 @@ def guide_element(marker: Marker) -> Element:
 
 def bin_clip_element(project: Project, producer: ET.Element, used: tuple[set[str], set[str]]) -> Element:
     value: dict[str, Any] = {"source": source_label(producer), "on_timeline": on_timeline(producer, used),
-                             "markers": [m.as_value() for m in clip_markers(producer)]}
+                             "markers": [m.as_value() for m in _readable(partial(clip_markers, producer))]}
     if bin_id(producer):
         value["bin_id"] = bin_id(producer)
     actions = ["add_clip", "add_clip_marker", "set_clip_marker", "delete_clip_marker", "set_bin_clip",
@@ -95,7 +103,7 @@ def bin_clip_element(project: Project, producer: ET.Element, used: tuple[set[str
 
 
 def _bin_rows(project: Project) -> list[Row]:
-    items: list[Row] = [partial(guide_element, m) for m in guides(project)]
+    items: list[Row] = [partial(guide_element, m) for m in _readable(partial(guides, project))]
     clips = bin_clips(project)
     if clips:
         used = used_producers(project)
@@ -141,5 +149,5 @@ def summary(project: Project, name: str, view: str, offset: int, shown: int, tot
     window = f"elements {offset}-{offset + shown - 1} of {total}" if shown else f"no elements (of {total})"
     return (f"Project {name}: {p.width}x{p.height} at {p.fps:g} fps, {len(tracks)} tracks, {len(clips)} clips, "
             f"{len(project.all_filters())} filters, {len(project.transitions())} transitions, "
-            f"{len(guides(project))} guides, {len(bin_clips(project))} bin clips, duration {duration} "
+            f"{len(_readable(partial(guides, project)))} guides, {len(bin_clips(project))} bin clips, duration {duration} "
             f"frames ({duration / p.fps:.2f} s). View {view!r}: {window}.")
