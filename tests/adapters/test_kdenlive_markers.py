@@ -7,6 +7,8 @@ Category 2 added with ``add_clip_marker`` in the clip monitor, then ``file_save_
 ``asil-edited-resaved-by-kdenlive-22.12.3.kdenlive`` is that file after ASIL's edits (a guide, a clip
 marker, a title and a colour card in the bin, the red clip and the title placed), opened in the same
 Kdenlive (no dialog: it showed the guides, markers, title and bin clips) and saved again with ``file_save_as``.
+``title-made-in-kdenlive-22.12.3.kdenlive`` holds a title made in Kdenlive's own title editor
+(``add_text_clip``: the text tool, a click on the canvas, "Real title" typed, "Create Title").
 """
 
 from __future__ import annotations
@@ -103,6 +105,25 @@ def test_kdenlive_keeps_what_asil_wrote_when_it_saves_the_project_again(tmp_path
     assert raw(ws, "kdenlive_bin_clips", "unused", ["Green card"], "set")
     assert raw(ws, "kdenlive_title_texts", "playlist6:0", ["ASIL title"])
     assert raw(ws, "kdenlive_guides", None, [[0, "Intro edited", 0], [40, "ASIL guide", 4]])
+
+
+def test_a_title_made_in_kdenlives_title_editor_is_read_edited_and_drawn_by_melt(tmp_path: Path) -> None:
+    ws, adapter = real_project(tmp_path, "title-made-in-kdenlive-22.12.3.kdenlive")
+    title = next(e for e in adapter.observe(limit=200).elements if e.type == "bin_clip" and e.id == "producer1")
+    assert (title.label, title.value["source"], title.value["title_texts"]) == ("Real title", "title:Real title",
+                                                                                ["Real title"])
+    try:
+        for action in (fn("set_title", clip="Real title", text="Edited title"),
+                       fn("add_clip", track="playlist4", source="bin:producer1", out_frame=49, position=0),
+                       fn("render_frame", path="title.png", frame=10), fn("save")):
+            result = adapter.execute(action, observe=False)
+            assert result.ok, result.error
+    finally:
+        adapter.close()
+    assert _bright(ws.root / "title.png") > 0  # melt drew the text on its private display
+    saved = (tmp_path / "real.kdenlive").read_text()
+    assert 'font="Sans Serif"' in saved and "Edited title" in saved  # Kdenlive's own font kept, text changed
+    assert raw(ws, "kdenlive_title_texts", "playlist4:0", ["Edited title"])
 
 
 REFUSALS = [

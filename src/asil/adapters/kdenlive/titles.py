@@ -51,7 +51,7 @@ def title_xml(text: str, width: int, height: int, duration: int, size: int, colo
     ET.SubElement(position, "transform").text = "1,0,0,0,1,0,0,0,1"
     content = ET.SubElement(item, "content", {
         "font": "DejaVu Sans", "font-pixel-size": str(size), "font-italic": "0", "font-underline": "0",
-        "font-weight": "700", "font-color": ",".join(str(c) for c in colour), "font-outline": "0",
+        "font-weight": "75", "font-color": ",".join(str(c) for c in colour), "font-outline": "0",
         "font-outline-color": "0,0,0,255", "alignment": "1", "box-width": str(width - width // 5),
         "box-height": str(size * 2 * (text.count("\n") + 1)), "letter-spacing": "0", "line-spacing": "0",
         "shadow": "0;#64000000;3;3;3", "typewriter": "0;2;1;0;0"})
