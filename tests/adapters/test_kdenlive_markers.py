@@ -233,3 +233,14 @@ def test_a_broken_guide_list_is_observed_as_none_and_edits_of_it_are_refused(tmp
     result = adapter.execute(fn("add_guide", frame=5), observe=False)
     assert result.status == "invalid" and result.error is not None and result.error.code == "unreadable_markers"
     assert "not a Kdenlive marker list" in result.error.message and adapter.saved_bytes() == before
+
+
+def test_a_frame_rate_change_keeps_guides_and_clip_markers_at_their_seconds(tmp_path: Path, media: Path) -> None:
+    ws = make_workspace(tmp_path, media, _marked_spec())
+    adapter = KdenliveAdapter(ws, "edit.kdenlive")
+    assert adapter.execute(fn("set_profile", fps_num=50), observe=False).ok
+    assert [(v["frame"], v["comment"]) for v in elements(adapter, "guide").values()] == [(20, "Ten"), (60, "Thirty")]
+    red = next(v for v in elements(adapter, "bin_clip").values() if v["source"] == "red.mp4")
+    assert red["markers"] == [{"frame": 10, "comment": "Five", "category": 2}]
+    assert adapter.execute(fn("set_profile", fps_num=5), observe=False).ok  # 50 -> 5 fps: 20 and 60 -> 2 and 6
+    assert [v["frame"] for v in elements(adapter, "guide").values()] == [2, 6]
