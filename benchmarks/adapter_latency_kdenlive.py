@@ -11,7 +11,11 @@ For projects of 10, 100 and 500 clips (two tracks, a filter on every tenth clip)
 * ``set_profile`` changing the frame rate (25 <-> 50 fps, every time in the project rescaled), p50;
 * ``save`` (atomic write of the XML);
 * melt: a one-second render of a 160x90 project to H.264 and a one-frame PNG, and a melt load
-  check, compared with the warm edit (each render is a fresh melt process).
+  check, compared with the warm edit (each render is a fresh melt process);
+* guides, clip markers, the bin and titles on the 100-clip project (p50 of each action through
+  ``execute`` without the observation): add_guide, set_guide, add_clip_marker, add_bin_clip,
+  add_title, set_title, and placing a bin clip with add_clip; then a one-frame render of a title
+  (melt on the runner's private Xvfb: the first render includes starting Xvfb, the rest reuse it).
 
 Timings are printed, never asserted.
 
@@ -106,6 +110,49 @@ def bench_melt(ws: Workspace, repeats: int) -> dict[str, float]:
     return {"video": percentile(video, 50), "frame": percentile(frame, 50), "load": percentile(load, 50)}
 
 
+def bench_markers(ws: Workspace, repeats: int) -> dict[str, float]:
+    """p50 ms of the guide, marker, bin and title functions on a 100-clip project."""
+    ws.resolve("m.kdenlive").write_bytes(project_xml(make_spec(100)))
+    adapter = KdenliveAdapter(ws, "m.kdenlive")
+    times: dict[str, list[float]] = {}
+
+    def run(name: str, **params: Any) -> None:
+        ms, result = timed(lambda: adapter.execute(fn(name, **params), observe=False))
+        assert result.ok, result.error
+        times.setdefault(name, []).append(ms)
+
+    for i in range(repeats):
+        run("add_guide", frame=10 * i, comment=f"guide {i}", category=i % 9)
+        run("set_guide", frame=10 * i, comment=f"chapter {i}")
+        run("add_bin_clip", source=f"color:#{i:06x}", id=f"card{i}")
+        run("add_clip_marker", clip=f"card{i}", frame=i, comment="cue", category=1)
+        run("add_title", text=f"Title {i}", id=f"title{i}", duration=25)
+        run("set_title", clip=f"title{i}", text=f"Title number {i}")
+        run("add_clip", track="V1", source=f"bin:title{i}", out_frame=24, position=5000 + 30 * i)
+    ms_observe, _ = timed(adapter.observe)
+    result = {name: percentile(values, 50) for name, values in times.items()}
+    result["observe"] = ms_observe
+    return result
+
+
+def bench_title_render(ws: Workspace, repeats: int) -> tuple[float, float]:
+    """A one-frame PNG of a title clip: the first render (starting Xvfb too) and the p50 of the rest."""
+    spec = {"profile": {"width": 160, "height": 90, "fps_num": 25, "fps_den": 1},
+            "tracks": [{"id": "V1", "clips": [{"id": "t", "source": "title:Hello", "start": 0, "in": 0, "out": 24}]}]}
+    ws.resolve("title.kdenlive").write_bytes(project_xml(spec))
+    adapter = KdenliveAdapter(ws, "title.kdenlive")
+    runs = []
+    try:
+        for i in range(repeats + 1):
+            ms, result = timed(lambda i=i: adapter.execute(fn("render_frame", path=f"t{i}.png", frame=5),
+                                                           observe=False))
+            assert result.ok, result.error
+            runs.append(ms)
+    finally:
+        adapter.close()
+    return runs[0], percentile(runs[1:], 50)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=40)
@@ -116,6 +163,8 @@ def main() -> None:
         ws = Workspace(scratch)
         rows = [bench_size(ws, n, args.repeats, rng) for n in (10, 100, 500)]
         melt = bench_melt(ws, args.melt_repeats)
+        markers = bench_markers(ws, args.repeats)
+        title_first, title_rest = bench_title_render(ws, args.melt_repeats)
     print(f"Kdenlive adapter latency ({platform.python_version()}, {melt_version()}, {args.repeats} repeats)\n")
     print("| clips | file KB | open ms | observe p50 ms | obs tokens | move_clip p50 / p95 ms | add_filter p50 ms "
           "| fps change p50 ms | save ms |")
@@ -128,6 +177,11 @@ def main() -> None:
     print(f"\nmelt (one-second 160x90 project, p50 of {args.melt_repeats}): render_video {melt['video']:.0f} ms, "
           f"render_frame {melt['frame']:.0f} ms, load check {melt['load']:.0f} ms; a warm edit of a 10-clip "
           f"project is {melt['load'] / warm:.0f}x faster than one melt start.")
+    print("\nGuides, markers, bin and titles (100-clip project, p50 ms): "
+          + ", ".join(f"{name} {ms:.1f}" for name, ms in markers.items() if name != "observe")
+          + f"; observe with {args.repeats} guides, bin clips and titles {markers['observe']:.1f} ms.")
+    print(f"Title render_frame (melt on a private Xvfb): first {title_first:.0f} ms (starts Xvfb), "
+          f"then p50 {title_rest:.0f} ms.")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from asil.apps.display import Display, start_display
 from asil.apps.process import ManagedProcess, ProgramFailed
 from asil.protocol import AppUnavailable
 from asil.workspace import commit_file
@@ -27,8 +28,10 @@ from asil.workspace import commit_file
 RENDER_TIMEOUT_S = 120.0
 PROBE_TIMEOUT_S = 20.0
 INSTALL_HINT = "Install it with: sudo apt-get install -y --no-install-recommends melt ffmpeg"
-# melt exits 0 even when it cannot load a project; these lines in its output say it failed
-LOAD_FAILURES = ("parse fatal", "Failed to load", "For more help")
+# melt exits 0 even when it cannot load a project; these lines in its output say it failed. MLT's Qt module
+# (titles) says the last one when it has no X display, and then draws a placeholder reading "INVALID".
+NO_DISPLAY = "Please either run melt from an X session"
+LOAD_FAILURES = ("parse fatal", "Failed to load", "For more help", NO_DISPLAY)
 # always play as fast as possible and stop at the end (melt otherwise plays in real time, forever)
 NO_REAL_TIME = ("real_time=-1", "terminate_on_pause=1")
 VIDEO_ARGS = ("vcodec=libx264", "preset=ultrafast", "pix_fmt=yuv420p", "acodec=aac")
@@ -70,18 +73,30 @@ class MeltRunner:
     """Runs melt for one adapter, one process at a time; ``current`` is the running melt, if any.
 
     ``stop`` (called by the adapter's ``close``, possibly from another thread) kills a render in
-    progress with its whole process group.
+    progress with its whole process group. With ``needs_display`` set (a project with Kdenlive titles,
+    which MLT's Qt module draws only on an X display) melt runs on a private Xvfb that the runner
+    starts once and ``close`` stops.
     """
 
     def __init__(self) -> None:
         self.current: ManagedProcess | None = None
         self.runs = 0
+        self.needs_display = False
+        self.display: Display | None = None
+
+    def _env(self) -> dict[str, str]:
+        env = _melt_env()
+        if self.needs_display:
+            if self.display is None or not self.display.alive:
+                self.display = start_display(640, 480)
+            env.update(self.display.env())
+        return env
 
     def run(self, args: Sequence[str], *, timeout_s: float, what: str) -> str:
         """Run ``melt ARGS`` to completion; its output, or MeltFailed naming what went wrong."""
         with tempfile.TemporaryDirectory(prefix="asil-melt-") as scratch:
             log = Path(scratch) / "melt.log"
-            process = ManagedProcess("melt", [_binary("melt"), *args], log=log, env=_melt_env(), cwd=Path(scratch))
+            process = ManagedProcess("melt", [_binary("melt"), *args], log=log, env=self._env(), cwd=Path(scratch))
             self.current, self.runs = process, self.runs + 1
             try:
                 code = _wait(process, timeout_s, what)
@@ -101,6 +116,13 @@ class MeltRunner:
         running = self.current
         if running is not None:
             running.stop(grace_s=1.0)
+
+    def close(self) -> None:
+        """Stop a running melt and the runner's X display, if it started one."""
+        self.stop()
+        if self.display is not None:
+            self.display.stop()
+            self.display = None
 
 
 def _wait(process: ManagedProcess, timeout_s: float, what: str) -> int:
@@ -173,8 +195,13 @@ def _render_to(runner: MeltRunner, args: list[str], target: Path, options: list[
 
 def check_loads(project: Path, timeout_s: float = 60.0) -> None:
     """Play one frame of ``project`` into melt's null consumer: MeltFailed if MLT cannot load it."""
-    MeltRunner().run([str(project.absolute()), "out=0", "-consumer", "null", *NO_REAL_TIME], timeout_s=timeout_s,
-                what="loading the project")
+    runner = MeltRunner()
+    runner.needs_display = b"kdenlivetitle" in project.read_bytes()  # titles load only on an X display
+    try:
+        runner.run([str(project.absolute()), "out=0", "-consumer", "null", *NO_REAL_TIME], timeout_s=timeout_s,
+                   what="loading the project")
+    finally:
+        runner.close()
 
 
 @functools.cache

@@ -50,8 +50,8 @@ TRANSITIONS: dict[str, tuple[str, tuple[str, ...]]] = {
 
 class AddClip(Params):
     track: IdText = Field(description="Track id.")
-    source: str = Field(min_length=1, max_length=500, description="Workspace media path (video, audio, image) "
-                        "or 'color:#rrggbb' / 'color:NAME'.")
+    source: str = Field(min_length=1, max_length=500, description="Workspace media path (video, audio, image), "
+                        "'color:#rrggbb' / 'color:NAME', or 'bin:CLIP' for a clip of the project bin (a title too).")
     in_frame: Frame = Field(0, description="First source frame (inclusive).")
     out_frame: Frame = Field(description="Last source frame (inclusive); length = out_frame - in_frame + 1.")
     position: Frame | None = Field(None, description="Timeline start frame; the end of the track when omitted.")
@@ -182,6 +182,18 @@ VOCABULARY = Vocabulary(
         {"action_type": "batch", "params": {"actions": [
             _fn("add_filter", target="blue", service="greyscale"),
             _fn("move_clip", clip="blue", position=0)]}},
+        _fn("add_guide", frame=50, comment="Chapter 2", category=1),
+        _fn("set_guide", frame=50, comment="Second chapter", new_frame=60),
+        _fn("add_bin_clip", source="color:#22aa44", name="Green card", id="green_card"),
+        _fn("add_clip_marker", clip="green_card", frame=10, comment="Cue", category=2),
+        _fn("set_clip_marker", clip="green_card", frame=10, comment="Cue in"),
+        _fn("delete_clip_marker", clip="green_card", frame=10),
+        _fn("add_title", text="Opening", id="opening", duration=50),
+        _fn("set_title", clip="opening", text="The opening"),
+        _fn("add_clip", track="V1", source="bin:opening", out_frame=49, position=400),
+        _fn("set_bin_clip", clip="green_card", name="Green"),
+        _fn("delete_bin_clip", clip="green_card"),
+        _fn("delete_guide", frame=60),
     ],
     tips=[
         "Times are frames at the profile's frame rate (meta/details give fps); a clip spans "
@@ -195,6 +207,11 @@ VOCABULARY = Vocabulary(
         "seconds (whole frames, rounded half up): at 25 -> 50 fps frame 25 becomes frame 50.",
         "delete_track removes a track with its clips; remove transitions that use it first. set_track hidden/muted "
         "are MLT's hide flags (hidden video still plays its audio unless muted).",
+        "Guides are timeline markers (one per frame, a comment and a category 0-8); clip markers belong to a bin "
+        "clip and count its source frames, so every use of the clip shows them. Elements 'guide:FRAME' and "
+        "'bin_clip' show them; environment.marker_categories names the categories.",
+        "The bin holds clips whether or not the timeline uses them (value.on_timeline); add_bin_clip imports "
+        "without placing, add_title makes a title clip; place either with add_clip source 'bin:ID'.",
         "Edits change the project in memory; save (or the episode's end) writes the file. render_video and "
         "render_frame run melt on the current state; a batch is atomic (all or nothing).",
     ],

@@ -20,8 +20,10 @@ from asil.adapters.functions import AppFunction
 from asil.adapters.kdenlive.actions import MAX_LIMIT, VOCABULARY
 from asil.adapters.kdenlive.edits import Edit, EditContext, probe_frames
 from asil.adapters.kdenlive.functions import FUNCTIONS
+from asil.adapters.kdenlive.markers import categories
 from asil.adapters.kdenlive.media import media_beside, outside_files, producer_file
 from asil.adapters.kdenlive.project import Project, load_project
+from asil.adapters.kdenlive.titles import is_title
 from asil.adapters.kdenlive.view import TIMELINE_VIEW, rows, summary
 from asil.apps.melt import MeltRunner, ffprobe_path, melt_path, render_frame, render_video
 from asil.protocol import (
@@ -106,7 +108,8 @@ class KdenliveAdapter(Adapter):
                                dirty=self.dirty, details=details),
             elements=window,
             environment={"engine": "MLT XML in memory; melt renders", "time_unit": "frames",
-                         "media_files": media_beside(self.path.parent, self.workspace)},
+                         "media_files": media_beside(self.path.parent, self.workspace),
+                         "marker_categories": categories(self.project)},
             navigation=Navigation(views=[TIMELINE_VIEW, *(t.id for t in tracks if t.playlist is not None)],
                                   paging=Paging(offset=self.offset, limit=self.limit, total=len(items))),
             summary=summary(self.project, self.path.name, self.view, self.offset, len(window), len(items)),
@@ -254,8 +257,8 @@ class KdenliveAdapter(Adapter):
             self.dirty = self.project.assigned = False
 
     def close(self) -> None:
-        """Stop a render still running (its whole process group); the project is not saved."""
-        self.melt.stop()
+        """Stop a render still running (its whole process group) and melt's display; the project is not saved."""
+        self.melt.close()
 
     @classmethod
     def readiness(cls) -> Readiness:
@@ -275,6 +278,8 @@ class _Snapshot:
         self.file = adapter.workspace.private() / f"render-{os.getpid()}-{id(adapter)}.mlt"
 
     def __enter__(self) -> Path:
+        # MLT's Qt module loads titles only on an X display, even a title only the bin holds
+        self.adapter.melt.needs_display = any(is_title(p) for p in self.adapter.project.producers())
         copy = self.adapter.project.copy()
         copy.root.set("root", str(self.adapter.path.parent))
         for consumer in copy.root.findall("consumer"):  # melt must only write where the adapter says

@@ -7,7 +7,12 @@
 "start", "filters": [{"service", "params", "id"}]}], "filters": [...]}], "transitions": [{"id",
 "service", "a_track", "b_track", "start", "end", "params"}]}``. The ``kdenlive`` layout is shaped like
 Kdenlive 23+ projects: a bin playlist, each track in a track tractor, a black background track, and
-the timeline ("sequence") tractor wrapped in a final one-track tractor.
+the timeline ("sequence") tractor wrapped in a final one-track tractor. A clip ``source`` may also
+be ``title:TEXT`` (a Kdenlive title clip). ``"guides": [[frame, comment, category]]`` and
+``"bin": [{"source", "id", "name", "markers": [[frame, comment, category]]}]`` are written as Kdenlive
+22.12 keeps them (the bin playlist's ``kdenlive:docproperties.guides``; bin producers with
+``kdenlive:id``, ``kdenlive:folderid`` and ``kdenlive:markers``); a bin source no track uses is a
+bin-only clip.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from asil.adapters.kdenlive.markers import CLIP_MARKERS, GUIDES, Marker, dump_markers
 from asil.adapters.kdenlive.project import CLIP_ID, set_prop
+from asil.adapters.kdenlive.titles import title_xml
 from asil.tasks.model import SetupFile, Task
 from asil.tasks.setup import SetupError, cached_build
 from asil.workspace import atomic_write
@@ -70,10 +77,14 @@ def project_xml(spec: dict[str, Any]) -> bytes:
         "frame_rate_num": str(p.get("fps_num", 25)), "frame_rate_den": str(p.get("fps_den", 1)),
         "colorspace": "709"})
     producers: dict[str, str] = {}
-    for track in spec.get("tracks", []):
-        for clip in track.get("clips", []):
-            if clip["source"] not in producers:
-                producers[clip["source"]] = _producer(root, clip["source"], len(producers) + 1)
+    size = (int(p.get("width", 160)), int(p.get("height", 90)))
+    sources = [c["source"] for t in spec.get("tracks", []) for c in t.get("clips", [])]
+    for item in spec.get("bin", []):
+        sources.append(item["source"])
+    for source in sources:
+        if source not in producers:
+            producers[source] = _producer(root, source, len(producers) + 1, size)
+    _bin_properties(root, spec.get("bin", []), producers)
     kdenlive = spec.get("layout", "mlt") == "kdenlive"
     track_ids = []
     if kdenlive:
@@ -86,12 +97,11 @@ def project_xml(spec: dict[str, Any]) -> bytes:
     main = ET.SubElement(root, "tractor", {"id": "sequence" if kdenlive else "main"})
     for track_id in track_ids:
         ET.SubElement(main, "track", {"producer": track_id})
-    if kdenlive:  # as Kdenlive 23+ saves: a bin playlist, and the sequence wrapped in the final tractor
+    if kdenlive or spec.get("bin") or spec.get("guides"):  # a bin playlist, as Kdenlive saves it
+        in_bin = producers.values() if kdenlive else [producers[b["source"]] for b in spec.get("bin", [])]
+        root.insert(list(root).index(main), _bin_playlist(in_bin, spec.get("guides", [])))
+    if kdenlive:  # as Kdenlive 23+ saves: the sequence wrapped in the final tractor
         root.set("producer", "main_bin")
-        bin_list = ET.Element("playlist", {"id": "main_bin"})
-        for producer_id in producers.values():
-            ET.SubElement(bin_list, "entry", {"producer": producer_id, "in": "0", "out": "0"})
-        root.insert(list(root).index(main), bin_list)
         ET.SubElement(ET.SubElement(root, "tractor", {"id": "main"}), "track", {"producer": "sequence"})
     for t in spec.get("transitions", []):
         node = ET.SubElement(main, "transition", {"id": t["id"], "in": str(t["start"]), "out": str(t["end"])})
@@ -110,10 +120,47 @@ def _index(spec: dict[str, Any], track_id: str, kdenlive: bool) -> int:
     return ids.index(track_id) + (1 if kdenlive else 0)
 
 
-def _producer(root: ET.Element, source: str, number: int) -> str:
+def _markers(rows: list[list[Any]]) -> str:
+    return dump_markers([Marker(int(f), str(c), int(k)) for f, c, k in rows])
+
+
+def _bin_playlist(producer_ids: Any, guides: list[list[Any]]) -> ET.Element:
+    playlist = ET.Element("playlist", {"id": "main_bin"})
+    if guides:
+        set_prop(playlist, GUIDES, _markers(guides))
+    set_prop(playlist, "xml_retain", "1")
+    for producer_id in producer_ids:
+        ET.SubElement(playlist, "entry", {"producer": producer_id, "in": "0", "out": "0"})
+    return playlist
+
+
+def _bin_properties(root: ET.Element, items: list[dict[str, Any]], producers: dict[str, str]) -> None:
+    """Kdenlive's bin properties (and an id the spec asks for) on the producers of the spec's bin items."""
+    nodes = {str(n.get("id")): n for n in root if n.tag == "producer"}
+    for number, item in enumerate(items, start=2):  # Kdenlive's bin ids start at 2
+        node = nodes[producers[item["source"]]]
+        if item.get("id"):
+            node.set("id", item["id"])
+            producers[item["source"]] = item["id"]
+        for name, value in (("kdenlive:clipname", item.get("name", "")), ("kdenlive:folderid", "-1"),
+                            ("kdenlive:id", str(number))):
+            set_prop(node, name, value)
+        if item.get("markers"):
+            set_prop(node, CLIP_MARKERS, _markers(item["markers"]))
+
+
+def _producer(root: ET.Element, source: str, number: int, size: tuple[int, int] = (160, 90)) -> str:
     producer_id = f"producer{number}"
     node = ET.SubElement(root, "producer", {"id": producer_id})
-    if source.startswith("color:"):
+    if source.startswith("title:"):
+        node.set("in", "0")
+        node.set("out", "14999")
+        set_prop(node, "length", "15000")
+        set_prop(node, "mlt_service", "kdenlivetitle")
+        set_prop(node, "kdenlive:duration", "125")
+        set_prop(node, "xmldata", title_xml(source.removeprefix("title:"), *size, 125, max(4, size[1] // 6),
+                                            (255, 255, 255, 255)))
+    elif source.startswith("color:"):
         node.set("in", "0")
         node.set("out", "14999")
         set_prop(node, "length", "15000")

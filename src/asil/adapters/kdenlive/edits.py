@@ -15,6 +15,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from asil.adapters.kdenlive import actions as act
+from asil.adapters.kdenlive.bin import bin_clips, find_bin_clip
 from asil.adapters.kdenlive.media import LONG, Source, parse_source, producer_service
 from asil.adapters.kdenlive.project import CLIP_ID, Placed, Project, Track, prop, set_prop
 from asil.adapters.kdenlive.rescale import rescale
@@ -75,12 +76,12 @@ def _require_free(project: Project, track: Track, start: int, length: int, ignor
                        "Pick a free span (see the clips' start/end), move that clip first, or use ripple.", "overlap")
 
 
-def _producer_for(project: Project, source: Source) -> ET.Element:
+def producer_for(project: Project, source: Source, new_id: str | None = None) -> ET.Element:
     """An existing producer of ``source``, or a new one defined before the playlists that use it."""
     for producer in project.producers():
         if prop(producer, "resource") == source.resource and producer_service(producer) == source.service:
             return producer
-    producer = ET.Element("producer", {"id": project.unique_id("producer")})
+    producer = ET.Element("producer", {"id": new_id or project.unique_id("producer")})
     if source.file is None or source.service == "qimage":
         set_prop(producer, "length", str(LONG))
         producer.set("out", str(LONG - 1))
@@ -94,13 +95,13 @@ def _producer_for(project: Project, source: Source) -> ET.Element:
 def _check_span(project: Project, ctx: EditContext, producer: ET.Element, first: int, last: int) -> None:
     if last < first:
         raise _bad(f"out_frame {last} is before in_frame {first}.", "A clip needs out_frame >= in_frame.", "bad_span")
-    available = _available_frames(project, ctx, producer)
+    available = available_frames(project, ctx, producer)
     if available is not None and last >= available:
         raise _bad(f"The source has {available} frames, so out_frame {last} is past its end.",
                    f"Use out_frame <= {available - 1}.", "bad_span")
 
 
-def _available_frames(project: Project, ctx: EditContext, producer: ET.Element) -> int | None:
+def available_frames(project: Project, ctx: EditContext, producer: ET.Element) -> int | None:
     service = producer_service(producer)
     if service not in ("avformat", "avformat-novalidate", ""):
         length = prop(producer, "length")
@@ -113,10 +114,10 @@ def _available_frames(project: Project, ctx: EditContext, producer: ET.Element) 
 def add_clip(project: Project, ctx: EditContext, p: act.AddClip) -> list[str]:
     track = _track(project, p.track)
     assert track.playlist is not None
-    source = parse_source(p.source, ctx.workspace, ctx.project_dir)
     if p.id is not None and p.id in project.taken_ids():
         raise _bad(f"The id {p.id!r} is already used.", "Pick another id or omit it.", "duplicate_id")
-    producer = _producer_for(project, source)
+    producer = _bin_source(project, p.source) or producer_for(project, parse_source(p.source, ctx.workspace,
+                                                                                    ctx.project_dir))
     _check_span(project, ctx, producer, p.in_frame, p.out_frame)
     clips = project.placed(track.playlist)
     length = p.out_frame - p.in_frame + 1
@@ -130,6 +131,18 @@ def add_clip(project: Project, ctx: EditContext, p: act.AddClip) -> list[str]:
     set_prop(entry, CLIP_ID, clip_id)
     write_track(track, [*clips, Placed(entry, start, length)])
     return [clip_id, track.id]
+
+
+def _bin_source(project: Project, source: str) -> ET.Element | None:
+    """The producer of ``bin:CLIP`` (a bin clip by id, name or source); None for other sources."""
+    if not source.startswith("bin:"):
+        return None
+    found = find_bin_clip(project, source.removeprefix("bin:"))
+    if found is None:
+        names = ", ".join(str(p.get("id")) for p in bin_clips(project)) or "none"
+        raise _bad(f"There is no bin clip {source.removeprefix('bin:')!r}.", f"Bin clips: {names}.",
+                   "unknown_bin_clip")
+    return found
 
 
 def _ripple_insert(clips: list[Placed], start: int, length: int, track_id: str) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from asil.adapters.functions import AppFunction, FunctionTable
 from asil.adapters.kdenlive import actions as act
-from asil.adapters.kdenlive import edits
+from asil.adapters.kdenlive import bin_actions as bact
+from asil.adapters.kdenlive import bin_edits, edits
 from asil.adapters.kdenlive.edits import Edit
 from asil.adapters.kdenlive.tracks import delete_track, set_track
 from asil.adapters.params import NoParams
@@ -42,6 +43,28 @@ FUNCTIONS: FunctionTable[Edit] = FunctionTable("kdenlive", [
                 acts_on="effect", handler=edits.remove_effect),
     AppFunction("set_profile", act.SetProfile, "Change the video profile: size, frame rate (clips keep their times "
                 "in seconds), display aspect.", acts_on="profile", handler=edits.set_profile),
+    AppFunction("add_guide", bact.AddGuide, "Add a guide (timeline marker) with a comment and a category.",
+                acts_on="guide", handler=bin_edits.add_guide),
+    AppFunction("set_guide", bact.SetGuide, "Change a guide's comment or category, or move it.", acts_on="guide",
+                handler=bin_edits.set_guide),
+    AppFunction("delete_guide", bact.DeleteGuide, "Delete the guide at a frame.", destructive=True, acts_on="guide",
+                handler=bin_edits.delete_guide),
+    AppFunction("add_clip_marker", bact.AddClipMarker, "Add a marker to a clip (in its source frames; every use "
+                "of the clip shows it).", acts_on="bin_clip", handler=bin_edits.add_clip_marker),
+    AppFunction("set_clip_marker", bact.SetClipMarker, "Change a clip marker's comment or category, or move it.",
+                acts_on="bin_clip", handler=bin_edits.set_clip_marker),
+    AppFunction("delete_clip_marker", bact.DeleteClipMarker, "Delete a clip's marker at a source frame.",
+                destructive=True, acts_on="bin_clip", handler=bin_edits.delete_clip_marker),
+    AppFunction("add_bin_clip", bact.AddBinClip, "Add a media file or colour to the project bin without placing it "
+                "on the timeline.", acts_on="bin_clip", handler=bin_edits.add_bin_clip),
+    AppFunction("set_bin_clip", bact.SetBinClip, "Rename a bin clip.", acts_on="bin_clip",
+                handler=bin_edits.set_bin_clip),
+    AppFunction("delete_bin_clip", bact.DeleteBinClip, "Remove a clip the timeline does not use from the bin.",
+                destructive=True, acts_on="bin_clip", handler=bin_edits.delete_bin_clip),
+    AppFunction("add_title", bact.AddTitle, "Create a title clip (Kdenlive's kdenlivetitle) in the bin; place it with "
+                "add_clip source 'bin:ID'.", acts_on="bin_clip", handler=bin_edits.add_title),
+    AppFunction("set_title", bact.SetTitle, "Change the text of a title clip (every use of it shows the new text).",
+                acts_on="bin_clip", handler=bin_edits.set_title),
     AppFunction("render_video", act.RenderVideo, "Render the timeline (or a range) to a video file with melt.",
                 acts_on="file", batch=False),
     AppFunction("render_frame", act.RenderFrame, "Render one timeline frame to a PNG with melt.", acts_on="file",

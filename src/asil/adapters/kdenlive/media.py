@@ -14,6 +14,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from asil.adapters.kdenlive.project import prop
+from asil.adapters.kdenlive.titles import is_title, title_texts
 from asil.protocol import InvalidAction
 from asil.workspace import Workspace
 
@@ -72,9 +73,11 @@ def producer_file(producer: ET.Element) -> str | None:
 
 
 def source_label(producer: ET.Element | None) -> str:
-    """How a clip's source is named in observations and checkpoints: a path or ``color:VALUE``."""
+    """How a clip's source is named in observations and checkpoints: a path, ``color:VALUE`` or ``title:TEXT``."""
     if producer is None:
         return "(missing producer)"
+    if is_title(producer) and not prop(producer, "resource"):
+        return "title:" + " / ".join(title_texts(producer))
     file = producer_file(producer)
     if file is not None:
         return file

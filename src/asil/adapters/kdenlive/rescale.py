@@ -6,7 +6,9 @@ entries and blanks, producer/tractor/track/filter/transition in and out points, 
 lengths, and keyframe times in filter and transition properties (``0=0;25=1``). Results are
 whole frames rounded half up; playlists are rescaled by their boundaries (a clip's new length is
 its new end minus its new start), so clips that touched still touch and nothing shrinks to zero
-length. Clock and SMPTE times are written back as frame counts.
+length. Clock and SMPTE times are written back as frame counts. Guides and clip markers (Kdenlive
+keeps them in frames too) move to the same seconds; two that land on one frame become one, the
+earlier, as Kdenlive keeps one per frame.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import re
 from fractions import Fraction
 from xml.etree import ElementTree as ET
 
+from asil.adapters.kdenlive import markers
 from asil.adapters.kdenlive.project import Project, prop, set_prop
+from asil.protocol import DocumentError
 
 SPAN_TAGS = ("producer", "chain", "tractor", "track", "filter", "transition")
 EFFECT_TAGS = ("filter", "transition")
@@ -44,6 +48,32 @@ def rescale(project: Project, ratio: Fraction) -> None:
             _rescale_span(project, node, ratio)
         if node.tag in EFFECT_TAGS:
             _rescale_keyframes(project, node, ratio)
+    _rescale_markers(project, ratio)
+
+
+def _moved(found: list[markers.Marker], ratio: Fraction) -> list[markers.Marker]:
+    kept: dict[int, markers.Marker] = {}
+    for marker in found:  # by frame: the earlier of two that meet is kept
+        kept.setdefault(scaled(marker.frame, ratio), markers.Marker(scaled(marker.frame, ratio), marker.comment,
+                                                                   marker.category))
+    return list(kept.values())
+
+
+def _rescale_markers(project: Project, ratio: Fraction) -> None:
+    """Guides and every producer's clip markers; a list Kdenlive could not read is left as it is."""
+    try:
+        found = markers.guides(project)
+        if found:
+            markers.write_guides(project, _moved(found, ratio))
+    except DocumentError:
+        pass
+    for producer in project.producers():
+        try:
+            clip_markers = markers.clip_markers(producer)
+        except DocumentError:
+            continue
+        if clip_markers:
+            markers.write_clip_markers(producer, _moved(clip_markers, ratio))
 
 
 def _rescale_span(project: Project, node: ET.Element, ratio: Fraction) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from asil.adapters.kdenlive import bin_validator
 from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
 from asil.workspace import Workspace
@@ -135,6 +136,8 @@ def _prop(node: ET.Element, name: str) -> str | None:
 def _source(producer: ET.Element) -> str:
     service = _prop(producer, "mlt_service") or ""
     resource = _prop(producer, "resource") or ""
+    if service == "kdenlivetitle" and not resource:
+        return "title:" + " / ".join(bin_validator.title_texts(producer))
     if service in NON_FILE_SERVICES:
         return resource if ":" in resource else f"{service}:{resource}"
     return resource
@@ -148,6 +151,26 @@ def _scope(project: RawProject, scope: str) -> ET.Element:
         return project.playlist(track)
     entry: ET.Element = project.clips(track)[int(number)]["entry"]
     return entry
+
+
+BIN_TYPES = ("kdenlive_guides", "kdenlive_clip_markers", "kdenlive_bin_clips", "kdenlive_title_texts")
+
+
+def _read_bin(cp: Checkpoint, project: RawProject) -> Any:
+    root, target = project.root, cp.target
+    if cp.type == "kdenlive_guides":
+        return bin_validator.guides(root, project.main())
+    if cp.type == "kdenlive_clip_markers":
+        return bin_validator.clip_markers(root, str(target), _source)
+    if cp.type == "kdenlive_bin_clips":
+        entries = [e for name, pl in project.track_playlists() if pl is not None for e in pl.findall("entry")]
+        return bin_validator.bin_names(root, target or "all", entries, _source)
+    track, sep, number = str(target).rpartition(":")
+    if sep and number.isdigit() and any(name == track for name, _ in project.track_playlists()):
+        producer = project.ids[project.clips(track)[int(number)]["entry"].get("producer")]
+    else:
+        producer = bin_validator.bin_clip(root, str(target), _source)
+    return bin_validator.title_texts(producer)
 
 
 def _ffprobe_video(path: Path) -> dict[str, Any]:
@@ -198,6 +221,8 @@ def _read(cp: Checkpoint, workspace: Workspace) -> Any:
             return float(value)
         except ValueError:
             return value
+    if cp.type in BIN_TYPES:
+        return _read_bin(cp, project)
     if cp.type == "kdenlive_transitions":
         names = [name for name, _ in project.track_playlists()]
         return [[_prop(t, "mlt_service"), names[int(_prop(t, "a_track") or 0)], names[int(_prop(t, "b_track") or 1)],

@@ -12,9 +12,12 @@ from functools import partial
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from asil.adapters.kdenlive.bin import bin_clips, bin_id, clip_name, on_timeline, used_producers
+from asil.adapters.kdenlive.markers import Marker, clip_markers, guides
 from asil.adapters.kdenlive.media import source_label
 from asil.adapters.kdenlive.project import CLIP_ID, Placed, Project, Track, prop, props
-from asil.protocol import Element
+from asil.adapters.kdenlive.titles import is_title, title_texts
+from asil.protocol import DocumentError, Element
 
 TIMELINE_VIEW = "timeline"
 Row = Callable[[], Element]
@@ -72,6 +75,42 @@ def transition_element(project: Project, node: ET.Element) -> Element:
                    actions=["remove_effect"])
 
 
+def _readable(read: Callable[[], list[Marker]]) -> list[Marker]:
+    """Markers for the observation: a list Kdenlive could not read either shows as none (edits refuse it)."""
+    try:
+        return read()
+    except DocumentError:
+        return []
+
+
+def guide_element(marker: Marker) -> Element:
+    return Element(id=f"guide:{marker.frame}", type="guide", label=marker.comment or "guide",
+                   value=marker.as_value(), data_type="object", actions=["set_guide", "delete_guide"])
+
+
+def bin_clip_element(project: Project, producer: ET.Element, used: tuple[set[str], set[str]]) -> Element:
+    value: dict[str, Any] = {"source": source_label(producer), "on_timeline": on_timeline(producer, used),
+                             "markers": [m.as_value() for m in _readable(partial(clip_markers, producer))]}
+    if bin_id(producer):
+        value["bin_id"] = bin_id(producer)
+    actions = ["add_clip", "add_clip_marker", "set_clip_marker", "delete_clip_marker", "set_bin_clip",
+               "delete_bin_clip"]
+    if is_title(producer):
+        value["title_texts"] = title_texts(producer)
+        actions.append("set_title")
+    return Element(id=str(producer.get("id")), type="bin_clip", label=clip_name(project, producer), value=value,
+                   data_type="object", actions=actions)
+
+
+def _bin_rows(project: Project) -> list[Row]:
+    items: list[Row] = [partial(guide_element, m) for m in _readable(partial(guides, project))]
+    clips = bin_clips(project)
+    if clips:
+        used = used_producers(project)
+        items += [partial(bin_clip_element, project, p, used) for p in clips]
+    return items
+
+
 def rows(project: Project, view: str) -> list[Row]:
     """Every element of the view in observation order, built lazily (only the window is built)."""
     tracks = project.tracks()
@@ -85,6 +124,7 @@ def rows(project: Project, view: str) -> list[Row]:
     tractor = project.main_tractor()
     items += [partial(filter_element, f, TIMELINE_VIEW) for f in tractor.findall("filter")]
     items += [partial(transition_element, project, t) for t in project.transitions()]
+    items += _bin_rows(project)
     for track in tracks:
         items += _track_clips(project, track)
     return items
@@ -108,5 +148,6 @@ def summary(project: Project, name: str, view: str, offset: int, shown: int, tot
     duration = max((c.end for _, c in clips), default=0)
     window = f"elements {offset}-{offset + shown - 1} of {total}" if shown else f"no elements (of {total})"
     return (f"Project {name}: {p.width}x{p.height} at {p.fps:g} fps, {len(tracks)} tracks, {len(clips)} clips, "
-            f"{len(project.all_filters())} filters, {len(project.transitions())} transitions, duration {duration} "
+            f"{len(project.all_filters())} filters, {len(project.transitions())} transitions, "
+            f"{len(_readable(partial(guides, project)))} guides, {len(bin_clips(project))} bin clips, duration {duration} "
             f"frames ({duration / p.fps:.2f} s). View {view!r}: {window}.")
