@@ -102,6 +102,10 @@ class ThunderbirdAdapter(Adapter):
                                 for spec in options.get("compose_windows") or []]
         self.compose_seen: list[dict[str, Any]] = []  # the open compose windows last seen
         self.compose_lost: list[str] = []  # windows a restart of Thunderbird closed
+        if self.pending_compose or (self.home / "saved" / "compose.json").exists():
+            # Until Thunderbird starts, the windows open are the set-up's (checkpoints read this record).
+            self.compose_seen = [self._planned_window(n, spec) for n, spec in enumerate(self.pending_compose, 1)]
+            self._export_compose_windows()
 
     # ------------------------------------------------------------ the services
     def _mail(self) -> ThunderbirdSession:
@@ -155,6 +159,14 @@ class ThunderbirdAdapter(Adapter):
             uid = uuid.uuid5(uuid.NAMESPACE_URL, f"asil-contact:{index}:{json.dumps(card, sort_keys=True)}")
             session.call("add_contact", {"fields": card, "uid": str(uid)})
         self.contacts = []
+
+    def _planned_window(self, number: int, spec: dict[str, Any]) -> dict[str, Any]:
+        """A set-up compose window as Thunderbird will show it once it is open."""
+        files = [self._attachment_file(path) for path in spec["attachments"]]
+        attachments = [{"name": f["name"], "content_type": f["content_type"], "size": Path(f["path"]).stat().st_size}
+                       for f in files]
+        return {"id": f"compose:{number}", "to": spec["to"], "cc": spec["cc"], "subject": spec["subject"],
+                "body": spec["body"], "attachments": attachments, "draft": None, "unsaved": False}
 
     def _open_pending_compose(self, session: ThunderbirdSession) -> None:
         for spec in self.pending_compose:
