@@ -28,7 +28,7 @@ from asil.adapters.thunderbird import actions as act
 from asil.adapters.thunderbird.actions import MailCall
 from asil.adapters.thunderbird.api import MAIL_API
 from asil.adapters.thunderbird.builders import build_maildir
-from asil.adapters.thunderbird.compose import COMPOSE_FUNCTIONS, FILE_OPS, PRECHECKS, OpenCompose, lost_note
+from asil.adapters.thunderbird.compose import COMPOSE_FUNCTIONS, FILE_OPS, PRECHECKS, lost_note, read_compose_seed
 from asil.adapters.thunderbird.view import CONTACT_LIMIT, DEFAULT_LIMIT, build_observation
 from asil.apps.mailserver import MAIL_PASSWORD, MAIL_USER, DovecotServer, SmtpSink, dovecot_path
 from asil.apps.thunderbird import ThunderbirdLost, ThunderbirdSession, thunderbird_path
@@ -97,15 +97,10 @@ class ThunderbirdAdapter(Adapter):
         self.session: ThunderbirdSession | None = None
         self.restarts = {"thunderbird": 0, "dovecot": 0}
         self.contacts = self._read_contacts() if not (self.profile / "abook.sqlite").is_file() else []
-        # Compose windows the task starts with (option compose_windows), opened with the first Thunderbird.
-        self.pending_compose = [act.parse_params(OpenCompose, spec, "a compose window of the set-up").model_dump()
-                                for spec in options.get("compose_windows") or []]
+        # Compose windows the task starts with (compose-windows.json), opened by a new profile's first Thunderbird.
+        self.pending_compose = read_compose_seed(workspace) if not (self.profile / "prefs.js").is_file() else []
         self.compose_seen: list[dict[str, Any]] = []  # the open compose windows last seen
         self.compose_lost: list[str] = []  # windows a restart of Thunderbird closed
-        if self.pending_compose or (self.home / "saved" / "compose.json").exists():
-            # Until Thunderbird starts, the windows open are the set-up's (checkpoints read this record).
-            self.compose_seen = [self._planned_window(n, spec) for n, spec in enumerate(self.pending_compose, 1)]
-            self._export_compose_windows()
 
     # ------------------------------------------------------------ the services
     def _mail(self) -> ThunderbirdSession:
@@ -159,14 +154,6 @@ class ThunderbirdAdapter(Adapter):
             uid = uuid.uuid5(uuid.NAMESPACE_URL, f"asil-contact:{index}:{json.dumps(card, sort_keys=True)}")
             session.call("add_contact", {"fields": card, "uid": str(uid)})
         self.contacts = []
-
-    def _planned_window(self, number: int, spec: dict[str, Any]) -> dict[str, Any]:
-        """A set-up compose window as Thunderbird will show it once it is open."""
-        files = [self._attachment_file(path) for path in spec["attachments"]]
-        attachments = [{"name": f["name"], "content_type": f["content_type"], "size": Path(f["path"]).stat().st_size}
-                       for f in files]
-        return {"id": f"compose:{number}", "to": spec["to"], "cc": spec["cc"], "subject": spec["subject"],
-                "body": spec["body"], "attachments": attachments, "draft": None, "unsaved": False}
 
     def _open_pending_compose(self, session: ThunderbirdSession) -> None:
         for spec in self.pending_compose:

@@ -364,10 +364,21 @@ def _compose_windows(ctx: EvalContext) -> list[dict[str, Any]]:
     import json
 
     path = _home(ctx) / "saved" / "compose.json"
-    if not path.is_file():
-        return []
+    if not path.is_file():  # Thunderbird never ran: the windows open are those the set-up seeds
+        return _seeded_windows(ctx)
     windows: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
     return windows
+
+
+def _seeded_windows(ctx: EvalContext) -> list[dict[str, Any]]:
+    import json
+
+    seed = ctx.workspace.root / "compose-windows.json"
+    if not seed.is_file():
+        return []
+    return [{"to": w.get("to", []), "cc": w.get("cc", []), "subject": w.get("subject", ""), "body": w.get("body", ""),
+             "attachments": [{"name": Path(a).name} for a in w.get("attachments", [])]}
+            for w in json.loads(seed.read_text(encoding="utf-8"))]
 
 
 def _compose_window(ctx: EvalContext, cp: Checkpoint) -> dict[str, Any]:

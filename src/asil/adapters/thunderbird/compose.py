@@ -9,11 +9,13 @@ may be batched: a batch's rollback restarts Thunderbird, and sending cannot be t
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
 from asil.adapters.functions import AppFunction
+from asil.adapters.params import parse_params
 from asil.adapters.thunderbird.actions import (
     MAX_ATTACHMENTS,
     Address,
@@ -24,6 +26,10 @@ from asil.adapters.thunderbird.actions import (
     WorkspacePath,
     _Params,
 )
+from asil.protocol import DocumentError, InvalidAction
+from asil.workspace import Workspace
+
+SEED_FILE = "compose-windows.json"  # set-up file kind "compose_windows": the windows a task starts with
 
 ComposeWindow = Annotated[str, Field(pattern=r"^compose:[1-9][0-9]{0,5}$",
                                      description="An open compose window's id, such as 'compose:1'.")]
@@ -130,3 +136,20 @@ def lost_note(ids: list[str]) -> str:
     """What the observation says about compose windows a restart of Thunderbird closed."""
     return (f"Thunderbird restarted and closed the compose windows {', '.join(ids)} (a real Thunderbird does "
             "not keep open compose windows across a restart); drafts saved before are in Drafts.")
+
+
+def read_compose_seed(workspace: Workspace) -> list[dict[str, Any]]:
+    """The set-up's compose windows (open_compose params), checked before any program starts."""
+    path = workspace.root / SEED_FILE
+    if not path.is_file():
+        return []
+    try:
+        windows = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(windows, list):
+            raise TypeError("it is not a JSON list")
+        return [parse_params(OpenCompose, w, "a compose window").model_dump() for w in windows]
+    except (ValueError, TypeError, InvalidAction) as exc:
+        message = exc.message if isinstance(exc, InvalidAction) else str(exc)
+        raise DocumentError(f"{SEED_FILE} is not a list of compose windows: {message}",
+                            hint="Each window is an object with to, cc, subject, body and attachments (workspace "
+                            "paths), as open_compose takes them.") from None

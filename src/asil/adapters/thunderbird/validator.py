@@ -235,7 +235,13 @@ def _filter(cp: Checkpoint, workspace: Workspace) -> dict[str, Any]:
 # ---------------------------------------------------------------- compose windows (the adapter's record)
 def _windows(workspace: Workspace) -> list[dict[str, Any]]:
     path = Path(workspace.root, ".asil", "thunderbird", "saved", "compose.json")
-    return list(json.loads(path.read_bytes())) if path.exists() else []
+    if path.exists():
+        return list(json.loads(path.read_bytes()))
+    seed = Path(workspace.root, "compose-windows.json")  # the untouched state: the set-up's windows
+    entries = json.loads(seed.read_bytes()) if seed.exists() else []
+    return [{"to": [], "cc": [], "subject": "", "body": ""} | dict(entry) |
+            {"attachments": [{"name": str(name).rsplit("/", 1)[-1]} for name in entry.get("attachments", [])]}
+            for entry in entries]
 
 
 def _window(cp: Checkpoint, workspace: Workspace) -> dict[str, Any]:
