@@ -51,6 +51,7 @@
     const part = Cc["@mozilla.org/messengercompose/attachment;1"].createInstance(Ci.nsIMsgAttachment);
     if (file.url) {
       part.url = file.url;
+      if (file.size >= 0) part.size = file.size;
     } else {
       const local = Cc["@mozilla.org/file/local;1"].createInstance(Ci.nsIFile);
       local.initWithPath(file.path);
