@@ -27,7 +27,7 @@ from asil.adapters.thunderbird.validator import raw_judge
 from asil.apps.mailserver import dovecot_path
 from asil.evaluate.checkpoints import Checkpoint
 from asil.evaluate.evaluator import evaluate_paths
-from asil.protocol import Action, Element
+from asil.protocol import Action, DocumentError, Element
 from asil.workspace import Workspace
 
 pytestmark = [pytest.mark.slow,
@@ -228,3 +228,17 @@ def test_checkpoints_read_the_seeded_windows_before_thunderbird_ever_ran(tmp_pat
                                    ("mail_compose_attachments", "Second", "a.txt")]:
         actual, passed, raw = verdicts(ws, kind, target, expected)
         assert (passed, raw) == (True, True), (kind, actual)
+
+
+@pytest.mark.parametrize(("seed", "words"), [
+    ({"subject": "not a list"}, "it is not a JSON list"),
+    ([{"to": ["not-an-address"]}], "to"),
+    ([{"subject": "x", "bcc": ["a@example.com"]}], "bcc"),
+])
+def test_a_bad_compose_windows_file_is_refused_before_any_program_starts(tmp_path: Path, seed: Any, words: str) -> None:
+    ws = Workspace(tmp_path)
+    (ws.root / "compose-windows.json").write_text(json.dumps(seed))
+    with pytest.raises(DocumentError, match="compose-windows.json is not a list of compose windows") as refused:
+        ThunderbirdAdapter(ws, "mail")
+    assert words in refused.value.message and refused.value.hint
+    assert not (ws.root / ".asil" / "thunderbird" / "profile").exists()
