@@ -495,6 +495,11 @@ class ThunderbirdAdapter(Adapter):
 
     def close(self) -> None:
         if self.session is not None:
+            if self.session.alive and self.compose_seen:  # the episode is over: its windows go unasked
+                try:
+                    self.session.call("compose_discard_all", {}, timeout_s=10)
+                except (InvalidAction, ActionFailed):
+                    pass  # quit() below stops Thunderbird in any case
             self.session.quit()
             self.session = None
         if self.dovecot is not None:

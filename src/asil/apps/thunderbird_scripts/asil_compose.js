@@ -194,6 +194,11 @@
       await until(() => w.closed, "Closing the compose window");
       return [p.window];
     },
+    // Before Thunderbird quits: its "save changes?" question on quit would wait forever headless.
+    async compose_discard_all() {
+      for (const w of windows()) { w.gContentChanged = false; w.gMsgCompose.bodyModified = false; w.close(); }
+      return null;
+    },
     async draft_open(p) {
       await mail.operations.check_draft(p);
       const [{ folder: f, headers: [hdr] }] = await messages([p.id]);
