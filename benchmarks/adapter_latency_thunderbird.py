@@ -14,11 +14,16 @@ For a small mailbox (8 messages) and a large one (5,000 messages in the inbox) i
 * attachments: an inbox of 25 messages that each carry a 1 MB attachment (the whole first page):
   the first observation after start (Thunderbird fetches and MIME-parses each of the 25 messages),
   a warm observation (the lists are cached), its size, ``save_attachment`` of a 1 MB attachment and
-  ``send_message`` with a 1 MB workspace file attached.
+  ``send_message`` with a 1 MB workspace file attached;
+* compose windows (Thunderbird's own, see asil_compose.js): per cycle ``open_compose``,
+  ``edit_compose`` (the body), ``attach_to_compose`` (a 20 KB file), ``save_compose_draft`` (until the
+  draft is in Drafts), ``close_compose``, ``open_draft`` (Thunderbird fetches and opens the draft),
+  ``send_compose`` (SMTP, copy to Sent, the draft removed, the window closed), and ``observe()`` with
+  three windows open.
 
 It asserts that actions succeed and land, never on timings.
 
-    .venv/bin/python benchmarks/adapter_latency_thunderbird.py [--repeats 30]
+    .venv/bin/python benchmarks/adapter_latency_thunderbird.py [--repeats 30] [--only compose]
 """
 
 from __future__ import annotations
@@ -110,10 +115,63 @@ def measure_attachments(repeats: int) -> dict[str, Any]:
     return {"first_ms": first_ms, "observe": observe, "tokens": tokens, "save": saves, "send": sends}
 
 
+def fn(name: str, **params: Any) -> Action:
+    return Action(action_type="invoke_function", target=name, params=params)
+
+
+def compose_cycle(adapter: ThunderbirdAdapter, i: int, times: dict[str, list[float]]) -> None:
+    """One window from opening to a saved draft, and that draft from opening to sent, each step timed."""
+    def step(name: str, action: Action) -> list[str]:
+        ms, result = timed(lambda: adapter.execute(action, observe=False))
+        assert result.ok, result.error
+        times.setdefault(name, []).append(float(ms))
+        return result.changed
+
+    window = step("open_compose", fn("open_compose", to=["carol@example.com"], subject=f"Draft {i}"))[0]
+    step("edit_compose", fn("edit_compose", window=window, body=f"Hi Carol,\nversion {i}.\n"))
+    step("attach_to_compose", fn("attach_to_compose", window=window, attachments=["notes.txt"]))
+    step("save_compose_draft", fn("save_compose_draft", window=window))
+    draft = next(w["draft"] for w in adapter.compose_seen if w["id"] == window)
+    step("close_compose", fn("close_compose", window=window))
+    opened = step("open_draft", fn("open_draft", draft=draft))[0]
+    step("send_compose", fn("send_compose", window=opened))
+
+
+def measure_compose(repeats: int) -> dict[str, list[float]]:
+    ws = Workspace.temporary(prefix="asil-bench-thunderbird-")
+    build_maildir(ws.root / "mail", SMALL)
+    (ws.root / "notes.txt").write_text("notes\n" * 3000)
+    adapter = ThunderbirdAdapter(ws, "mail")
+    times: dict[str, list[float]] = {}
+    try:
+        adapter.observe()
+        for i in range(repeats):
+            compose_cycle(adapter, i, times)
+        for i in range(3):
+            assert adapter.execute(fn("open_compose", to=["x@example.com"], subject=f"Open {i}"), observe=False).ok
+        times["observe (3 windows)"] = [timed(adapter.observe)[0] for _ in range(repeats)]
+        assert len(list(adapter.outbox.glob("*.eml"))) == repeats  # every cycle's draft was sent
+    finally:
+        adapter.close()
+        ws.cleanup()
+    return times
+
+
+def print_compose(repeats: int) -> None:
+    times = measure_compose(repeats)
+    print(f"\n| compose windows ({repeats} cycles; ms, p50 / p95) | " + " | ".join(times) + " |")
+    print("|---|" + "---|" * len(times))
+    print("| small mailbox | " + " | ".join(pair(v) for v in times.values()) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--only", choices=["compose"], help="run only the compose-window measurements")
     args = parser.parse_args()
+    if args.only == "compose":
+        print_compose(args.repeats)
+        return
     rows = [measure("small", SMALL, args.repeats), measure("5,000 messages", LARGE, args.repeats)]
     print(f"Thunderbird adapter latency ({platform.machine()}, {args.repeats} repeats; ms, p50 / p95)\n")
     print("| mailbox | build | cold start | observe | obs tokens | set_flags | tag_messages | send (excl.) | save |")
@@ -128,6 +186,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     print(f"| page of 25 with attachments | {a['first_ms']:.0f} | {pair(a['observe'])} | {a['tokens']} | "
           f"{pair(a['save'])} | {pair(a['send'])} |")
+    print_compose(args.repeats)
 
 
 if __name__ == "__main__":

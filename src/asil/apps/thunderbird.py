@@ -42,8 +42,12 @@ def thunderbird_path() -> str | None:
     return shutil.which("thunderbird")
 
 
-def mail_script() -> str:
-    return (resources.files("asil.apps") / "thunderbird_scripts" / "asil_mail.js").read_text(encoding="utf-8")
+SCRIPTS = ("asil_mail.js", "asil_compose.js")  # in this order: the compose operations extend the mail ones
+
+
+def mail_scripts() -> list[str]:
+    folder = resources.files("asil.apps") / "thunderbird_scripts"
+    return [(folder / name).read_text(encoding="utf-8") for name in SCRIPTS]
 
 
 def _pref(name: str, value: object) -> str:
@@ -83,6 +87,9 @@ def profile_prefs(marionette_port: int, imap_port: int, smtp_port: int, user: st
         "mail.smtpserver.smtp1.hostname": "127.0.0.1", "mail.smtpserver.smtp1.port": smtp_port,
         "mail.smtpserver.smtp1.authMethod": 1, "mail.smtpserver.smtp1.try_ssl": 0,
         "mail.smtpserver.smtp1.username": "",
+        # Compose windows: no timed autosave (a draft appears only when asked for) and no attachment
+        # reminder (a modal question on send that nobody could answer in a headless Thunderbird).
+        "mail.compose.autosave": False, "mail.compose.attachment_reminder": False,
     }
     return "\n".join(_pref(k, v) for k, v in prefs.items()) + "\n"
 
@@ -131,7 +138,8 @@ class ThunderbirdSession:
             except MarionetteLost as exc:  # something else answers on the port
                 raise PortTaken(exc.message) from None
             self.marionette.start_chrome_session(START_TIMEOUT_S)
-            self.marionette.execute(mail_script(), [], START_TIMEOUT_S)
+            for script in mail_scripts():
+                self.marionette.execute(script, [], START_TIMEOUT_S)
             self.call("setup", {"password": password, "imap_port": imap_port, "smtp_port": smtp_port},
                       timeout_s=START_TIMEOUT_S)
         except PortTaken:

@@ -3,5 +3,6 @@
 from asil.plugins import FILES, packaged_app
 
 PLUGIN = packaged_app(__name__, "ThunderbirdAdapter", "service", region=FILES,
-                      builders={"maildir": "build_maildir_file", "contacts": "build_contacts_file"},
+                      builders={"maildir": "build_maildir_file", "contacts": "build_contacts_file",
+                                "compose_windows": "build_compose_windows_file"},
                       scratch=(".asil/thunderbird/profile",))  # the raw validator reads .asil/thunderbird/saved

@@ -23,10 +23,12 @@ from typing import Any
 from asil.adapters.api import response_text, with_api
 from asil.adapters.base import Adapter, Readiness, turn_page
 from asil.adapters.batch import in_batch
+from asil.adapters.functions import FunctionTable
 from asil.adapters.thunderbird import actions as act
 from asil.adapters.thunderbird.actions import MailCall
 from asil.adapters.thunderbird.api import MAIL_API
 from asil.adapters.thunderbird.builders import build_maildir
+from asil.adapters.thunderbird.compose import COMPOSE_FUNCTIONS, FILE_OPS, PRECHECKS, lost_note, read_compose_seed
 from asil.adapters.thunderbird.view import CONTACT_LIMIT, DEFAULT_LIMIT, build_observation
 from asil.apps.mailserver import MAIL_PASSWORD, MAIL_USER, DovecotServer, SmtpSink, dovecot_path
 from asil.apps.thunderbird import ThunderbirdLost, ThunderbirdSession, thunderbird_path
@@ -76,7 +78,8 @@ class ThunderbirdAdapter(Adapter):
     """Folders, a page of messages, contacts and filters of one IMAP account."""
 
     vocabulary = with_api(act.VOCABULARY, MAIL_API.specs(), examples=API_EXAMPLES, tips=API_TIPS)
-    functions = act.FUNCTIONS
+    functions = FunctionTable("thunderbird", [*(act.FUNCTIONS[name] for name in act.FUNCTIONS.names()),
+                                              *COMPOSE_FUNCTIONS])
     doomed_api_call = {"request": "move", "data": {"ids": ["INBOX#1"], "folder": "No such folder"}}
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
@@ -94,6 +97,10 @@ class ThunderbirdAdapter(Adapter):
         self.session: ThunderbirdSession | None = None
         self.restarts = {"thunderbird": 0, "dovecot": 0}
         self.contacts = self._read_contacts() if not (self.profile / "abook.sqlite").is_file() else []
+        # Compose windows the task starts with (compose-windows.json), opened by a new profile's first Thunderbird.
+        self.pending_compose = read_compose_seed(workspace) if not (self.profile / "prefs.js").is_file() else []
+        self.compose_seen: list[dict[str, Any]] = []  # the open compose windows last seen
+        self.compose_lost: list[str] = []  # windows a restart of Thunderbird closed
 
     # ------------------------------------------------------------ the services
     def _mail(self) -> ThunderbirdSession:
@@ -114,10 +121,13 @@ class ThunderbirdAdapter(Adapter):
             if self.session is not None:
                 self.session.stop()
                 self.restarts["thunderbird"] += 1
+                self.compose_lost += [w["id"] for w in self.compose_seen]
+                self.compose_seen = []
             self.session = None
             self.session = ThunderbirdSession(self.profile, imap_port=self.dovecot.port, smtp_port=self.sink.port,
                                               user=MAIL_USER, password=MAIL_PASSWORD)
             self._load_contacts(self.session)
+            self._open_pending_compose(self.session)
         return self.session
 
     def _read_contacts(self) -> list[dict[str, Any]]:
@@ -145,6 +155,13 @@ class ThunderbirdAdapter(Adapter):
             session.call("add_contact", {"fields": card, "uid": str(uid)})
         self.contacts = []
 
+    def _open_pending_compose(self, session: ThunderbirdSession) -> None:
+        for spec in self.pending_compose:
+            spec["attachments"] = [self._attachment_file(path) for path in spec["attachments"]]
+            session.call("compose_open", spec)
+        self.pending_compose = []
+        self.compose_seen = session.call("compose_list", {})
+
     def _call(self, op: str, params: dict[str, Any], *, read_only: bool = False) -> Any:
         try:
             return self._mail().call(op, params)
@@ -160,6 +177,7 @@ class ThunderbirdAdapter(Adapter):
         data: dict[str, Any] = self._call("state", {"folder": folder, "offset": offset, "limit": limit,
                                                     "search": search, "contact_limit": contact_limit,
                                                     "refresh": True}, read_only=True)
+        self.compose_seen = data["compose"]
         return data
 
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
@@ -176,6 +194,8 @@ class ThunderbirdAdapter(Adapter):
         # Ports are left out: they change on every start, and an observation shows the mail, not the plumbing.
         service = {"imap": "Dovecot (private, loopback)", "smtp_sink": "local sink (private, loopback)",
                    "restarts": dict(self.restarts)}
+        if self.compose_lost:
+            service["compose_windows_lost"] = lost_note(self.compose_lost)
         return build_observation(state, step=self.step, document=str(self.document), offset=self.offset,
                                  limit=self.limit, search=self.search or None, service=service)
 
@@ -193,7 +213,7 @@ class ThunderbirdAdapter(Adapter):
             flags = act.parse_params(act.SetFlags, {"messages": [message], field: value}, "set_value")
             return act.mail_call(self.functions["set_flags"], flags)
         op, params = act.mail_call(*self.functions.parse(action.target, action.params))
-        if op in ("draft", "send"):
+        if op in ("draft", "send", *FILE_OPS):
             params["attachments"] = [self._attachment_file(path) for path in params["attachments"]]
         if op == "save_attachment":
             params["target"] = str(self._attachment_target(params["path"], params["overwrite"]))
@@ -248,6 +268,8 @@ class ThunderbirdAdapter(Adapter):
             self._call("check_filter", params, read_only=True)
         if op == "save_attachment":
             self._call("check_attachment", {"id": params["id"], "name": params["name"]}, read_only=True)
+        if op in PRECHECKS:
+            self._call(PRECHECKS[op], params, read_only=True)
 
     def _check(self, action: Action) -> None:
         self.vocabulary.require_type(action)
@@ -312,6 +334,8 @@ class ThunderbirdAdapter(Adapter):
         if op == "save_attachment":  # Thunderbird fetches and decodes the part; ASIL writes the file
             return self._save_attachment(params)
         result = self._call(op, params)
+        if op in PRECHECKS or op == "compose_open":
+            self.compose_seen = self._call("compose_list", {}, read_only=True)
         if op in ("add_contact", "edit_contact", "delete_contact"):
             return [f"contact:{uid}" for uid in result]
         return list(result)
@@ -362,8 +386,10 @@ class ThunderbirdAdapter(Adapter):
         return snapshot
 
     def _restore(self, snapshot: Path) -> None:
-        """Stop both programs, put the snapshot back, and start them again."""
+        """Stop both programs, put the snapshot back, and start them again (with the compose windows that
+        were open: the failed change must not close them)."""
         assert self.dovecot is not None
+        reopen = self._compose_reopen_specs()
         if self.session is not None:
             self.session.stop()
             self.session = None
@@ -382,6 +408,18 @@ class ThunderbirdAdapter(Adapter):
                 sent.unlink()
         self.dovecot.start()
         self._mail()
+        for spec in reopen:
+            self._call("compose_open", spec)
+        self.compose_seen = self._call("compose_list", {}, read_only=True)
+
+    def _compose_reopen_specs(self) -> list[dict[str, Any]]:
+        """The open compose windows as compose_open params (same number, fields and attached files)."""
+        try:
+            windows = self._call("compose_list", {}, read_only=True)
+        except (InvalidAction, ActionFailed):
+            return []
+        return [{"number": int(w["id"].split(":")[1]), "to": w["to"], "cc": w["cc"], "subject": w["subject"],
+                 "body": w["body"], "attachments": w["attachments"]} for w in windows]
 
     # ------------------------------------------------------------ persistence and life
     def save(self) -> None:
@@ -390,8 +428,24 @@ class ThunderbirdAdapter(Adapter):
             return
         if self.session is not None and self.session.alive:
             self._call("flush", {})
+            self.compose_seen = self._call("compose_list", {}, read_only=True)
+        else:  # Thunderbird is gone, and its compose windows with it
+            self.compose_seen = []
         self.dovecot.export(self.maildir)
         self._export_profile_state()
+        self._export_compose_windows()
+
+    def _export_compose_windows(self) -> None:
+        """The open compose windows to ``saved/compose.json`` for checkpoints: they live only in the running
+        Thunderbird, so this is the record of what was open when the episode's state was saved."""
+        saved = self.home / "saved"
+        saved.mkdir(parents=True, exist_ok=True)
+        windows = [{k: v for k, v in w.items() if k != "attachments"} |
+                   {"attachments": [{k: v for k, v in a.items() if k != "url"} for a in w["attachments"]]}
+                   for w in self.compose_seen]
+        staged = saved / ".compose.json.tmp"
+        staged.write_text(json.dumps(windows, indent=1, ensure_ascii=False), encoding="utf-8")
+        staged.replace(saved / "compose.json")
 
     def _export_profile_state(self) -> None:
         """Copy the address book, filters and prefs to ``saved/``: Thunderbird keeps abook.sqlite locked
@@ -441,6 +495,11 @@ class ThunderbirdAdapter(Adapter):
 
     def close(self) -> None:
         if self.session is not None:
+            if self.session.alive and self.compose_seen:  # the episode is over: its windows go unasked
+                try:
+                    self.session.call("compose_discard_all", {}, timeout_s=10)
+                except (InvalidAction, ActionFailed):
+                    pass  # quit() below stops Thunderbird in any case
             self.session.quit()
             self.session = None
         if self.dovecot is not None:

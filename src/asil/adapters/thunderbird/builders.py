@@ -172,3 +172,13 @@ def build_contacts_file(item: SetupFile, task: Task, target: Path) -> None:
     if not isinstance(item.content, list):
         raise MailboxSpecError(f"Task {task.id}: contacts {item.path!r} needs content: a list of contact objects.")
     target.write_text(json.dumps(item.content, indent=1), encoding="utf-8")
+
+
+def build_compose_windows_file(item: SetupFile, task: Task, target: Path) -> None:
+    """A JSON list of compose windows (open_compose params) that a task starts with open."""
+    import json
+
+    if not isinstance(item.content, list) or not all(isinstance(w, dict) for w in item.content):
+        raise MailboxSpecError(f"Task {task.id}: compose windows {item.path!r} need content: a list of objects "
+                               "with to, cc, subject, body and attachments.")
+    target.write_text(json.dumps(item.content, indent=1), encoding="utf-8")

@@ -12,7 +12,9 @@ in its ``msgFilterRules.dat``, and sent mail in the SMTP sink's folder. Targets:
 * a filter: its name;
 * a saved attachment: its workspace-relative path (``mail_file_sha256``, ``mail_file_size``);
 * the attachments of a draft or sent message: its subject (``mail_draft_attachments``,
-  ``mail_sent_attachments``: the file names; ``mail_sent_attachment_sha256``: ``"<subject>#<name>"``).
+  ``mail_sent_attachments``: the file names; ``mail_sent_attachment_sha256``: ``"<subject>#<name>"``);
+* an open compose window: its subject (``mail_compose_text``, ``mail_compose_attachments``), read from
+  ``saved/compose.json``, the record of the windows open when the state was saved (none: no target).
 """
 
 from __future__ import annotations
@@ -138,9 +140,21 @@ def message_tags(ctx: EvalContext, cp: Checkpoint) -> list[str]:
     return sorted(names.get(key, key) for key in keys)
 
 
+def _body_part(message: Message) -> Message | None:
+    """The message's text: the first text/plain part that is not an attachment (a draft or message with
+    attachments is multipart/mixed, its text the first part)."""
+    for part in message.walk():
+        if part.get_content_type() == "text/plain" and not part.get_filename() and \
+                part.get_content_disposition() != "attachment":
+            return part
+    return None
+
+
 def _compose_text(message: Message, recipients: str) -> str:
-    body = message.get_payload(decode=True) if not message.is_multipart() else b""
-    text = body.decode(message.get_content_charset() or "utf-8", errors="replace") if isinstance(body, bytes) else ""
+    part = _body_part(message)
+    body = part.get_payload(decode=True) if part is not None else b""
+    charset = (part.get_content_charset() if part is not None else None) or "utf-8"
+    text = body.decode(charset, errors="replace") if isinstance(body, bytes) else ""
     return f"To: {recipients}\nCc: {message.get('Cc', '')}\nSubject: {_subject(message)}\n\n{text}"
 
 
@@ -344,3 +358,58 @@ def filter_actions(ctx: EvalContext, cp: Checkpoint) -> list[str]:
 @checkpoint_type("mail_filter_enabled")
 def filter_enabled(ctx: EvalContext, cp: Checkpoint) -> bool:
     return bool(_filter(ctx, cp)["enabled"])
+
+
+def _compose_windows(ctx: EvalContext) -> list[dict[str, Any]]:
+    import json
+
+    path = _home(ctx) / "saved" / "compose.json"
+    if not path.is_file():  # Thunderbird never ran: the windows open are those the set-up seeds
+        return _seeded_windows(ctx)
+    windows: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    return windows
+
+
+def _seeded_windows(ctx: EvalContext) -> list[dict[str, Any]]:
+    import json
+
+    seed = ctx.workspace.root / "compose-windows.json"
+    if not seed.is_file():
+        return []
+    return [{"to": w.get("to", []), "cc": w.get("cc", []), "subject": w.get("subject", ""), "body": w.get("body", ""),
+             "attachments": [{"name": Path(a).name} for a in w.get("attachments", [])]}
+            for w in json.loads(seed.read_text(encoding="utf-8"))]
+
+
+def _compose_window(ctx: EvalContext, cp: Checkpoint) -> dict[str, Any]:
+    subject = require(cp.target, "compose window subject")
+    for window in _compose_windows(ctx):
+        if window["subject"] == subject:
+            return window
+    raise CheckpointUnreadable(f"no compose window with subject {subject!r} is open")
+
+
+@checkpoint_type("mail_compose_text", default_compare="regex")
+def compose_text(ctx: EvalContext, cp: Checkpoint) -> str:
+    """'To: ...\\nCc: ...\\nSubject: ...\\n\\nbody' of the open compose window whose subject is ``target``."""
+    window = _compose_window(ctx, cp)
+    return (f"To: {', '.join(window['to'])}\nCc: {', '.join(window['cc'])}\nSubject: {window['subject']}\n\n"
+            f"{window['body']}")
+
+
+@checkpoint_type("mail_compose_attachments", default_compare="contains")
+def compose_attachments(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The attachment names of the open compose window whose subject is ``target``."""
+    return sorted(str(a["name"]) for a in _compose_window(ctx, cp)["attachments"])
+
+
+@checkpoint_type("mail_compose_subjects", default_compare="contains")
+def compose_subjects(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The subjects of the open compose windows (``contains`` checks one is open)."""
+    return sorted(str(w["subject"]) for w in _compose_windows(ctx))
+
+
+@checkpoint_type("mail_compose_count")
+def compose_count(ctx: EvalContext, cp: Checkpoint) -> int:
+    """How many compose windows are open."""
+    return len(_compose_windows(ctx))

@@ -232,6 +232,30 @@ def _filter(cp: Checkpoint, workspace: Workspace) -> dict[str, Any]:
     return {"enabled": enabled, "actions": actions, "conditions": conditions}
 
 
+# ---------------------------------------------------------------- compose windows (the adapter's record)
+def _windows(workspace: Workspace) -> list[dict[str, Any]]:
+    path = Path(workspace.root, ".asil", "thunderbird", "saved", "compose.json")
+    if path.exists():
+        return list(json.loads(path.read_bytes()))
+    seed = Path(workspace.root, "compose-windows.json")  # the untouched state: the set-up's windows
+    entries = json.loads(seed.read_bytes()) if seed.exists() else []
+    return [{"to": [], "cc": [], "subject": "", "body": ""} | dict(entry) |
+            {"attachments": [{"name": str(name).rsplit("/", 1)[-1]} for name in entry.get("attachments", [])]}
+            for entry in entries]
+
+
+def _window(cp: Checkpoint, workspace: Workspace) -> dict[str, Any]:
+    (window,) = [w for w in _windows(workspace) if w["subject"] == cp.target][:1]
+    return dict(window)
+
+
+def _window_text(cp: Checkpoint, workspace: Workspace) -> str:
+    window = _window(cp, workspace)
+    head = "\n".join([f"To: {', '.join(window['to'])}", f"Cc: {', '.join(window['cc'])}",
+                      f"Subject: {window['subject']}"])
+    return head + "\n\n" + str(window["body"])
+
+
 READERS: dict[str, Any] = {
     "mail_subjects": lambda cp, ws: sorted(str(m["Subject"] or "") for m, _ in
                                            _messages(_folder_path(ws, cp, str(cp.target)))),
@@ -255,4 +279,8 @@ READERS: dict[str, Any] = {
     "mail_filter_conditions": lambda cp, ws: _filter(cp, ws)["conditions"],
     "mail_filter_actions": lambda cp, ws: _filter(cp, ws)["actions"],
     "mail_filter_enabled": lambda cp, ws: _filter(cp, ws)["enabled"],
+    "mail_compose_text": _window_text,
+    "mail_compose_attachments": lambda cp, ws: sorted(a["name"] for a in _window(cp, ws)["attachments"]),
+    "mail_compose_subjects": lambda cp, ws: sorted(w["subject"] for w in _windows(ws)),
+    "mail_compose_count": lambda cp, ws: len(_windows(ws)),
 }

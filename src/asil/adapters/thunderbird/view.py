@@ -12,6 +12,9 @@ CONTACT_LIMIT = 30
 MESSAGE_ACTIONS = ["set_flags", "tag_messages", "move_messages", "copy_messages", "delete_messages",
                    "save_attachment"]
 FOLDER_ACTIONS = ["navigate", "create_folder"]
+COMPOSE_ACTIONS = ["edit_compose", "attach_to_compose", "remove_compose_attachment", "save_compose_draft",
+                   "send_compose", "close_compose"]
+BODY_SHOWN = 4000  # characters of a compose window's body in its element; meta.body_length says when longer
 
 
 def message_element(item: dict[str, Any]) -> Element:
@@ -44,29 +47,48 @@ def filter_element(item: dict[str, Any]) -> Element:
                    data_type="filter", editable=False)
 
 
+def compose_element(item: dict[str, Any]) -> Element:
+    """An open compose window: what its To, Cc, Subject, body and attachment fields show."""
+    body = item["body"]
+    value = {"to": item["to"], "cc": item["cc"], "subject": item["subject"], "body": body[:BODY_SHOWN],
+             "attachments": [{k: a[k] for k in ("name", "content_type", "size")} for a in item["attachments"]]}
+    meta: dict[str, Any] = {"unsaved": item["unsaved"]}
+    if item.get("draft"):
+        meta["draft"] = item["draft"]
+    if len(body) > BODY_SHOWN:
+        meta["body_length"] = len(body)
+    return Element(id=item["id"], type="compose_window", label=item["subject"] or "(no subject)", value=value,
+                   data_type="compose", actions=COMPOSE_ACTIONS, meta=meta)
+
+
 def build_observation(state: dict[str, Any], *, step: int, document: str, offset: int, limit: int,
                       search: str | None, service: dict[str, Any]) -> Observation:
     current = state["folder"]
     account = Element(id="@account", type="account", label=state["identity"], editable=False,
                       value={"email": state["identity"], "folders": len(state["folders"])},
-                      actions=["create_folder", "save_draft", "send_message", "add_contact", "create_filter"],
+                      actions=["create_folder", "open_compose", "save_draft", "send_message", "add_contact",
+                               "create_filter"],
                       meta={"tags": state["tags"]})
     elements = [account]
     elements += [folder_element(f, current) for f in state["folders"]]
     elements += [message_element(m) for m in state["messages"]]
     elements += [contact_element(c) for c in state["contacts"]]
     elements += [filter_element(f) for f in state["filters"]]
+    compose = state.get("compose", [])
+    elements += [compose_element(w) for w in compose]
     total, shown = state["total"], len(state["messages"])
     window = f"messages {offset + 1}-{offset + shown} of {total}" if shown else f"no messages shown of {total}"
     summary = (f"Mailbox {state['identity']}: {len(state['folders'])} folders; folder {current!r} "
                f"{'(search ' + repr(search) + ') ' if search else ''}shows {window}, newest first; "
-               f"{state['contact_total']} contacts, {len(state['filters'])} filters.")
+               f"{state['contact_total']} contacts, {len(state['filters'])} filters"
+               f"{'; open compose windows: ' + ', '.join(w['id'] for w in compose) if compose else ''}.")
     return Observation(
         metadata=Metadata(app="thunderbird", source="service", step=step),
         app_state=AppState(view=current, active_document=document, document_path=document, dirty=False,
                            details={"search": search} if search else {}),
         elements=elements,
-        environment={"message_actions": MESSAGE_ACTIONS, "tags": state["tags"], "contacts_total": state["contact_total"],
+        environment={"message_actions": MESSAGE_ACTIONS, "draft_actions": ["open_draft"],
+                     "tags": state["tags"], "contacts_total": state["contact_total"],
                      "contacts_shown": len(state["contacts"]), "services": service},
         navigation=Navigation(views=[f["path"] for f in state["folders"]],
                               paging=Paging(offset=offset, limit=limit, total=total)),

@@ -300,7 +300,8 @@
       return { folders: list, folder: p.folder, ...(await page(f, p.offset, p.limit, p.search)),
                contacts: cards.slice(0, p.contact_limit).map(contact), contact_total: cards.length,
                filters: filters(), tags: MailServices.tags.getAllTags().map((t) => t.tag),
-               identity: MailServices.accounts.getAccount(ACCOUNT).defaultIdentity.email };
+               identity: MailServices.accounts.getAccount(ACCOUNT).defaultIdentity.email,
+               compose: OPERATIONS.compose_list ? await OPERATIONS.compose_list() : [] };
     },
     async check_messages(p) { await messages(p.ids); return null; },
     async check_folder(p) { folder(p.folder); return null; },
@@ -435,7 +436,10 @@
     },
   };
 
+  // asil_compose.js (installed next) adds its operations to these and uses the same helpers.
   window.ASIL_MAIL = {
+    operations: OPERATIONS,
+    lib: { ACCOUNT, WAIT_MS, invalid, failed, within, until, sleep, refresh, folder, folderPath, messages, specialFolder },
     async run(op, params) {
       try {
         if (!(op in OPERATIONS)) throw invalid(`Unknown operation ${op}.`);
