@@ -34,12 +34,34 @@ class Names:
 
     def __init__(self, obs: ObsSession):
         self.obs = obs
-        scenes = obs.request("GetSceneList")["scenes"]
+        self._listed = obs.request("GetSceneList")
+        scenes = self._listed["scenes"]
         self.scenes = [s["sceneName"] for s in sorted(scenes, key=lambda s: -int(s["sceneIndex"]))]
         self._inputs: dict[str, str] | None = None
         self._items: dict[str, list[tuple[int | None, str]]] = {}
         self._filters: dict[str, list[str]] = {}
         self._recording: bool | None = None
+        self.program = str(self._listed["currentProgramSceneName"])
+        self.preview: str | None = next((str(s) for s in [self._listed.get("currentPreviewSceneName")] if s), None)
+        self._collections: list[str] | None = None
+        self._profiles: list[str] | None = None
+
+    @property
+    def studio(self) -> bool:
+        """Studio mode is on (OBS then reports a preview scene)."""
+        return self.preview is not None
+
+    @property
+    def collections(self) -> list[str]:
+        if self._collections is None:
+            self._collections = list(self.obs.request("GetSceneCollectionList")["sceneCollections"])
+        return self._collections
+
+    @property
+    def profiles(self) -> list[str]:
+        if self._profiles is None:
+            self._profiles = list(self.obs.request("GetProfileList")["profiles"])
+        return self._profiles
 
     @property
     def inputs(self) -> dict[str, str]:
