@@ -147,7 +147,8 @@ def write_config(root: Path, *, port: int, password: str, collection_name: str, 
     for folder in (scenes, profiles):  # a restart from a checkpoint forgets what came after it
         shutil.rmtree(folder, ignore_errors=True)
     scenes.mkdir(parents=True)
-    stems, dirs = {COLLECTION}, set()
+    stems: set[str] = {COLLECTION}
+    dirs: set[str] = set()
     profile_dir = file_stem(setup.profile, dirs)
     (config / "global.ini").write_text(_ini({
         # FirstRun=true skips the auto-configuration wizard; LastVersion (29.0.2) skips "what's new".

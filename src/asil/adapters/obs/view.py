@@ -127,8 +127,8 @@ def build_observation(state: dict[str, Any], *, step: int, document: str, dirty:
     studio = f", studio mode previewing {state['preview_scene']!r}" if state["preview_scene"] is not None else ""
     summary = (f"OBS Studio: collection {state['collections']['current']!r}, profile "
                f"{state['profiles']['current']!r}; {len(state['scenes'])} scenes, {len(state['kinds'])} inputs; "
-               f"program scene {state['current_scene']!r}{studio}; canvas {state['video']['base'][0]}x{state['video']['base'][1]} at "
-               f"{state['video']['fps']:g} fps; {rec_text}{shown}.")
+               f"program scene {state['current_scene']!r}{studio}; canvas {state['video']['base'][0]}x"
+               f"{state['video']['base'][1]} at {state['video']['fps']:g} fps; {rec_text}{shown}.")
     return Observation(
         metadata=Metadata(app="obs", source="service", step=step),
         app_state=AppState(view="scenes", active_document=document.rsplit("/", 1)[-1], document_path=document,
