@@ -11,8 +11,8 @@ inputs) it measures, with ``time.perf_counter``:
 * ``save()`` (OBS writes its collection, then a same-folder temp file is renamed over the document).
 
 Recording is excluded (it lasts as long as the take). A second table times the functions on scene
-collections, profiles and studio mode on the small collection (each switch alternates between two,
-so every call really changes OBS; each create or duplicate makes a new one). It asserts that actions
+collections, profiles and studio mode on the small collection (each switch and transition alternates
+between two, so every call really changes OBS; a transition waits for OBS's 300 ms fade; each create or duplicate makes a new one). It asserts that actions
 succeed, never timings.
 
     .venv/bin/python benchmarks/adapter_latency_obs.py [--repeats 40] [--setup-repeats 10]
@@ -98,7 +98,7 @@ def setup_rounds(i: int) -> list[Action]:
             fn("duplicate_collection", name=f"Copy {i}"), fn("switch_collection", collection="Small"),
             fn("create_profile", name=f"Profile {i}"), fn("switch_profile", profile="Untitled"),
             fn("set_studio_mode", enabled=True), fn("set_preview_scene", scene="Break"),
-            fn("transition_to_program"), fn("set_preview_scene", scene="Break"), fn("transition_to_program"),
+            fn("transition_to_program"), fn("set_preview_scene", scene="Main"), fn("transition_to_program"),
             fn("set_studio_mode", enabled=False)]
 
 
