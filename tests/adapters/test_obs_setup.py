@@ -24,7 +24,7 @@ from asil.adapters.obs.validator import raw_judge
 from asil.apps.obs import ObsSession, private_root
 from asil.evaluate.checkpoints import CHECKPOINT_TYPES, Checkpoint, EvalContext
 from asil.evaluate.compare import compare
-from asil.protocol import Action
+from asil.protocol import Action, DocumentError
 from asil.workspace import Workspace
 
 pytestmark = [pytest.mark.slow,
@@ -259,3 +259,23 @@ def test_obs_itself_keeps_studio_mode_in_global_ini_when_it_closes() -> None:
     finally:
         session.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.parametrize(("config", "says"), [
+    ({"studio_mode": "yes"}, "studio_mode must be true or false"),
+    ({"profile": "Desktop", "profiles": {"Desktop": VERTICAL}}, "must not be listed again"),
+    ({"profiles": {"Odd": {**VERTICAL, "outputWidth": 722}}}, "not a multiple of 4"),
+    ({"collections": {"Other": collection_dict({**PODCAST, "name": "Wrong"})}}, "must carry its own name"),
+    ({"collections": {"Show": collection_dict(SHOW)}}, "listed again among the other collections"),
+    ({"favourite": 1}, "only profile, profiles, collections, studio_mode"),
+])
+def test_a_bad_config_file_is_refused_in_one_sentence_and_left_alone(tmp_path: Path, config: dict[str, Any],
+                                                                      says: str) -> None:
+    ws = Workspace(tmp_path / "ws")
+    (ws.root / "scenes.json").write_bytes(build_collection(SHOW))
+    (ws.root / "scenes.config.json").write_text(json.dumps(config), encoding="utf-8")
+    before = digests(ws)
+    with pytest.raises(DocumentError) as caught:
+        ObsAdapter(ws, "scenes.json")
+    assert says in caught.value.message and caught.value.message.endswith(".") and caught.value.hint
+    assert digests(ws) == before

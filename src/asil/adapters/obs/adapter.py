@@ -42,7 +42,7 @@ from asil.apps.obs import (
     private_root,
     websocket_client_available,
 )
-from asil.protocol import Action, ActionFailed, InvalidAction, Observation
+from asil.protocol import Action, ActionFailed, DocumentError, InvalidAction, Observation
 from asil.workspace import Workspace, atomic_write
 
 DEFAULT_DOCUMENT = "scenes.json"
@@ -89,6 +89,9 @@ class ObsAdapter(Adapter):
         self.profiles: dict[str, dict[str, int]] = dict(self.saved_config["profiles"])
         self.studio_mode: bool = self.saved_config["studio_mode"]
         self.collection_name = str((self.data or {}).get("name") or "ASIL")
+        if self.collection_name in self.saved_config["collections"]:
+            raise DocumentError(f"The open collection {self.collection_name!r} is listed again among the other "
+                                f"collections in {self.config_doc!r}.", hint="Give every scene collection its own name.")
         self.others: dict[str, Path] = {}
         self.port, self.request_timeout_s = port, request_timeout_s
         self.offset, self.limit = 0, limit
