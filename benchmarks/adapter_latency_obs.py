@@ -12,8 +12,8 @@ inputs) it measures, with ``time.perf_counter``:
 
 Recording is excluded (it lasts as long as the take). A second table times the functions on scene
 collections, profiles and studio mode on the small collection (each switch and transition alternates
-between two, so every call really changes OBS; a transition waits for OBS's 300 ms fade; each create or duplicate makes a new one). It asserts that actions
-succeed, never timings.
+between two, so every call really changes OBS; a transition waits for OBS's 300 ms fade; each create
+or duplicate makes a new one). It asserts that actions succeed, never timings.
 
     .venv/bin/python benchmarks/adapter_latency_obs.py [--repeats 40] [--setup-repeats 10]
 """
