@@ -279,3 +279,17 @@ def test_a_bad_config_file_is_refused_in_one_sentence_and_left_alone(tmp_path: P
         ObsAdapter(ws, "scenes.json")
     assert says in caught.value.message and caught.value.message.endswith(".") and caught.value.hint
     assert digests(ws) == before
+
+
+def test_studio_mode_functions_batch_and_a_bad_batch_changes_nothing(adapter: ObsAdapter) -> None:
+    def batch(*actions: Action) -> Action:
+        return Action(action_type="batch", params={"actions": [a.model_dump() for a in actions]})
+
+    steps = (fn("set_studio_mode", enabled=True), fn("set_preview_scene", scene="Break"), fn("transition_to_program"))
+    shown = setup_values(adapter)
+    refused = adapter.execute(batch(*steps, fn("set_preview_scene", scene="Nope")), observe=False)
+    assert refused.status == "invalid" and refused.error is not None
+    assert refused.error.message.startswith("Batch action 4: There is no scene 'Nope'.")
+    assert setup_values(adapter) == shown
+    assert adapter.execute(batch(*steps), observe=False).ok
+    assert setup_values(adapter)["studio"] == (True, "Main", "Break")
