@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from asil.adapters.obs import actions as act
-from asil.adapters.obs.operations import Context, Names, _some
+from asil.adapters.obs.operations import Context, Names, some_names
 from asil.apps.obs import ObsSession
 from asil.protocol import ActionFailed, InvalidAction
 from asil.workspace import Workspace, atomic_write
@@ -45,7 +45,7 @@ def _no_recording(names: Names, what: str) -> None:
 def _free_collection(names: Names, name: str) -> None:
     if name in names.collections:
         raise InvalidAction(f"There is already a scene collection {name!r}.",
-                            hint=f"Choose another name; collections: {_some(names.collections)}.", code="name_taken")
+                            hint=f"Choose another name; collections: {some_names(names.collections)}.", code="name_taken")
 
 
 def check_create_collection(names: Names, p: act.NewCollection, ws: Workspace) -> None:
@@ -63,7 +63,7 @@ def check_switch_collection(names: Names, p: act.CollectionParams, ws: Workspace
     _no_recording(names, "Scene collections")
     if p.collection not in names.collections:
         raise InvalidAction(f"There is no scene collection {p.collection!r}.",
-                            hint=COLLECTION_HINT.format(_some(names.collections)), code="unknown_collection")
+                            hint=COLLECTION_HINT.format(some_names(names.collections)), code="unknown_collection")
 
 
 def switch_to(obs: ObsSession, name: str) -> None:
@@ -107,7 +107,7 @@ def check_create_profile(names: Names, p: act.NewProfile, ws: Workspace) -> None
     _no_recording(names, "Profiles")
     if p.name in names.profiles:
         raise InvalidAction(f"There is already a profile {p.name!r}.",
-                            hint=f"Choose another name; profiles: {_some(names.profiles)}.", code="name_taken")
+                            hint=f"Choose another name; profiles: {some_names(names.profiles)}.", code="name_taken")
 
 
 def create_profile(ctx: Context, p: act.NewProfile) -> list[str]:
@@ -120,7 +120,7 @@ def create_profile(ctx: Context, p: act.NewProfile) -> list[str]:
 def check_switch_profile(names: Names, p: act.ProfileParams, ws: Workspace) -> None:
     _no_recording(names, "Profiles")
     if p.profile not in names.profiles:
-        raise InvalidAction(f"There is no profile {p.profile!r}.", hint=f"Profiles: {_some(names.profiles)}.",
+        raise InvalidAction(f"There is no profile {p.profile!r}.", hint=f"Profiles: {some_names(names.profiles)}.",
                             code="unknown_profile")
 
 
@@ -171,23 +171,21 @@ def transition_to_program(ctx: Context, p: Any) -> list[str]:
 
 def send(obs: ObsSession, request: str, data: dict[str, Any]) -> Any:
     """Send a studio-mode request and wait until OBS shows its effect (its window applies them later)."""
-    def listed() -> dict[str, Any]:
-        found: dict[str, Any] = obs.request("GetSceneList")
-        return found
+    def on_air() -> tuple[str, str | None]:
+        """(program scene, preview scene or None when studio mode is off)."""
+        listed = obs.request("GetSceneList")
+        return listed["currentProgramSceneName"], listed["currentPreviewSceneName"]
 
-    before = listed()
+    program, preview = on_air()
     answer = obs.request(request, data)
     if request == "SetStudioModeEnabled":
-        _await("switch studio mode", lambda: (listed()["currentPreviewSceneName"] is not None)
-               == data["studioModeEnabled"])
+        _await("switch studio mode", lambda: (on_air()[1] is not None) == data["studioModeEnabled"])
     elif request == "SetCurrentPreviewScene":
-        _await(f"preview {data['sceneName']!r}", lambda: listed()["currentPreviewSceneName"] == data["sceneName"])
-    elif request == "TriggerStudioModeTransition" and before["currentPreviewSceneName"]:
+        _await(f"preview {data['sceneName']!r}", lambda: on_air()[1] == data["sceneName"])
+    elif request == "TriggerStudioModeTransition" and preview is not None:
         # The program becomes the old preview at once; when the fade ends, the preview becomes the old
         # program (OBS's default swap mode, which the private config keeps).
-        after = (before["currentPreviewSceneName"], before["currentProgramSceneName"])
-        _await("finish the transition",
-               lambda: (lambda now: (now["currentProgramSceneName"], now["currentPreviewSceneName"]))(listed()) == after)
+        _await("finish the transition", lambda: on_air() == (preview, program))
     return answer
 
 
