@@ -10,9 +10,12 @@ inputs) it measures, with ``time.perf_counter``:
   items (each also makes OBS write its collection: the checkpoint a failure or crash goes back to);
 * ``save()`` (OBS writes its collection, then a same-folder temp file is renamed over the document).
 
-Recording is excluded (it lasts as long as the take). It asserts that actions succeed, never timings.
+Recording is excluded (it lasts as long as the take). A second table times the functions on scene
+collections, profiles and studio mode on the small collection (each switch and transition alternates
+between two, so every call really changes OBS; a transition waits for OBS's 300 ms fade; each create
+or duplicate makes a new one). It asserts that actions succeed, never timings.
 
-    .venv/bin/python benchmarks/adapter_latency_obs.py [--repeats 40]
+    .venv/bin/python benchmarks/adapter_latency_obs.py [--repeats 40] [--setup-repeats 10]
 """
 
 from __future__ import annotations
@@ -89,9 +92,39 @@ def measure(label: str, spec: dict[str, Any], repeats: int) -> dict[str, Any]:
             "total": obs.navigation.paging.total if obs.navigation.paging else 0}
 
 
+def setup_rounds(i: int) -> list[Action]:
+    """One round of the collection, profile and studio-mode functions; round ``i`` uses fresh names."""
+    return [fn("create_collection", name=f"Extra {i}"), fn("switch_collection", collection="Small"),
+            fn("duplicate_collection", name=f"Copy {i}"), fn("switch_collection", collection="Small"),
+            fn("create_profile", name=f"Profile {i}"), fn("switch_profile", profile="Untitled"),
+            fn("set_studio_mode", enabled=True), fn("set_preview_scene", scene="Break"),
+            fn("transition_to_program"), fn("set_preview_scene", scene="Main"), fn("transition_to_program"),
+            fn("set_studio_mode", enabled=False)]
+
+
+def measure_setup(repeats: int) -> dict[str, list[float]]:
+    """Milliseconds per function (``execute(action, observe=False)``) for the setup functions."""
+    ws = Workspace.temporary(prefix="asil-bench-obs-")
+    (ws.root / "scenes.json").write_bytes(build_collection({**SMALL, "name": "Small"}))
+    adapter = ObsAdapter(ws, "scenes.json")
+    found: dict[str, list[float]] = {}
+    try:
+        adapter.observe()
+        for i in range(repeats):
+            for action in setup_rounds(i):
+                ms, result = timed(lambda a=action: adapter.execute(a, observe=False))
+                assert result.ok, (action, result.error)
+                found.setdefault(str(action.target), []).append(ms)
+    finally:
+        adapter.close()
+        ws.cleanup()
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=40)
+    parser.add_argument("--setup-repeats", type=int, default=10)
     args = parser.parse_args()
     version = subprocess.run(["obs", "--version"], capture_output=True, text=True).stdout.strip()
     print(f"# {version}, Python {platform.python_version()}, {args.repeats} repeats (2 actions each)")
@@ -103,6 +136,11 @@ def main() -> None:
     for r in rows:
         print(f"| {r['state']} | {r['scenes']} | {r['inputs']} | {r['total']:,} | {r['cold_s']:.2f} | {r['observe']} | "
               f"{r['action']} | {r['save']} | {r['tokens']:,} |")
+    print(f"\n# collections, profiles and studio mode on the small collection, {args.setup_repeats} rounds")
+    print("| function | calls | p50/p95 ms |")
+    print("|----------|------:|-----------:|")
+    for name, times in measure_setup(args.setup_repeats).items():
+        print(f"| {name} | {len(times)} | {pair(times)} |")
 
 
 if __name__ == "__main__":

@@ -86,7 +86,8 @@ def test_observation_shows_scenes_items_inputs_filters_and_audio(warm: ObsAdapte
     obs = warm.observe(offset=0, limit=200)
     assert obs.metadata.source == "service" and obs.app_state.details["program_scene"] == "Main"
     ids = [e.id for e in obs.elements]
-    assert ids[:5] == ["@program", "scene:Main", "item:Main/Backdrop", "item:Main/Clip", "item:Main/Title"]
+    assert ids[:7] == ["@program", "@collections", "@profiles", "scene:Main", "item:Main/Backdrop", "item:Main/Clip",
+                       "item:Main/Title"]
     clip = element(warm, "item:Main/Clip")
     assert clip.value["position"] == [10.0, 20.0] and clip.value["scale"] == [0.5, 0.5]
     assert element(warm, "item:Main/Title").value["visible"] is False
@@ -104,11 +105,12 @@ def test_observation_shows_scenes_items_inputs_filters_and_audio(warm: ObsAdapte
 def test_paging_and_navigate_window_the_elements(warm: ObsAdapter) -> None:
     page = warm.observe(offset=2, limit=3)
     assert page.navigation.paging is not None and page.navigation.paging.total == 9  # 2 scenes, 4 items, 3 inputs
-    assert [e.id for e in page.elements][0] == "@program" and len(page.elements) == 4
-    assert [e.id for e in page.elements][1:] == [e.id for e in warm.observe(offset=0, limit=200).elements][3:6]
+    fixed = ["@program", "@collections", "@profiles"]  # on every page, outside the paging
+    assert [e.id for e in page.elements][:3] == fixed and len(page.elements) == 6
+    assert [e.id for e in page.elements][3:] == [e.id for e in warm.observe(offset=0, limit=200).elements][5:8]
     result = warm.execute(Action(action_type="navigate", target="input:Title", params={"limit": 5}))
     assert result.ok and result.observation is not None
-    assert result.observation.elements[1].id == "input:Title"
+    assert result.observation.elements[3].id == "input:Title"
     warm.observe(offset=0, limit=60)
 
 

@@ -21,6 +21,7 @@ import secrets
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,8 @@ FILE_SETTING = {"ffmpeg_source": "local_file", "image_source": "file"}
 AUDIO_SUFFIXES = (".mp3", ".wav", ".ogg", ".oga", ".opus", ".flac", ".m4a", ".aac", ".wma")
 FLUSH_TIMEOUT_S = 10.0
 FLUSH_MARK = "asil-flush"  # private-settings key (and scene-name prefix) that marks a forced save
-COLLECTION = "asil"  # the file name (basic/scenes/asil.json) and profile name inside the private config
+COLLECTION = "asil"  # the file name (basic/scenes/asil.json) of the collection OBS opens at start
+DEFAULT_PROFILE = "Untitled"  # the name OBS gives the profile it makes on a first start
 INSTALL_HINT = "Install it with: sudo apt-get install -y --no-install-recommends obs-studio xvfb"
 EXTRA_HINT = "Install the Python extra with: pip install 'asil[obs]'"
 READY_LINE = "Server started successfully on port {port}"
@@ -92,36 +94,78 @@ def _video_section(video: dict[str, int]) -> dict[str, Any]:
             "FPSDen": video["fpsDenominator"]}
 
 
-def write_config(root: Path, *, port: int, password: str, collection_name: str, record_dir: Path,
-                 video: dict[str, int] | None = None) -> Path:
-    """Write global.ini and the profile so OBS starts silently with the websocket on ``port``.
+def file_stem(name: str, taken: set[str]) -> str:
+    """A file or folder name for a collection or profile called ``name`` (OBS keeps the real name inside)."""
+    stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in name) or "_"
+    candidate, number = stem, 2
+    while candidate.lower() in taken:
+        candidate, number = f"{stem}_{number}", number + 1
+    taken.add(candidate.lower())
+    return candidate
 
-    The profile (basic.ini) is written anew at every start with ``video`` (obs-websocket's names;
-    OBS's defaults when None): the caller decides which video settings a (re)started OBS has.
-    Returns the path of the scene collection file OBS will load and save.
+
+@dataclass
+class ObsSetup:
+    """What OBS keeps in its config folder besides the open collection, for a (re)start to load.
+
+    ``profiles`` holds the video settings of the profiles other than ``profile`` (whose video is the
+    session's ``video``); ``collections`` the files of the collections other than the open one.
+    ``studio_mode`` is what OBS itself writes to global.ini ([BasicWindow] PreviewProgramMode) when it
+    closes and reads when it starts.
     """
-    config = root / "config" / "obs-studio"
-    (config / "basic" / "scenes").mkdir(parents=True, exist_ok=True)
-    profile = config / "basic" / "profiles" / COLLECTION
-    profile.mkdir(parents=True, exist_ok=True)
-    (config / "global.ini").write_text(_ini({
-        # FirstRun=true skips the auto-configuration wizard; LastVersion (29.0.2) skips "what's new".
-        "General": {"FirstRun": True, "LastVersion": 486539266, "EnableAutoUpdates": False},
-        "BasicWindow": {"SysTrayEnabled": False, "SysTrayWhenStarted": False},
-        "Basic": {"Profile": COLLECTION, "ProfileDir": COLLECTION, "SceneCollection": collection_name,
-                  "SceneCollectionFile": COLLECTION},
-        "OBSWebSocket": {"FirstLoad": False, "ServerEnabled": True, "ServerPort": port, "AuthRequired": True,
-                         "ServerPassword": password, "AlertsEnabled": False},
-    }), encoding="utf-8")
-    (profile / "basic.ini").write_text(_ini({
-        "General": {"Name": COLLECTION},
-        "Video": _video_section(video or DEFAULT_VIDEO),
+
+    profile: str = DEFAULT_PROFILE
+    profiles: dict[str, dict[str, int]] = field(default_factory=dict)
+    collections: dict[str, Path] = field(default_factory=dict)
+    studio_mode: bool = False
+
+
+def _write_profile(folder: Path, name: str, video: dict[str, int], record_dir: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "basic.ini").write_text(_ini({
+        "General": {"Name": name},
+        "Video": _video_section(video),
         "Output": {"Mode": "Simple", "FilenameFormatting": "recording", "OverwriteIfExists": False},
         "SimpleOutput": {"FilePath": str(record_dir), "RecFormat": "mkv", "RecQuality": "Stream",
                          "StreamEncoder": "x264", "VBitrate": 1500, "ABitrate": 128},
         "Audio": {"SampleRate": 48000, "ChannelSetup": "Stereo"},
     }), encoding="utf-8")
-    return config / "basic" / "scenes" / f"{COLLECTION}.json"
+
+
+def write_config(root: Path, *, port: int, password: str, collection_name: str, record_dir: Path,
+                 video: dict[str, int] | None = None, setup: ObsSetup | None = None) -> Path:
+    """Write global.ini, the profiles and the other collections so OBS starts silently with the websocket
+    on ``port``.
+
+    The profiles and collection files are written anew at every start (from ``setup``, the current
+    profile with ``video``: obs-websocket's names, OBS's defaults when None): the caller decides what a
+    (re)started OBS has. Returns the path of the scene collection file OBS will load and save.
+    """
+    setup = setup or ObsSetup()
+    config = root / "config" / "obs-studio"
+    scenes, profiles = config / "basic" / "scenes", config / "basic" / "profiles"
+    for folder in (scenes, profiles):  # a restart from a checkpoint forgets what came after it
+        shutil.rmtree(folder, ignore_errors=True)
+    scenes.mkdir(parents=True)
+    stems: set[str] = {COLLECTION}
+    dirs: set[str] = set()
+    profile_dir = file_stem(setup.profile, dirs)
+    (config / "global.ini").write_text(_ini({
+        # FirstRun=true skips the auto-configuration wizard; LastVersion (29.0.2) skips "what's new".
+        "General": {"FirstRun": True, "LastVersion": 486539266, "EnableAutoUpdates": False},
+        "BasicWindow": {"SysTrayEnabled": False, "SysTrayWhenStarted": False,
+                        "PreviewProgramMode": setup.studio_mode},
+        "Basic": {"Profile": setup.profile, "ProfileDir": profile_dir, "SceneCollection": collection_name,
+                  "SceneCollectionFile": COLLECTION},
+        "OBSWebSocket": {"FirstLoad": False, "ServerEnabled": True, "ServerPort": port, "AuthRequired": True,
+                         "ServerPassword": password, "AlertsEnabled": False},
+    }), encoding="utf-8")
+    _write_profile(profiles / profile_dir, setup.profile, video or DEFAULT_VIDEO, record_dir)
+    for name, other in setup.profiles.items():
+        _write_profile(profiles / file_stem(name, dirs), name, other, record_dir)
+    for name, source in setup.collections.items():
+        shutil.copyfile(source, scenes / f"{file_stem(name, stems)}.json")
+    return scenes / f"{COLLECTION}.json"
 
 
 class ObsSession:
@@ -134,7 +178,8 @@ class ObsSession:
 
     def __init__(self, root: Path, *, collection: Path | None = None, collection_name: str = "ASIL",
                  port: int | None = None, record_dir: Path | None = None,
-                 request_timeout_s: float = REQUEST_TIMEOUT_S, video: dict[str, int] | None = None):
+                 request_timeout_s: float = REQUEST_TIMEOUT_S, video: dict[str, int] | None = None,
+                 setup: ObsSetup | None = None):
         binary = obs_path()
         if binary is None:
             raise AppUnavailable("OBS Studio is not installed.", hint=INSTALL_HINT)
@@ -146,7 +191,7 @@ class ObsSession:
         self.password = secrets.token_hex(16)
         self.collection_file = write_config(root, port=self.port, password=self.password,
                                             collection_name=collection_name, record_dir=record_dir or root,
-                                            video=video)
+                                            video=video, setup=setup)
         if collection is not None:
             shutil.copyfile(collection, self.collection_file)
         self.display: Display | None = None
@@ -167,7 +212,9 @@ class ObsSession:
                     raise
                 self.port = free_port()
                 write_config(root, port=self.port, password=self.password, collection_name=collection_name,
-                             record_dir=record_dir or root, video=video)
+                             record_dir=record_dir or root, video=video, setup=setup)
+                if collection is not None:
+                    shutil.copyfile(collection, self.collection_file)
             except BaseException:
                 self.stop()
                 raise
@@ -194,7 +241,7 @@ class ObsSession:
             log.replace(self.root / "obs.previous.log")
         self.process = ManagedProcess(
             "OBS", [binary, "--multi", "--disable-shutdown-check", "--disable-missing-files-check",
-                    "--minimize-to-tray", "--profile", COLLECTION],
+                    "--minimize-to-tray"],  # profile and collection come from global.ini
             log=log, env=self._env(), cwd=self.root)
         ready = READY_LINE.format(port=self.port)
 
@@ -332,7 +379,7 @@ class ObsSession:
         """Make OBS write its scene collection now; return the text it wrote.
 
         OBS 29 saves its collection when an item of the scene its window shows (the program
-        scene) is moved in its stack, even to the place it already has. A fresh token in that
+        scene, or the preview scene in studio mode) is moved in its stack, even to the place it already has. A fresh token in that
         item's private settings marks the write to wait for. When the program scene is empty, a
         scene is renamed and back instead (OBS also saves on renames).
         """
@@ -357,12 +404,35 @@ class ObsSession:
         return self._await_write(lambda text: token in text, None)
 
     def _first_item(self) -> tuple[str, int, int] | None:
-        """An item of the program scene: OBS's window shows that scene, and only its moves are saved."""
-        scene = self.request("GetCurrentProgramScene")["currentProgramSceneName"]
+        """An item of the scene OBS's window edits (the program scene, or in studio mode the preview
+        scene): only moves there are saved."""
+        listed = self.request("GetSceneList")
+        scene = listed.get("currentPreviewSceneName") or listed["currentProgramSceneName"]
         items = self.request("GetSceneItemList", {"sceneName": scene})["sceneItems"]
         if not items:
             return None
         return scene, int(items[0]["sceneItemId"]), int(items[0]["sceneItemIndex"])
+
+    def collection_files(self) -> dict[str, Path]:
+        """The scene collections in OBS's config folder: name (kept inside each file) -> file."""
+        found: dict[str, Path] = {}
+        for path in sorted(self.collection_file.parent.glob("*.json")):
+            try:
+                name = json.loads(path.read_text(encoding="utf-8")).get("name")
+            except (OSError, ValueError, AttributeError):
+                continue
+            if isinstance(name, str):
+                found[name] = path
+        return found
+
+    def track_collection(self) -> str:
+        """After OBS switched collections: the open one's name, whose file :meth:`flush` now waits for."""
+        name = str(self.request("GetSceneCollectionList")["currentSceneCollectionName"])
+        files = self.collection_files()
+        if name not in files:
+            raise ObsCrashed(f"OBS reports the collection {name!r} open but has no file for it.")
+        self.collection_file = files[name]
+        return name
 
     def _await_write(self, done: Any, before: tuple[int, int] | None) -> str:
         """Poll the collection file (OBS replaces it via a temp file) until ``done(text)`` holds."""

@@ -199,6 +199,26 @@ class Screenshot(Params):
     width: Annotated[int, Field(ge=8, le=1920)] | None = None
 
 
+class CollectionParams(Params):
+    collection: Ref = Field(description="A scene collection's name.")
+
+
+class NewCollection(Params):
+    name: Name = Field(description="The new scene collection's name.")
+
+
+class ProfileParams(Params):
+    profile: Ref = Field(description="A profile's name.")
+
+
+class NewProfile(Params):
+    name: Name = Field(description="The new profile's name.")
+
+
+class StudioMode(Params):
+    enabled: bool = Field(description="True turns studio mode on (a preview beside the program), false off.")
+
+
 VOCABULARY = Vocabulary(
     app="obs",
     finish="in OBS",
@@ -253,5 +273,10 @@ VOCABULARY = Vocabulary(
         "set_video changes the canvas (base), the scaled output and fps; they are saved with the collection. The "
         "output width must be a multiple of 4 and the output height even (OBS would round other sizes down).",
         "start_recording writes a new workspace file; call stop_recording before finishing so the file is complete.",
+        "'@collections' lists the scene collections (the open one is what every scene:/input: element shows); "
+        "create_collection and duplicate_collection make the new one the open one, as OBS does. '@profiles' lists "
+        "the profiles; each has its own video settings, so switch_profile changes '@program' video.",
+        "Studio mode: set_studio_mode, then set_preview_scene to prepare a scene and transition_to_program to put "
+        "it on air (the old program scene becomes the preview). switch_scene changes the program scene directly.",
     ],
 )

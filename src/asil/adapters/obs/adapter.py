@@ -11,6 +11,7 @@ workspace files are written only by :meth:`save` (atomically), from what OBS its
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -22,10 +23,12 @@ from asil.adapters.batch import in_batch
 from asil.adapters.obs.actions import VOCABULARY
 from asil.adapters.obs.api import OBS_API
 from asil.adapters.obs.collection import collection_state, export_collection, install_collection, load_collection
-from asil.adapters.obs.functions import FUNCTIONS, UNCHANGED, VIDEO
+from asil.adapters.obs.config import config_bytes, config_document, load_config, studio_state
+from asil.adapters.obs.functions import FUNCTIONS, SETUP, UNCHANGED, VIDEO
 from asil.adapters.obs.live import read_details, read_skeleton, read_state
 from asil.adapters.obs.operations import Context, Names, Operation
 from asil.adapters.obs.output_ops import screenshot
+from asil.adapters.obs.studio_ops import SETUP_REQUESTS, STUDIO_REQUESTS, send
 from asil.adapters.obs.video import load_video, obs_video, video_bytes, video_document, video_state
 from asil.adapters.obs.view import DEFAULT_LIMIT, build_observation, element_ids, element_keys
 from asil.apps.display import xvfb_path
@@ -34,11 +37,12 @@ from asil.apps.obs import (
     REQUEST_TIMEOUT_S,
     ObsCrashed,
     ObsSession,
+    ObsSetup,
     obs_path,
     private_root,
     websocket_client_available,
 )
-from asil.protocol import Action, ActionFailed, InvalidAction, Observation
+from asil.protocol import Action, ActionFailed, DocumentError, InvalidAction, Observation
 from asil.workspace import Workspace, atomic_write
 
 DEFAULT_DOCUMENT = "scenes.json"
@@ -77,6 +81,18 @@ class ObsAdapter(Adapter):
         self.video_path = workspace.resolve(self.video_doc)
         self.saved_video = load_video(self.video_path, self.video_doc)  # None: no file, OBS's defaults
         self.video: dict[str, int] = dict(self.saved_video or DEFAULT_VIDEO)  # the checkpoint's video
+        self.config_doc = config_document(self.doc)
+        self.config_path = workspace.resolve(self.config_doc)
+        self.saved_config = load_config(self.config_path, self.config_doc)
+        # The checkpoint's profiles and studio mode; its other collections are files in the private folder.
+        self.profile: str = self.saved_config["profile"]
+        self.profiles: dict[str, dict[str, int]] = dict(self.saved_config["profiles"])
+        self.studio_mode: bool = self.saved_config["studio_mode"]
+        self.collection_name = str((self.data or {}).get("name") or "ASIL")
+        if self.collection_name in self.saved_config["collections"]:
+            raise DocumentError(f"The open collection {self.collection_name!r} is listed again among the other "
+                                f"collections in {self.config_doc!r}.", hint="Give every scene collection its own name.")
+        self.others: dict[str, Path] = {}
         self.port, self.request_timeout_s = port, request_timeout_s
         self.offset, self.limit = 0, limit
         self.dirty = False
@@ -102,14 +118,40 @@ class ObsAdapter(Adapter):
             self.root = private_root()
             if self.data is not None:
                 install_collection(self.data, self.checkpoint, self.workspace.root)
-        name = str((self.data or {}).get("name") or "ASIL")
+            (self.root / "collections").mkdir()
+            for index, (name, data) in enumerate(self.saved_config["collections"].items()):
+                self.others[name] = self.root / "collections" / f"{index}.json"
+                install_collection(data, self.others[name], self.workspace.root)
         source = self.checkpoint if self.checkpoint.is_file() else None
-        self.session = ObsSession(self.root, collection=source, collection_name=name, port=self.port,
-                                  record_dir=self.workspace.root, request_timeout_s=self.request_timeout_s,
-                                  video=self.video)
+        setup = ObsSetup(profile=self.profile, profiles=self.profiles, collections=self.others,
+                         studio_mode=self.studio_mode)
+        self.session = ObsSession(self.root, collection=source, collection_name=self.collection_name,
+                                  port=self.port, record_dir=self.workspace.root,
+                                  request_timeout_s=self.request_timeout_s, video=self.video, setup=setup)
         if source is None:  # OBS made its default collection: that is the state to come back to
             self._keep_checkpoint()
         return self.session
+
+    def _capture_setup(self) -> None:
+        """Read collections, profiles (the current one's video) and studio mode back from OBS into the
+        checkpoint, after an action that may have changed them."""
+        obs = self._obs()
+        self.collection_name = obs.track_collection()
+        assert self.root is not None
+        folder = self.root / "collections"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        others = [(n, f) for n, f in sorted(obs.collection_files().items()) if n != self.collection_name]
+        self.others = {}
+        for index, (name, file) in enumerate(others):
+            self.others[name] = folder / f"{index}.json"
+            shutil.copyfile(file, self.others[name])
+        listed = obs.request("GetProfileList")
+        known = {**self.profiles, self.profile: self.video}
+        self.profile = str(listed["currentProfileName"])
+        self.video = obs_video(obs.request("GetVideoSettings"))
+        self.profiles = {n: known.get(n, DEFAULT_VIDEO) for n in listed["profiles"] if n != self.profile}
+        self.studio_mode = bool(obs.request("GetStudioModeEnabled")["studioModeEnabled"])
 
     def _keep_checkpoint(self) -> None:
         # Renamed into place, but not fsynced: the checkpoint lives in the private temp folder and
@@ -156,8 +198,10 @@ class ObsAdapter(Adapter):
 
     def saved_state(self) -> dict[str, Any]:
         """The plain state of the collection and video files in the workspace (what checkpoints judge)."""
-        state = collection_state(load_collection(self.path, self.doc), self.workspace.root)
+        data = load_collection(self.path, self.doc)
+        state = collection_state(data, self.workspace.root)
         state["video"] = video_state(load_video(self.video_path, self.video_doc))
+        state["studio"] = studio_state(data, load_config(self.config_path, self.config_doc))
         return state
 
     # ------------------------------------------------------------ actions
@@ -236,6 +280,8 @@ class ObsAdapter(Adapter):
             self.dirty = True
             if VIDEO in acts_on:  # what OBS really took, not what was asked
                 self.video = obs_video(context.obs.request("GetVideoSettings"))
+            if acts_on & set(SETUP):
+                self._capture_setup()
             self._keep_checkpoint()
         return changed
 
@@ -243,8 +289,12 @@ class ObsAdapter(Adapter):
         """Send one allowed request. OBS runs a request whole or refuses it unchanged; if OBS is lost
         meanwhile it is restarted from the checkpoint, as after a failed function."""
         request, data = OBS_API.check(action)
+        payload = data.model_dump(exclude_none=True)
         try:
-            answer = self._obs().request(request.name, data.model_dump(exclude_none=True))
+            if request.name in STUDIO_REQUESTS:  # wait until OBS's window shows the change
+                answer = send(self._obs(), request.name, payload)
+            else:
+                answer = self._obs().request(request.name, payload)
         except ObsCrashed as exc:
             self._restore()
             raise ActionFailed(f"{exc.message} OBS was restarted from the state before this action; nothing was "
@@ -255,6 +305,8 @@ class ObsAdapter(Adapter):
         if request.reads:
             return []
         self.dirty = True
+        if request.name in SETUP_REQUESTS:
+            self._capture_setup()
         self._keep_checkpoint()
         return ["@program"]
 
@@ -270,6 +322,12 @@ class ObsAdapter(Adapter):
         if self.video != (self.saved_video or DEFAULT_VIDEO):
             atomic_write(self.video_path, video_bytes(self.video))
             self.saved_video = dict(self.video)
+        config = {"profile": self.profile, "profiles": dict(self.profiles), "studio_mode": self.studio_mode,
+                  "collections": {name: json.loads(export_collection(file, self.workspace.root))
+                                  for name, file in self.others.items()}}
+        if config != self.saved_config:  # no file stands for one profile, one collection, no studio mode
+            atomic_write(self.config_path, config_bytes(config))
+            self.saved_config = config
         self.dirty = False
 
     def render(self, path: Path) -> Path:

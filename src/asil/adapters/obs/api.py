@@ -1,9 +1,11 @@
 """The obs-websocket 5 requests that ``api_call`` may send, with their data as obs-websocket names it.
 
 Reads of the scene collection and writes that stay inside it (program scene, scene and input names,
-mute and volume, item visibility, lock and order, filter switches, removing scenes, inputs and filters).
-Requests that reach outside the collection (file paths in input settings, recording, profiles,
-hotkeys, quitting OBS) are not on the list.
+mute and volume, item visibility, lock and order, filter switches, removing scenes, inputs and filters),
+and the scene collections, profiles and studio mode the adapter keeps with the document (listing,
+creating and switching them; the preview scene and the studio transition). Requests that reach
+outside what the workspace keeps (file paths in input settings, recording, profile parameters,
+removing profiles or collections, hotkeys, quitting OBS) are not on the list.
 """
 
 from __future__ import annotations
@@ -85,6 +87,26 @@ class Filter(Params):
     filterName: Ref
 
 
+class Collection(Params):
+    sceneCollectionName: Ref
+
+
+class NewCollection(Params):
+    sceneCollectionName: Name
+
+
+class Profile(Params):
+    profileName: Ref
+
+
+class NewProfile(Params):
+    profileName: Name
+
+
+class StudioMode(Params):
+    studioModeEnabled: bool
+
+
 OBS_API: ApiAllowlist[None] = ApiAllowlist("OBS", "obs-websocket requests")
 OBS_API.extend([
     ApiRequest("GetVersion", "OBS's and obs-websocket's versions.", NoParams, reads=True),
@@ -112,4 +134,15 @@ OBS_API.extend([
     ApiRequest("SetSourceFilterEnabled", "Switch a filter on or off.", FilterEnabled),
     ApiRequest("RemoveSourceFilter", "Remove a filter from a source.", Filter, destructive=True),
     ApiRequest("RemoveInput", "Remove an input and every scene item showing it.", Input, destructive=True),
+    ApiRequest("GetSceneCollectionList", "The scene collections and the open one.", NoParams, reads=True),
+    ApiRequest("SetCurrentSceneCollection", "Open another scene collection.", Collection),
+    ApiRequest("CreateSceneCollection", "Create an empty scene collection and open it.", NewCollection),
+    ApiRequest("GetProfileList", "The profiles and the current one.", NoParams, reads=True),
+    ApiRequest("SetCurrentProfile", "Switch to another profile (with its video settings).", Profile),
+    ApiRequest("CreateProfile", "Create a profile with OBS's defaults and switch to it.", NewProfile),
+    ApiRequest("GetStudioModeEnabled", "Whether studio mode is on.", NoParams, reads=True),
+    ApiRequest("SetStudioModeEnabled", "Turn studio mode on or off.", StudioMode),
+    ApiRequest("GetCurrentPreviewScene", "The preview scene (studio mode only).", NoParams, reads=True),
+    ApiRequest("SetCurrentPreviewScene", "Show a scene in the preview (studio mode only).", Scene),
+    ApiRequest("TriggerStudioModeTransition", "Put the preview scene on program (studio mode only).", NoParams),
 ])

@@ -4,7 +4,7 @@ A spec names scenes (with items), inputs (with settings, filters and audio) and 
 scene; :func:`build_collection` writes the JSON OBS 29 itself writes (the fields it needs to load
 it). Colors are ``#RRGGBB`` in specs and OBS's integers in the file; media paths stay
 workspace-relative (the adapter makes them absolute for OBS). ``obs_video`` writes the video
-settings file that sits beside a collection.
+settings file that sits beside a collection, ``obs_config`` the other collections, profiles and studio mode.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from typing import Any
 
 from asil.adapters.obs.actions import FILTER_KINDS, INPUT_KINDS
 from asil.adapters.obs.collection import COLOR_KEYS, obs_color
+from asil.adapters.obs.config import config_bytes, default_config, load_config
 from asil.adapters.obs.video import load_video, video_bytes
+from asil.apps.obs import DEFAULT_PROFILE
 from asil.protocol import DocumentError
 from asil.tasks.model import SetupFile, Task
 from asil.tasks.setup import SetupError
@@ -134,19 +136,45 @@ def make_media(target: Path, spec: dict[str, Any]) -> None:
     atomic_write(target, cached.read_bytes())
 
 
+def _video_fields(spec: Any) -> dict[str, int]:
+    (base_w, base_h), (out_w, out_h) = spec["base"], spec["output"]
+    return {"baseWidth": base_w, "baseHeight": base_h, "outputWidth": out_w, "outputHeight": out_h,
+            "fpsNumerator": spec["fps"], "fpsDenominator": 1}
+
+
 def build_video_file(item: SetupFile, task: Task, target: Path) -> None:
     """Video settings beside a collection, from ``{"base": [w, h], "output": [w, h], "fps": n}``."""
     spec = item.content if isinstance(item.content, dict) else {}
     try:
-        (base_w, base_h), (out_w, out_h) = spec["base"], spec["output"]
-        video = {"baseWidth": base_w, "baseHeight": base_h, "outputWidth": out_w, "outputHeight": out_h,
-                 "fpsNumerator": spec["fps"], "fpsDenominator": 1}
+        video = _video_fields(spec)
     except (KeyError, TypeError, ValueError):
         raise SetupError(f"Task {task.id}: obs_video {item.path!r} needs content with base [w, h], output [w, h] "
                          "and fps.") from None
     atomic_write(target, video_bytes(video))
     try:
         load_video(target, item.path)
+    except DocumentError as exc:
+        target.unlink()
+        raise SetupError(f"Task {task.id}: {exc.message}") from None
+
+
+def build_config_file(item: SetupFile, task: Task, target: Path) -> None:
+    """The other collections, profiles and studio mode beside a collection (``<stem>.config.json``), from
+    ``{"profile": name, "profiles": {name: {"base": [w, h], "output": [w, h], "fps": n}}, "collections":
+    {name: a collection spec}, "studio_mode": bool}`` (every key optional)."""
+    spec = item.content if isinstance(item.content, dict) else {}
+    try:
+        config = {**default_config(), "profile": spec.get("profile", DEFAULT_PROFILE),
+                  "studio_mode": spec.get("studio_mode", False),
+                  "profiles": {name: _video_fields(v) for name, v in spec.get("profiles", {}).items()},
+                  "collections": {name: collection_dict({**c, "name": name})
+                                  for name, c in spec.get("collections", {}).items()}}
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise SetupError(f"Task {task.id}: obs_config {item.path!r} needs profiles with base, output and fps and "
+                         "collections with scenes.") from None
+    atomic_write(target, config_bytes(config))
+    try:
+        load_config(target, item.path)
     except DocumentError as exc:
         target.unlink()
         raise SetupError(f"Task {task.id}: {exc.message}") from None

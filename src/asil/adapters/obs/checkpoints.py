@@ -4,7 +4,8 @@ The episode saves OBS's own collection into the workspace before judging, so the
 file (no OBS needs to start). Targets: a scene (``"Intro"``), an input field (``"Title.settings.text"``,
 ``"Music.muted"``), a scene item field (``"Intro/Title.position"``), a filter field
 (``"Webcam/Key.settings.similarity"``), a video setting (``"base"``, ``"output"``, ``"fps"``, read from
-the ``<stem>.video.json`` file saved beside the collection) or a workspace file (recordings, screenshots).
+the ``<stem>.video.json`` file saved beside the collection), collections, profiles and studio mode (the open
+collection plus ``<stem>.config.json``) or a workspace file (recordings, screenshots).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from asil.adapters.obs.adapter import DEFAULT_DOCUMENT
 from asil.adapters.obs.collection import collection_state, load_collection
+from asil.adapters.obs.config import config_document, load_config, studio_state
 from asil.adapters.obs.video import load_video, video_document, video_state
 from asil.evaluate.checkpoints import (
     Checkpoint,
@@ -159,3 +161,79 @@ def media_duration(ctx: EvalContext, cp: Checkpoint) -> float:
 def image_size(ctx: EvalContext, cp: Checkpoint) -> list[int]:
     """[width, height] of the PNG at workspace path ``target`` (an OBS screenshot)."""
     return png_size(ctx.workspace.resolve(require(cp.target, "image path")), repr(cp.target))
+
+
+# ------------------------------------------------------------------ collections, profiles, studio mode
+def _studio(ctx: EvalContext, cp: Checkpoint) -> dict[str, Any]:
+    """Collections, profiles and studio mode: the open collection plus ``<stem>.config.json`` beside it."""
+    document = cp.document or DEFAULT_DOCUMENT
+    config_doc = config_document(document)
+    try:
+        data = load_collection(ctx.workspace.resolve(document), document)
+        config = load_config(ctx.workspace.resolve(config_doc), config_doc)
+    except DocumentError as exc:
+        raise CheckpointUnreadable(exc.message) from None
+    return studio_state(data, config)
+
+
+@checkpoint_type("obs_collection")
+def current_collection(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """The name of the open scene collection."""
+    return _studio(ctx, cp)["collection"]
+
+
+@checkpoint_type("obs_collection_names", default_compare="set")
+def collection_names(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The names of all scene collections (the open one and the others)."""
+    return list(_studio(ctx, cp)["collections"])
+
+
+@checkpoint_type("obs_collection_scenes", default_compare="set")
+def collection_scenes(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The scene names of collection ``target`` (unreadable when there is no such collection)."""
+    name = require(cp.target, "collection name")
+    scenes: list[str] = entry(_studio(ctx, cp)["collections"], name, "scene collection")
+    return scenes
+
+
+@checkpoint_type("obs_profile")
+def current_profile(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """The name of the current profile."""
+    return _studio(ctx, cp)["profile"]
+
+
+@checkpoint_type("obs_profile_names", default_compare="set")
+def profile_names(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The names of all profiles."""
+    return list(_studio(ctx, cp)["profiles"])
+
+
+@checkpoint_type("obs_profile_video", default_compare="approx")
+def profile_video(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """A profile's video setting: ``Vertical.base``, ``.output`` or ``.fps`` (the current profile's from the
+    video file, the others' from the config file)."""
+    profile, path = _owner_and_field(require(cp.target, "'<profile>.base|output|fps'"))
+    document = cp.document or DEFAULT_DOCUMENT
+    if _studio(ctx, cp)["profile"] == profile:
+        video_doc = video_document(document)
+        try:
+            state = video_state(load_video(ctx.workspace.resolve(video_doc), video_doc))
+        except DocumentError as exc:
+            raise CheckpointUnreadable(exc.message) from None
+    else:
+        config_doc = config_document(document)
+        profiles = load_config(ctx.workspace.resolve(config_doc), config_doc)["profiles"]
+        state = video_state(entry(profiles, profile, "profile"))
+    return dig(state, path, f"profile {profile!r}")
+
+
+@checkpoint_type("obs_studio_mode")
+def studio_mode(ctx: EvalContext, cp: Checkpoint) -> bool:
+    """True when studio mode is on."""
+    return bool(_studio(ctx, cp)["studio_mode"])
+
+
+@checkpoint_type("obs_preview_scene")
+def preview_scene(ctx: EvalContext, cp: Checkpoint) -> Any:
+    """The studio-mode preview scene's name (None when studio mode is off)."""
+    return _studio(ctx, cp)["preview_scene"]

@@ -83,6 +83,11 @@ def load_collection(path: Path, document: str) -> dict[str, Any]:
         data = json.loads(path.read_bytes())
     except (ValueError, UnicodeDecodeError) as exc:
         raise DocumentError(f"{document!r} is not valid JSON ({exc}).", hint=DOC_HINT) from None
+    return check_collection(data, document)
+
+
+def check_collection(data: Any, document: str) -> dict[str, Any]:
+    """``data`` when it is a scene collection OBS can load; DocumentError (one sentence) otherwise."""
     if not isinstance(data, dict) or not isinstance(data.get("sources"), list):
         raise DocumentError(f"{document!r} is not an OBS scene collection (no 'sources' list).", hint=DOC_HINT)
     for index, source in enumerate(data["sources"]):

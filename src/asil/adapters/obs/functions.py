@@ -15,10 +15,13 @@ from asil.adapters.obs import actions as act
 from asil.adapters.obs import item_ops as item
 from asil.adapters.obs import operations as ops
 from asil.adapters.obs import output_ops as out
+from asil.adapters.obs import studio_ops as studio
 from asil.adapters.params import NoParams, Params
 
 UNCHANGED = "file"  # acts_on of the functions that leave OBS's own state alone
 VIDEO = "video"
+# After these the adapter reads collections, profiles (with the current one's video) and studio mode back.
+SETUP = ("collection", "profile", "studio")
 
 
 def _op(name: str, params: type[Params], description: str, acts_on: str, check: ops.Check, apply: ops.Apply,
@@ -65,6 +68,27 @@ FUNCTIONS: FunctionTable[ops.Operation] = FunctionTable("OBS", [
         "until the file is complete.", "recording", out.check_stop_recording, out.stop_recording),
     _op("save_screenshot", act.Screenshot, "Save OBS's own screenshot of a scene or input as a PNG.", UNCHANGED,
         out.check_screenshot, out.save_screenshot),
+    _op("create_collection", act.NewCollection, "Create an empty scene collection and open it (as OBS does).",
+        "collection", studio.check_create_collection, studio.create_collection, batch=False),
+    _op("switch_collection", act.CollectionParams, "Open another scene collection (the open one is kept).",
+        "collection", studio.check_switch_collection, studio.switch_collection, batch=False),
+    _op("duplicate_collection", act.NewCollection, "Copy the open scene collection under a new name and open the "
+        "copy (as OBS's Duplicate does).", "collection", studio.check_duplicate_collection,
+        studio.duplicate_collection, batch=False,
+        examples=({"action_type": "invoke_function", "target": "duplicate_collection",
+                   "params": {"name": "Show Backup"}},)),
+    _op("create_profile", act.NewProfile, "Create a profile with OBS's default settings and switch to it.",
+        "profile", studio.check_create_profile, studio.create_profile, batch=False,
+        examples=({"action_type": "invoke_function", "target": "create_profile", "params": {"name": "Vertical"}},)),
+    _op("switch_profile", act.ProfileParams, "Switch to another profile (its own video settings apply).",
+        "profile", studio.check_switch_profile, studio.switch_profile, batch=False),
+    _op("set_studio_mode", act.StudioMode, "Turn studio mode (preview beside program) on or off.", "studio",
+        studio.check_set_studio_mode, studio.set_studio_mode,
+        examples=({"action_type": "invoke_function", "target": "set_studio_mode", "params": {"enabled": True}},)),
+    _op("set_preview_scene", act.SceneParams, "In studio mode, show a scene in the preview (not on air).",
+        "studio", studio.check_set_preview_scene, studio.set_preview_scene),
+    _op("transition_to_program", NoParams, "In studio mode, put the preview scene on program (the old program "
+        "scene becomes the preview).", "studio", studio.check_transition, studio.transition_to_program),
     AppFunction("save", NoParams, "Write the scene collection and video settings now (they are also saved when "
                 "the episode ends).", acts_on=UNCHANGED, batch=False),
 ])

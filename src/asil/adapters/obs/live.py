@@ -16,9 +16,9 @@ AUDIO_KINDS = {"ffmpeg_source", "vlc_source", "pulse_input_capture", "pulse_outp
                "alsa_input_capture", "jack_output_capture"}
 
 
-def scene_names(obs: ObsSession) -> list[str]:
-    """Scene names in OBS's list order (top of the Scenes dock first)."""
-    scenes = obs.request("GetSceneList")["scenes"]
+def scene_names(obs: ObsSession, listed: dict[str, Any] | None = None) -> list[str]:
+    """Scene names in OBS's list order (top of the Scenes dock first), from ``listed`` (GetSceneList) if given."""
+    scenes = (listed or obs.request("GetSceneList"))["scenes"]
     return [s["sceneName"] for s in sorted(scenes, key=lambda s: -int(s["sceneIndex"]))]
 
 
@@ -52,21 +52,28 @@ def _checked(result: Any) -> Any:
 
 
 def read_skeleton(obs: ObsSession) -> dict[str, Any]:
-    """Scenes with their items, input kinds, program, video and recording: no settings or filters yet.
+    """Scenes with their items, input kinds, program and preview, video, recording, collections and profiles:
+    no settings or filters yet.
 
     One batch of requests: each request alone costs a round trip through OBS's event loop.
     """
-    names = scene_names(obs)
-    fixed: list[tuple[str, dict[str, Any]]] = [("GetCurrentProgramScene", {}), ("GetInputList", {}),
-                                               ("GetVideoSettings", {}), ("GetRecordStatus", {})]
+    listed = obs.request("GetSceneList")
+    names = scene_names(obs, listed)
+    fixed: list[tuple[str, dict[str, Any]]] = [("GetInputList", {}), ("GetVideoSettings", {}),
+                                               ("GetRecordStatus", {}), ("GetSceneCollectionList", {}),
+                                               ("GetProfileList", {})]
     results = obs.request_batch(fixed + [("GetSceneItemList", {"sceneName": n}) for n in names])
-    program, inputs, v, status = (_checked(r) for r in results[:4])
+    inputs, v, status, collections, profiles = (_checked(r) for r in results[:len(fixed)])
     scenes = []
-    for name, found in zip(names, results[4:], strict=True):
+    for name, found in zip(names, results[len(fixed):], strict=True):
         if not isinstance(found, ObsRefused):  # a scene removed meanwhile is left out
             scenes.append({"name": name, "items": [_item(i) for i in sorted(
                 found["sceneItems"], key=lambda i: int(i["sceneItemIndex"]))]})
-    return {"current_scene": program["currentProgramSceneName"], "scenes": scenes,
+    return {"current_scene": listed["currentProgramSceneName"], "preview_scene": listed["currentPreviewSceneName"],
+            "collections": {"current": collections["currentSceneCollectionName"],
+                            "names": collections["sceneCollections"]},
+            "profiles": {"current": profiles["currentProfileName"], "names": profiles["profiles"]},
+            "scenes": scenes,
             "kinds": dict(sorted((i["inputName"], i["inputKind"]) for i in inputs["inputs"])),
             "video": _video(v), "recording": _recording(status)}
 

@@ -23,7 +23,7 @@ from asil.workspace import Workspace
 SHOWN_NAMES = 12
 
 
-def _some(names: list[str] | Any) -> str:
+def some_names(names: list[str] | Any) -> str:
     names = list(names)
     more = f" (and {len(names) - SHOWN_NAMES} more)" if len(names) > SHOWN_NAMES else ""
     return ", ".join(repr(n) for n in names[:SHOWN_NAMES]) + more if names else "none"
@@ -34,12 +34,35 @@ class Names:
 
     def __init__(self, obs: ObsSession):
         self.obs = obs
-        scenes = obs.request("GetSceneList")["scenes"]
+        self._listed = obs.request("GetSceneList")
+        scenes = self._listed["scenes"]
         self.scenes = [s["sceneName"] for s in sorted(scenes, key=lambda s: -int(s["sceneIndex"]))]
         self._inputs: dict[str, str] | None = None
         self._items: dict[str, list[tuple[int | None, str]]] = {}
         self._filters: dict[str, list[str]] = {}
         self._recording: bool | None = None
+        self.program = str(self._listed["currentProgramSceneName"])
+        preview = self._listed.get("currentPreviewSceneName")  # None unless studio mode is on
+        self.preview: str | None = str(preview) if preview else None
+        self._collections: list[str] | None = None
+        self._profiles: list[str] | None = None
+
+    @property
+    def studio(self) -> bool:
+        """Studio mode is on (OBS then reports a preview scene)."""
+        return self.preview is not None
+
+    @property
+    def collections(self) -> list[str]:
+        if self._collections is None:
+            self._collections = list(self.obs.request("GetSceneCollectionList")["sceneCollections"])
+        return self._collections
+
+    @property
+    def profiles(self) -> list[str]:
+        if self._profiles is None:
+            self._profiles = list(self.obs.request("GetProfileList")["profiles"])
+        return self._profiles
 
     @property
     def inputs(self) -> dict[str, str]:
@@ -76,20 +99,20 @@ class Names:
     # ---- checks that raise one clear sentence
     def scene(self, name: str) -> str:
         if name not in self.scenes:
-            raise InvalidAction(f"There is no scene {name!r}.", hint=f"Scenes: {_some(self.scenes)}.",
+            raise InvalidAction(f"There is no scene {name!r}.", hint=f"Scenes: {some_names(self.scenes)}.",
                                 code="unknown_scene")
         return name
 
     def input(self, name: str) -> str:
         if name not in self.inputs:
-            raise InvalidAction(f"There is no input {name!r}.", hint=f"Inputs: {_some(self.inputs)}.",
+            raise InvalidAction(f"There is no input {name!r}.", hint=f"Inputs: {some_names(self.inputs)}.",
                                 code="unknown_input")
         return name
 
     def source(self, name: str) -> str:
         if name not in self.inputs and name not in self.scenes:
             raise InvalidAction(f"There is no source (input or scene) {name!r}.",
-                                hint=f"Inputs: {_some(self.inputs)}; scenes: {_some(self.scenes)}.",
+                                hint=f"Inputs: {some_names(self.inputs)}; scenes: {some_names(self.scenes)}.",
                                 code="unknown_source")
         return name
 
@@ -105,7 +128,7 @@ class Names:
         if not hits:
             raise InvalidAction(f"Scene {scene!r} has no item showing {source!r}"
                                 + (f" with id {item_id}." if item_id else "."),
-                                hint=f"Items of {scene!r}: {_some(dict.fromkeys(s for _, s in items))}.",
+                                hint=f"Items of {scene!r}: {some_names(dict.fromkeys(s for _, s in items))}.",
                                 code="unknown_item")
         if len(hits) > 1:
             raise InvalidAction(f"{source!r} is in scene {scene!r} {len(hits)} times; say which with item_id.",
@@ -115,7 +138,7 @@ class Names:
     def filter(self, source: str, name: str) -> str:
         if name not in self.filters(self.source(source)):
             raise InvalidAction(f"Source {source!r} has no filter {name!r}.",
-                                hint=f"Its filters: {_some(self.filters(source))}.", code="unknown_filter")
+                                hint=f"Its filters: {some_names(self.filters(source))}.", code="unknown_filter")
         return name
 
     def rename_source(self, old: str, new: str) -> None:

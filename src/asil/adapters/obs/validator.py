@@ -4,7 +4,8 @@ It shares no reading code with the adapter's checkpoints: it walks OBS's own fil
 (sources, scene ``settings.items``, ``filters``, the 0xAABBGGRR colors, the volume multiplier)
 and probes recordings with its own ffprobe call. Video settings come from the ``<stem>.video.json``
 file beside the collection (OBS's GetVideoSettings fields), or OBS's start-up defaults when there is
-none. Anything unreadable is a failed checkpoint.
+none; collections, profiles and studio mode from the ``<stem>.config.json`` file beside it. Anything
+unreadable is a failed checkpoint.
 """
 
 from __future__ import annotations
@@ -80,6 +81,50 @@ def _video(root: Path, collection: str, field: str) -> Any:
     return pairs[field]
 
 
+def _config(root: Path, collection: str) -> dict[str, Any]:
+    """The file beside ``collection`` that holds the other collections, profiles and studio mode ({} if none)."""
+    stem = collection[:-len(".json")] if collection.endswith(".json") else collection
+    path = root / (stem + ".config.json")
+    raw = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if not isinstance(raw, dict):
+        raise RawObsError("the config file must hold an object")
+    return raw
+
+
+SETUP_TYPES = {"obs_collection", "obs_collection_names", "obs_collection_scenes", "obs_profile",
+               "obs_profile_names", "obs_profile_video", "obs_studio_mode", "obs_preview_scene"}
+
+
+def _setup(cp: Checkpoint, root: Path, doc: dict[str, Any], target: str) -> Any:
+    """Collections, profiles and studio mode, read from the open collection and its config file."""
+    collection = cp.document or "scenes.json"
+    config = _config(root, collection)
+    collections = {doc["name"]: doc, **config.get("collections", {})}
+    profile = config.get("profile", "Untitled")
+    studio = config.get("studio_mode", False) is True
+    if cp.type == "obs_collection":
+        return doc["name"]
+    if cp.type == "obs_collection_names":
+        return list(collections)
+    if cp.type == "obs_collection_scenes":
+        return [s["name"] for s in collections[target]["sources"] if s.get("id") == "scene"]
+    if cp.type == "obs_profile":
+        return profile
+    if cp.type == "obs_profile_names":
+        return [profile, *config.get("profiles", {})]
+    if cp.type == "obs_profile_video":
+        name, _, field = target.partition(".")
+        if name == profile:
+            return _video(root, collection, field)
+        raw = config["profiles"][name]
+        pairs = {"base": [raw["baseWidth"], raw["baseHeight"]], "output": [raw["outputWidth"], raw["outputHeight"]],
+                 "fps": raw["fpsNumerator"] / raw["fpsDenominator"]}
+        return pairs[field]
+    if cp.type == "obs_studio_mode":
+        return studio
+    return doc.get("current_scene") if studio else None
+
+
 def _item_fields(item: dict[str, Any]) -> dict[str, Any]:
     return {"position": [item["pos"]["x"], item["pos"]["y"]], "scale": [item["scale"]["x"], item["scale"]["y"]],
             "rotation": item.get("rot", 0.0), "visible": item.get("visible", True), "id": item.get("id"),
@@ -101,6 +146,8 @@ def _read(cp: Checkpoint, root: Path) -> Any:
     if cp.type == "obs_video":
         return _video(root, cp.document or "scenes.json", target)
     doc = json.loads((root / (cp.document or "scenes.json")).read_text(encoding="utf-8"))
+    if cp.type in SETUP_TYPES:
+        return _setup(cp, root, doc, target)
     by_name = {s["name"]: s for s in doc["sources"]}
     scenes = {n: s for n, s in by_name.items() if s.get("id") == "scene"}
     inputs = {n: s for n, s in by_name.items() if s.get("id") not in ("scene", "group")}

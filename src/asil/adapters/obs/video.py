@@ -33,7 +33,7 @@ def video_document(document: str) -> str:
     return f"{folder}/{stem}.video.json" if folder else f"{stem}.video.json"
 
 
-def _problem(data: Any) -> str | None:
+def video_problem(data: Any) -> str | None:
     """What is wrong with a video settings object, or None."""
     if not isinstance(data, dict) or set(data) != set(SIZE_KEYS + FPS_KEYS):
         return f"it must hold exactly {', '.join(SIZE_KEYS + FPS_KEYS)}"
@@ -68,7 +68,7 @@ def load_video(path: Path, document: str) -> dict[str, int] | None:
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise DocumentError(f"The video settings file {document!r} is not readable JSON ({exc}).",
                             hint=VIDEO_HINT) from None
-    problem = _problem(data)
+    problem = video_problem(data)
     if problem is not None:
         raise DocumentError(f"The video settings file {document!r} is not valid: {problem}.", hint=VIDEO_HINT)
     return {key: int(data[key]) for key in SIZE_KEYS + FPS_KEYS}

@@ -94,10 +94,25 @@ def page_elements(state: dict[str, Any], keys: list[tuple[str, str, int]]) -> li
 
 
 def program_element(state: dict[str, Any]) -> Element:
+    studio = state["preview_scene"] is not None
     return Element(id="@program", type="program", label="Program output",
-                   value={"scene": state["current_scene"], "video": state["video"], "recording": state["recording"]},
+                   value={"scene": state["current_scene"], "studio_mode": studio,
+                          "preview_scene": state["preview_scene"], "video": state["video"],
+                          "recording": state["recording"]},
                    data_type="program", actions=["switch_scene", "set_video", "start_recording", "stop_recording",
-                                                 "save_screenshot"])
+                                                 "save_screenshot", "set_studio_mode", "set_preview_scene",
+                                                 "transition_to_program"])
+
+
+def setup_elements(state: dict[str, Any]) -> list[Element]:
+    """'@collections' and '@profiles': what OBS's Scene Collection and Profile menus list, the current one first."""
+    collections, profiles = state["collections"], state["profiles"]
+    return [Element(id="@collections", type="collection_list", label="Scene collections",
+                    value={"current": collections["current"], "collections": sorted(collections["names"])},
+                    data_type="collections", actions=["create_collection", "switch_collection", "duplicate_collection"]),
+            Element(id="@profiles", type="profile_list", label="Profiles",
+                    value={"current": profiles["current"], "profiles": sorted(profiles["names"])},
+                    data_type="profiles", actions=["create_profile", "switch_profile"])]
 
 
 def build_observation(state: dict[str, Any], *, step: int, document: str, dirty: bool, offset: int, limit: int,
@@ -109,14 +124,16 @@ def build_observation(state: dict[str, Any], *, step: int, document: str, dirty:
     record = state["recording"]
     rec_text = f"recording ({record['duration_ms'] / 1000:.1f} s)" if record["active"] else "not recording"
     shown = f"; showing elements {offset + 1}-{offset + len(page)} of {total}" if total > len(page) else ""
-    summary = (f"OBS Studio: {len(state['scenes'])} scenes, {len(state['kinds'])} inputs; program scene "
-               f"{state['current_scene']!r}; canvas {state['video']['base'][0]}x{state['video']['base'][1]} at "
-               f"{state['video']['fps']:g} fps; {rec_text}{shown}.")
+    studio = f", studio mode previewing {state['preview_scene']!r}" if state["preview_scene"] is not None else ""
+    summary = (f"OBS Studio: collection {state['collections']['current']!r}, profile "
+               f"{state['profiles']['current']!r}; {len(state['scenes'])} scenes, {len(state['kinds'])} inputs; "
+               f"program scene {state['current_scene']!r}{studio}; canvas {state['video']['base'][0]}x"
+               f"{state['video']['base'][1]} at {state['video']['fps']:g} fps; {rec_text}{shown}.")
     return Observation(
         metadata=Metadata(app="obs", source="service", step=step),
         app_state=AppState(view="scenes", active_document=document.rsplit("/", 1)[-1], document_path=document,
                            dirty=dirty, details={"program_scene": state["current_scene"]}),
-        elements=[program_element(state), *page],
+        elements=[program_element(state), *setup_elements(state), *page],
         environment={"obs": session, "units": "canvas pixels; rotation in degrees; volume in dB",
                      "scenes": [s["name"] for s in state["scenes"]]},
         navigation=Navigation(views=["scenes"], paging=Paging(offset=offset, limit=limit, total=total)),
