@@ -135,3 +135,19 @@ def test_asil_run_oracle_ends_as_an_agent_error_when_a_bash_step_fails(tmp_path:
     assert "not a git repository" in result["error"] and "Traceback" not in result["error"]
     steps = (tmp_path / "out" / "bash-reference-probe" / "traj.jsonl").read_text().splitlines()
     assert len(steps) == 1, ran.stdout  # the write_file after the failed step was never sent
+
+
+BASH_CORE = [t for t in load_tasks(suite="core") if any(isinstance(s, ShellStep) for s in t.reference)]
+
+
+def test_at_least_three_core_tasks_in_different_apps_use_bash_in_their_reference() -> None:
+    assert len({t.apps[0] for t in BASH_CORE}) >= 3, [t.id for t in BASH_CORE]
+
+
+@pytest.mark.parametrize("task", BASH_CORE, ids=lambda t: t.id)
+def test_a_core_tasks_reference_needs_its_bash_steps(task: Task) -> None:
+    """Without its bash steps the rest of the reference fails: the shell does real work, no checkpoint ignores it."""
+    without = task.model_copy(update={"reference": [s for s in task.reference if not isinstance(s, ShellStep)]})
+    without.source_dir = task.source_dir
+    check = check_task(without)
+    assert not check.reference_success, f"{task.id} succeeds without its bash steps"
