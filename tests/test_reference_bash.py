@@ -64,6 +64,17 @@ def test_a_malformed_bash_step_is_refused_when_the_task_loads(tmp_path: Path, st
     assert listed.returncode != 0 and sentence in listed.stderr and "Traceback" not in listed.stderr
 
 
+def test_the_committed_task_schema_describes_the_written_form() -> None:
+    import jsonschema
+
+    schema = json.loads((Path(__file__).resolve().parent.parent / "schemas" / "task.schema.json").read_text())
+    written = _task([{"channel": "bash", "command": "true"}, WRITE_SHIPPED]).model_dump(mode="json")
+    jsonschema.validate(written, schema)
+    written["reference"][0]["cwd"] = "/"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(written, schema)
+
+
 def test_a_reference_bash_step_runs_confined_like_an_agents_shell(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASIL_PROBE_SECRET", "leaked")  # the sandbox passes no variable of the ASIL process
     escape = Path("/tmp/asil-bash-reference-escape.txt")
