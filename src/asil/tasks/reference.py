@@ -31,8 +31,13 @@ class ShellStep(Action):
     @model_validator(mode="before")
     @classmethod
     def _from_written_form(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or "action_type" in data:  # already in the recorded form
+        if not isinstance(data, dict):
             return data
+        if "action_type" in data:  # the recorded form (a copy of a step): checked like the written one
+            if (data.get("action_type"), data.get("target")) != ("invoke_function", "bash"):
+                raise ValueError("a bash step is recorded as an invoke_function of 'bash'")
+            params = data.get("params")
+            data = {"channel": data.get("channel"), **(params if isinstance(params, dict) else {})}
         if data.get("channel") != "bash":
             raise ValueError("the only channel a reference step names is 'bash' (ASIL actions are written without one)")
         unknown = sorted(set(data) - set(WRITTEN_FIELDS))
