@@ -24,7 +24,8 @@ from asil.tasks import get_task
 from asil.tasks.reference import ShellStep, reference_channel
 from asil.workspace import Workspace
 
-TASKS = ("jupyter-bash-drop-refunds", "codeserver-bash-first-commit", "audacity-bash-unpack-and-mix")
+TASKS = ("jupyter-bash-drop-refunds", "codeserver-bash-first-commit", "audacity-bash-unpack-and-mix",
+         "drawio-bash-rename-product")
 
 
 def play(task_id: str, repeats: int) -> dict[str, list[float]]:
