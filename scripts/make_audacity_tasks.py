@@ -157,6 +157,18 @@ TASKS = [
            cp("audio_rms_db", "voice.wav@3.2-3.8", db(0.2 / math.sqrt(2)), 0.5),
            cp("audio_rms_db", "voice.wav@0.5-1.5", db(math.sqrt(0.3 ** 2 / 2 + 0.2 ** 2 / 2)), 0.5)]],
          [call("import_audio", path="music.wav")], open_doc="voice.wav"),
+    # The music arrives packed: the reference unpacks it on the bash channel (docs/tasks.md, "Bash steps").
+    task("bash-unpack-and-mix", "mixing", "The music for the voice-over arrived packed in delivery.tar.gz. Unpack "
+         "it next to voice.wav (it holds delivery/music.wav), bring that music into voice.wav so both play together "
+         "from the start, and save the mix in voice.wav.",
+         [audio("voice.wav", 3, [sine(3, frequency=300, amplitude=0.3)]),
+          {"path": "delivery.tar.gz", "kind": "asset", "source": "assets/delivery.tar.gz"}],
+         [[{"type": "file_exists", "target": "delivery/music.wav", "expected": True},
+           cp("audio_duration", "voice.wav", 4.0, 0.02),
+           cp("audio_rms_db", "voice.wav@3.2-3.8", db(0.2 / math.sqrt(2)), 0.5),
+           cp("audio_rms_db", "voice.wav@0.5-1.5", db(math.sqrt(0.3 ** 2 / 2 + 0.2 ** 2 / 2)), 0.5)]],
+         [{"channel": "bash", "command": "tar -xzf delivery.tar.gz"}, call("import_audio", path="delivery/music.wav")],
+         budget=15, open_doc="voice.wav"),
     task("quiet-second-half", "levels", "Lower the level of the last two seconds of clip.wav by 10 dB; the first two "
          "seconds must stay as they are.",
          [audio("clip.wav", 4, [sine(4, amplitude=0.6)])],

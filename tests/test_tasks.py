@@ -46,7 +46,7 @@ def test_task_is_sound_and_the_raw_validator_agrees(task: Task) -> None:
     env.reset()
     try:
         for index, action in enumerate(task.reference_steps(), start=1):
-            result = env.step(action).result
+            result = env.play(action).result  # bash steps on the confined shell, like an agent's
             assert result.ok, f"{task.id}: reference action {index} was {result.status}: {result.error}"
         evaluation = env.evaluate()  # saves and closes every app, as at the end of a real episode
         failed = [f"{v.type} {v.target}: got {v.actual!r} {v.detail or ''}" for v in evaluation.checkpoints if not v.passed]

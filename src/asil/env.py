@@ -13,6 +13,7 @@ from asil.plugins import adapter_class
 from asil.protocol import Action, ActionError, ActionResult, ActionSchema, AsilError, InvalidAction, Observation
 from asil.shell import run_shell
 from asil.tasks.model import Task
+from asil.tasks.reference import reference_channel
 from asil.tasks.setup import prepare_workspace
 from asil.workspace import Workspace
 
@@ -160,6 +161,11 @@ class Env:
             return self.reject(InvalidAction(f"Unknown execution channel {channel!r}.",
                                              hint=f"Channels: {', '.join(CHANNELS)}."))
         return CHANNELS[channel](self, action)  # type: ignore[no-any-return, operator]
+
+    def play(self, step: Action) -> StepOutcome:
+        """Play one step of a task's reference on its channel: a bash step in the confined shell, as an
+        agent's would run, any other step as an ASIL action."""
+        return self.dispatch(reference_channel(step), step)
 
     def reject(self, error: AsilError) -> StepOutcome:
         """Record a step whose model output could not be turned into an action."""

@@ -223,7 +223,7 @@ def test_the_drawio_suite_has_variety() -> None:
     from asil.tasks import load_tasks
 
     tasks = load_tasks(suite="core", app="drawio")  # the multi suite mixes apps
-    assert len(tasks) == 21
+    assert len(tasks) == 22
     assert sum(not t.feasible for t in tasks) >= 1
     assert sum(len(t.evaluator.paths) > 1 for t in tasks) >= 2
     compressed = [t for t in tasks if any("<mxGraphModel" not in str(f.content) for f in t.setup.files)]

@@ -1,4 +1,4 @@
-"""The JupyterLab suite's shape: twenty tasks, an infeasible one, several with more than one success path."""
+"""The JupyterLab suite's shape: twenty-one tasks, an infeasible one, several with more than one success path."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from asil.tasks import load_tasks
 
 def test_the_jupyter_suite_has_twenty_varied_tasks() -> None:
     tasks = load_tasks(suite="core", app="jupyter")  # the multi suite mixes apps
-    assert len(tasks) == 20
+    assert len(tasks) == 21
     assert sum(not t.feasible for t in tasks) == 1
     assert sum(len(t.evaluator.paths) > 1 for t in tasks) >= 2
     kinds = {cp.type for t in tasks for path in t.evaluator.paths for cp in path}

@@ -98,7 +98,7 @@ def _solved(task: Task, name: str) -> tuple[str | None, set[str]]:
     try:
         env.reset()
         for index, action in enumerate(task.reference_steps(), start=1):
-            result = env.step(action).result
+            result = env.play(action).result
             if not result.ok:
                 return f"reference action {index} was {result.status}: {result.error.message if result.error else ''}", used
         evaluation = env.evaluate()

@@ -13,6 +13,7 @@ from asil.env import Env
 from asil.evaluate.evaluator import CheckpointVerdict, Evaluation, evaluate_paths
 from asil.evaluate.raw import raw_verdict
 from asil.tasks.model import Task
+from asil.tasks.reference import describe_failed_step
 from asil.tasks.setup import prepare_workspace
 from asil.workspace import Workspace
 
@@ -79,11 +80,10 @@ def _run_reference(task: Task, disagreements: list[str] | None = None) -> tuple[
     env = reference_env(task)
     try:
         env.reset()
-        for index, action in enumerate(task.reference_steps(), start=1):
-            outcome = env.step(action)
-            if not outcome.result.ok:
-                error = outcome.result.error
-                return f"reference action {index} was {outcome.result.status}: {error.message if error else ''}", None
+        for index, step in enumerate(task.reference_steps(), start=1):
+            outcome = env.play(step)
+            if not outcome.result.ok:  # a failed step stops the reference: later steps assume its effect
+                return describe_failed_step(index, step, outcome.result), None
         evaluation = env.evaluate()
         if disagreements is not None and env.workspace is not None:
             disagreements += raw_disagreements(task, evaluation, env.workspace, env.outcome, env.answer, "reference")

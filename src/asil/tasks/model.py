@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from asil.evaluate.checkpoints import Checkpoint
 from asil.protocol import Action
+from asil.tasks.reference import ReferenceStep
 
 
 class _Strict(BaseModel):
@@ -55,7 +56,8 @@ class Task(_Strict):
     hint: str | None = None
     feasible: bool = True
     evaluator: EvaluatorSpec
-    reference: list[Action] = Field(min_length=1)
+    reference: list[ReferenceStep] = Field(
+        min_length=1, description='ASIL actions, and bash steps written {"channel": "bash", "command": "..."}')
     source_dir: Path | None = Field(None, exclude=True, description="Folder the task JSON was loaded from.")
 
     @model_validator(mode="after")

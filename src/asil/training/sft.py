@@ -25,6 +25,7 @@ from asil.agents.react import history_entry, reply_text, system_prompt, user_pro
 from asil.llm.base import LLMError, Message, Provider, estimate_tokens
 from asil.protocol import Action, Observation
 from asil.tasks.model import Task
+from asil.tasks.reference import reference_channel
 
 V0, GUIDED = "sft-v0", "agentic-guided"
 
@@ -83,10 +84,11 @@ def replay_rows(task: Task, teacher: Provider | None = None, teacher_name: str =
             shown = observation_text(observation)
             messages: list[Message] = [{"role": "system", "content": system},
                                        {"role": "user", "content": user_prompt(task.instruction, history, shown)}]
-            thought, source = _thought(task, shown, action, step, teacher, teacher_name)
-            if thought is not None:
-                rows.append(row(messages, reply_text(thought, action), task, step, V0, source))
-            outcome = env.step(action)
+            if reference_channel(action) == "api":  # bash steps are history, as in guided rows: replies are api actions
+                thought, source = _thought(task, shown, action, step, teacher, teacher_name)
+                if thought is not None:
+                    rows.append(row(messages, reply_text(thought, action), task, step, V0, source))
+            outcome = env.play(action)
             if not outcome.result.ok:
                 return [], f"reference step {step} was {outcome.result.status}"
             history.append(history_entry(step, action, outcome.result.status))
