@@ -103,19 +103,19 @@ def test_the_tool_agent_loops_per_call_instances_share_the_trajectorys_task(tmp_
 def test_an_unended_trajectorys_app_is_stopped_when_verl_drops_its_data(tmp_path: Path) -> None:
     tool = _tool(tmp_path)
     task = DRAWIO[3]
-    data = AgentData(messages=[], image_data=[], video_data=[], audio_data=None, mm_processor_kwargs=None,
-                     metrics={}, request_id="r", tools_kwargs={})
+    trajectories = [AgentData(messages=[], image_data=[], video_data=[], audio_data=None, mm_processor_kwargs=None,
+                              metrics={}, request_id="r", tools_kwargs={})]  # verl's reference to it
 
-    async def one_call() -> Path:
+    async def one_call(data: AgentData) -> Path:
         instance, _ = await tool.create(create_kwargs={"task_id": task.id})
         await tool.execute(instance, _arguments(task.reference_steps()[0]), agent_data=data)
         await tool.release(instance)
         return Path(data.extra_fields[SESSION_FIELD].env.workspace.root)
 
-    workspace = asyncio.run(one_call())
+    workspace = asyncio.run(one_call(trajectories[0]))
     assert workspace.exists()  # the trajectory goes on: its task lives across calls
-    session = data.extra_fields[SESSION_FIELD]
-    del data
+    session = trajectories[0].extra_fields[SESSION_FIELD]
+    trajectories.clear()  # verl is done with the trajectory
     gc.collect()
     session.thread.shutdown(wait=True)  # the close queued by the finalizer has run
     assert session.env is None and not workspace.exists()
