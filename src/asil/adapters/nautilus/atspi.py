@@ -23,6 +23,7 @@ ROLE_FRAME, ROLE_WINDOW = 23, 69  # AT-SPI role numbers (atspi-constants.h)
 VIEW_ROLES = {55, 66}  # table (GtkGridView, shown as "grid"), tree table: the file view
 SKIPPED_ROLES = {63, 48, 43}  # tool bar, scroll bar, push button: never hold a file view
 STATE_SELECTED = 1 << 23
+VISIBLE = 1 << 30  # GTK 4 sets VISIBLE, not SHOWING: a view of a hidden tab or a left folder is not
 CALL_TIMEOUT_S = 5.0
 Ref = tuple[str, str]  # (bus name, object path)
 
@@ -82,6 +83,46 @@ class AtSpi:
                     found.append((window, self.name(window)))
         return found
 
+    def published(self) -> dict[Ref, Any]:
+        """Every widget GTK has published, in one call (the Cache interface): ref -> (ref, app, parent, index,
+        child count, interfaces, name, role, description, states)."""
+        items = self.call((self.app(), "/org/a11y/atspi/cache"), "org.a11y.atspi.Cache", "GetItems")[0]
+        return {(str(i[0][0]), str(i[0][1])): i for i in items}
+
+    def app(self) -> str:
+        return self.children(REGISTRY)[0][0]
+
+    def views_in(self, published: dict[Ref, Any]) -> dict[Ref, Ref]:
+        """Window -> its visible file view, from the published widgets (climbing each view's parents)."""
+        found: dict[Ref, Ref] = {}
+        for ref, item in published.items():
+            if item[7] not in VIEW_ROLES or not item[9][0] & VISIBLE:
+                continue
+            parent = (str(item[2][0]), str(item[2][1]))
+            while parent in published and published[parent][7] not in (ROLE_FRAME, ROLE_WINDOW):
+                parent = (str(published[parent][2][0]), str(published[parent][2][1]))
+            if parent in published:
+                found[parent] = ref
+        return found
+
+    def items_in(self, view: Ref, published: dict[Ref, Any]) -> list[ViewItem] | None:
+        """The view's laid-out items from the published widgets; None when GTK has not published them all."""
+        cells = sorted((item for item in published.values() if (str(item[2][0]), str(item[2][1])) == view),
+                       key=lambda item: int(item[3]))
+        if len(cells) != int(published[view][4]):
+            return None
+        names: dict[Ref, str] = {}
+        for item in published.values():
+            if item[6]:
+                names.setdefault((str(item[2][0]), str(item[2][1])), str(item[6]))
+        found = []
+        for cell in cells:
+            name = names.get((str(cell[0][0]), str(cell[0][1])))
+            if name is None:
+                return None
+            found.append(ViewItem(int(cell[3]), name, bool(cell[9][0] & STATE_SELECTED)))
+        return found
+
     def view(self, window: Ref) -> Ref | None:
         """The window's file view (cached while it lives: Nautilus makes a new one for each folder it shows)."""
         cached = self.views.get(window)
@@ -91,14 +132,14 @@ class AtSpi:
                     return cached
             except LookupError:
                 pass
-        found = self._find_view(window)
+        found = self.views_in(self.published()).get(window) or self._find_view(window)
         if found is not None:
             self.views[window] = found
         return found
 
     def _showing(self, ref: Ref) -> bool:
         states = self.call(ref, ACCESSIBLE, "GetState")[0]
-        return bool(states[0] & (1 << 30))  # VISIBLE (GTK 4 sets no SHOWING): a view of a hidden tab is not
+        return bool(states[0] & VISIBLE)
 
     def _find_view(self, window: Ref) -> Ref | None:
         stack = [window]
@@ -116,6 +157,9 @@ class AtSpi:
 
     def items(self, view: Ref) -> list[ViewItem]:
         """The laid-out items of a file view: the file name (the cell's first named child) and whether selected."""
+        cached = self.items_in(view, self.published())
+        if cached is not None:
+            return cached
         found = []
         for index, cell in enumerate(self.children(view)):
             states = self.call(cell, ACCESSIBLE, "GetState")[0]

@@ -47,7 +47,7 @@ class Select(Params):
 
 def open_windows(ctx: Context) -> list[Window]:
     ctx.nautilus()  # starts Nautilus (reopening recorded windows) when it is not running
-    return ctx.windows.windows()
+    return ctx.windows.windows(selection=False)  # what checks need; the selection is read after the change
 
 
 def pick(ctx: Context, number: int | None) -> Window:
@@ -192,17 +192,19 @@ def step_history(ctx: Context, window: Window, backwards: bool) -> None:
 @operation("go_back", OnWindow, "Go back to the previous folder of a window (Nautilus's Back button).",
            check=_check_back, acts_on="windows", batch=False)
 def go_back(ctx: Context, p: OnWindow) -> list[str]:
-    step_history(ctx, pick(ctx, p.window), backwards=True)
+    window = pick(ctx, p.window)
+    step_history(ctx, window, backwards=True)
     remember(ctx)
-    return [f"window:{pick(ctx, p.window).window}"]
+    return [f"window:{window.window}"]
 
 
 @operation("go_forward", OnWindow, "Go forward again in a window's history (Nautilus's Forward button).",
            check=_check_forward, acts_on="windows", batch=False)
 def go_forward(ctx: Context, p: OnWindow) -> list[str]:
-    step_history(ctx, pick(ctx, p.window), backwards=False)
+    window = pick(ctx, p.window)
+    step_history(ctx, window, backwards=False)
     remember(ctx)
-    return [f"window:{pick(ctx, p.window).window}"]
+    return [f"window:{window.window}"]
 
 
 def _check_up(ctx: Context, p: OnWindow) -> list[Path]:
@@ -322,7 +324,7 @@ def restore_windows(ctx: Context, recorded: list[dict[str, Any]]) -> list[str]:
                 go_to_folder(ctx, number, previous, folder)
         ahead = len([f for f in entry.get("forward", []) if f in kept])
         for _ in range(ahead):
-            step_history(ctx, ctx.windows.window(number), backwards=True)
+            step_history(ctx, ctx.windows.window(number, selection=False), backwards=True)
         names = [Path(str(p)).name for p in entry.get("selection") or [] if _is_item(ctx, str(p))]
         if names:
             try:

@@ -130,20 +130,38 @@ class WindowKeeper:
         (actions,) = self.session.call(window_target(number), "DescribeAll")
         return bool(actions["back"][0]), bool(actions["forward"][0])
 
-    def windows(self, timeout_s: float | None = None) -> list[Window]:
+    def windows(self, timeout_s: float | None = None, *, selection: bool = True) -> list[Window]:
+        """The open windows; ``selection=False`` leaves the selection unread (None), for the checks of an action."""
         located = self.locations(timeout_s)
-        views = self._views(located)
+        selected = self._selections(located) if selection else {}
         found = []
         for number, tabs in located.items():
             back, forward = self.can_go(number)
             history = self.history.setdefault(number, History())
             found.append(Window(number, tabs[0] if tabs else "", back, forward, list(history.back),
-                                list(history.forward), self._selection(views.get(number), tabs[0] if tabs else ""),
-                                tabs if len(tabs) > 1 else []))
+                                list(history.forward), selected.get(number), tabs if len(tabs) > 1 else []))
         return found
 
-    def window(self, number: int) -> Window:
-        for found in self.windows():
+    def _selections(self, located: dict[int, list[str]]) -> dict[int, list[str]]:
+        """Window number -> selected paths, from one read of everything GTK publishes (the walk if that falls short)."""
+        windows = self._views(located)
+        try:
+            published = self.atspi().published()
+            views = self.atspi().views_in(published)
+        except (ActionFailed, LookupError):
+            published, views = {}, {}
+        found = {}
+        for number, window in windows.items():
+            location = located[number][0]
+            items = self.atspi().items_in(views[window], published) if window in views else None
+            chosen = ([i.name for i in items if i.selected] if items is not None else
+                      self._walked_selection(window))
+            if chosen is not None:
+                found[number] = sorted(n if location == "." else f"{location}/{n}" for n in chosen)
+        return found
+
+    def window(self, number: int, *, selection: bool = True) -> Window:
+        for found in self.windows(selection=selection):
             if found.window == number:
                 return found
         raise ActionFailed(f"Nautilus window {number} closed meanwhile.", hint="See the window elements.")
@@ -167,17 +185,12 @@ class WindowKeeper:
             return os.path.basename(location.rstrip("/"))
         return (self.root if location == "." else self.root / location).name
 
-    def _selection(self, window: Ref | None, location: str) -> list[str] | None:
-        if window is None:
-            return None
+    def _walked_selection(self, window: Ref) -> list[str] | None:
         try:
             view = self.atspi().view(window)
-            if view is None:
-                return None
-            names = [item.name for item in self.atspi().items(view) if item.selected]
+            return None if view is None else [item.name for item in self.atspi().items(view) if item.selected]
         except (ActionFailed, LookupError):
             return None
-        return sorted(name if location == "." else f"{location}/{name}" for name in names)
 
     def view_of(self, number: int) -> Ref:
         """The file view of window ``number`` on the accessibility bus; ActionFailed when it is not published."""
