@@ -119,7 +119,7 @@ VOCABULARY = Vocabulary(
         {"action_type": "invoke_function", "target": "empty_trash", "params": {}},
         {"action_type": "navigate", "params": {"folder": "archive", "offset": 0, "limit": 50}},
         {"action_type": "invoke_function", "target": "open_window", "params": {"path": "docs"}},
-        {"action_type": "invoke_function", "target": "go_to", "params": {"window": 1, "path": "archive"}},
+        {"action_type": "invoke_function", "target": "go_to", "params": {"window": 1, "path": "docs"}},
         {"action_type": "invoke_function", "target": "go_back", "params": {"window": 1}},
         {"action_type": "invoke_function", "target": "select_items",
          "params": {"window": 1, "paths": ["archive/todo.txt"]}},
