@@ -207,3 +207,22 @@ def test_window_tasks_are_sound_and_the_raw_validator_agrees(task: Any) -> None:
 def test_there_are_window_tasks_for_location_history_and_selection() -> None:
     domains = [t.domain for t in WINDOW_TASKS]
     assert all(domains.count(d) >= 3 for d in ("windows", "history", "selection"))
+
+
+def api(request: str, **data: Any) -> Action:
+    return Action(action_type="api_call", target=request, params={"request": request, "data": data})
+
+
+def test_api_calls_open_and_move_windows_in_nautilus_vocabulary(adapter: NautilusAdapter) -> None:
+    ok(adapter, api("org.gtk.Application.Open", uris=["docs"]))
+    ok(adapter, api("org.gtk.Actions.Activate", window=1, action_name="open-location",
+                    parameter=[(adapter.workspace.root / "photos").as_uri()]))
+    ok(adapter, api("org.gtk.Actions.Activate", window=1, action_name="back"))
+    window = windows(adapter)["window:1"]
+    assert (window.value, window.meta["forward"], window.meta["can_go_forward"]) == ("docs", ["photos"], True)
+    refused = adapter.execute(api("org.gtk.Actions.Activate", window=1, action_name="open-location"), observe=False)
+    assert refused.status == "invalid" and refused.error is not None
+    assert refused.error.message == "The window action 'open-location' takes one folder URI."
+    closing = adapter.execute(api("org.gtk.Actions.Activate", window=1, action_name="close"), observe=False)
+    assert closing.status == "invalid" and closing.error is not None and "action_name" in closing.error.message
+    assert windows(adapter)["window:1"].value == "docs"
