@@ -226,3 +226,30 @@ def test_api_calls_open_and_move_windows_in_nautilus_vocabulary(adapter: Nautilu
     closing = adapter.execute(api("org.gtk.Actions.Activate", window=1, action_name="close"), observe=False)
     assert closing.status == "invalid" and closing.error is not None and "action_name" in closing.error.message
     assert windows(adapter)["window:1"].value == "docs"
+
+
+def test_a_window_nautilus_moves_by_itself_is_reported_with_an_incomplete_history(adapter: NautilusAdapter) -> None:
+    ok(adapter, fn("open_window", path="docs/old"))
+    ok(adapter, fn("trash", paths=["docs/old"]))  # Nautilus leaves a folder that goes to the trash
+    deadline = time.monotonic() + 10
+    while windows(adapter)["window:1"].value == "docs/old" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    window = windows(adapter)["window:1"]
+    assert window.value == "docs" and window.meta["can_go_back"] is True  # Nautilus's own flag
+    assert window.meta["back"] == [] and window.meta["history_complete"] is False  # ASIL did not see that move
+
+
+def test_a_recorded_window_whose_folder_is_gone_is_not_reopened_and_said_so(adapter: NautilusAdapter) -> None:
+    ok(adapter, fn("open_window", path="photos"))
+    ok(adapter, fn("open_window", path="docs/old"))
+    adapter.save()
+    adapter.close()
+    shutil.rmtree(adapter.workspace.root / "docs" / "old")
+    again = NautilusAdapter(adapter.workspace, op_timeout_s=20)
+    try:
+        observed = again.observe()
+        assert [e.value for e in observed.elements if e.type == "window"] == ["photos"]
+        assert observed.environment["nautilus"]["not_reopened"] == [
+            "window at 'docs/old' not reopened: the folder is gone"]
+    finally:
+        again.close()

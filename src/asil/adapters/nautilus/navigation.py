@@ -313,24 +313,32 @@ def restore_windows(ctx: Context, recorded: list[dict[str, Any]]) -> list[str]:
     be reopened is returned as sentences."""
     problems: list[str] = []
     for entry in recorded:
-        chain = [str(x) for x in [*entry.get("back", []), entry.get("location", ""), *entry.get("forward", [])]]
-        kept = [folder for folder in chain if _is_folder(ctx, folder)]
-        if str(entry.get("location", "")) not in kept:
-            problems.append(f"window at {entry.get('location')!r} not reopened: the folder is gone")
-            continue
-        number = open_window_at(ctx, kept[0])
-        for previous, folder in zip(kept, kept[1:], strict=False):
-            if folder != previous:
-                go_to_folder(ctx, number, previous, folder)
-        ahead = len([f for f in entry.get("forward", []) if f in kept])
-        for _ in range(ahead):
-            step_history(ctx, ctx.windows.window(number, selection=False), backwards=True)
-        names = [Path(str(p)).name for p in entry.get("selection") or [] if _is_item(ctx, str(p))]
-        if names:
-            try:
-                select_names(ctx, number, names, add=False)
-            except ActionFailed as exc:
-                problems.append(f"selection of window {number} not restored: {exc.message}")
+        try:
+            problems += _reopen(ctx, entry)
+        except ActionFailed as exc:  # a window that does not come back must not stop the action that started Nautilus
+            problems.append(f"window at {entry.get('location')!r} not reopened: {exc.message}")
+    return problems
+
+
+def _reopen(ctx: Context, entry: dict[str, Any]) -> list[str]:
+    chain = [str(x) for x in [*entry.get("back", []), entry.get("location", ""), *entry.get("forward", [])]]
+    kept = [folder for folder in chain if _is_folder(ctx, folder)]
+    problems: list[str] = []
+    if str(entry.get("location", "")) not in kept:
+        return [f"window at {entry.get('location')!r} not reopened: the folder is gone"]
+    number = open_window_at(ctx, kept[0])
+    for previous, folder in zip(kept, kept[1:], strict=False):
+        if folder != previous:
+            go_to_folder(ctx, number, previous, folder)
+    ahead = len([f for f in entry.get("forward", []) if f in kept])
+    for _ in range(ahead):
+        step_history(ctx, ctx.windows.window(number, selection=False), backwards=True)
+    names = [Path(str(p)).name for p in entry.get("selection") or [] if _is_item(ctx, str(p))]
+    if names:
+        try:
+            select_names(ctx, number, names, add=False)
+        except ActionFailed as exc:
+            problems.append(f"selection of window {number} not restored: {exc.message}")
     return problems
 
 
