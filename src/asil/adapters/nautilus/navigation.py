@@ -29,6 +29,10 @@ WindowNumber = Annotated[int | None, Field(None, ge=1, description="The window's
                                                                    "may be left out when one window is open.")]
 
 
+class FolderPath(Params):
+    path: RelPath
+
+
 class OnWindow(Params):
     window: WindowNumber = None
 
@@ -114,10 +118,6 @@ def open_window_at(ctx: Context, folder: str) -> int:
     wait_until(ctx, opened, f"open a window at {folder!r}")
     ctx.windows.history[new[0]] = History()
     return new[0]
-
-
-class FolderPath(Params):
-    path: RelPath
 
 
 @operation("open_window", FolderPath, "Open a new Nautilus window showing a folder (empty back/forward history).",
