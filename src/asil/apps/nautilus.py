@@ -25,17 +25,20 @@ from asil.protocol import AppUnavailable
 START_TIMEOUT_S = 30.0
 START_ATTEMPTS = 3
 CALL_TIMEOUT_S = 10.0
-INSTALL_HINT = "Install it with: sudo apt-get install -y --no-install-recommends nautilus dbus gvfs xvfb"
+INSTALL_HINT = ("Install it with: sudo apt-get install -y --no-install-recommends nautilus dbus gvfs xvfb "
+                "at-spi2-core")
 NAUTILUS = "org.gnome.Nautilus"
 # D-Bus objects as (bus name, object path, interface); jeepney is imported only when a session starts.
 Target = tuple[str, str, str]
 FILE_OPS: Target = (NAUTILUS, "/org/gnome/Nautilus/FileOperations2", "org.gnome.Nautilus.FileOperations2")
 FILE_MANAGER: Target = (NAUTILUS, "/org/freedesktop/FileManager1", "org.freedesktop.FileManager1")
 BUS: Target = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+A11Y_BUS: Target = ("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus")
 # The only services the private bus may start: GVfs (the trash:// backend Nautilus empties the trash
-# through) and its metadata daemon. Leaving out the portals matters: xdg-document-portal mounts a FUSE file system in
-# XDG_RUNTIME_DIR that outlives a killed session and pins the workspace.
-ACTIVATABLE = ("org.gtk.vfs.Daemon.service", "org.gtk.vfs.Metadata.service")
+# through) and its metadata daemon, and the accessibility bus (AT-SPI), through which the adapter reads and sets
+# the selection of a window's file view. Leaving out the portals matters: xdg-document-portal mounts a FUSE file
+# system in XDG_RUNTIME_DIR that outlives a killed session and pins the workspace.
+ACTIVATABLE = ("org.gtk.vfs.Daemon.service", "org.gtk.vfs.Metadata.service", "org.a11y.Bus.service")
 SYSTEM_SERVICES = Path("/usr/share/dbus-1/services")
 BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -66,6 +69,8 @@ def missing_programs() -> list[str]:
     missing = [p for p in ("nautilus", "dbus-run-session", "Xvfb") if shutil.which(p) is None]
     if not (SYSTEM_SERVICES / ACTIVATABLE[0]).is_file():
         missing.append("gvfs")  # Nautilus empties the trash through GVfs's trash:// backend
+    if not (SYSTEM_SERVICES / ACTIVATABLE[2]).is_file():
+        missing.append("at-spi2-core")  # the accessibility bus that shows a window's selection
     return missing
 
 
@@ -78,8 +83,8 @@ def private_env(folder: Path, display: Display) -> dict[str, str]:
     # GSK_RENDERER=cairo: GTK 4's GL renderer on Xvfb's software GL leaves Nautilus's file view undrawn.
     env.update(display.env(), HOME=str(folder / "home"), XDG_CONFIG_HOME=str(folder / "config"),
                XDG_DATA_HOME=str(folder / "data"), XDG_CACHE_HOME=str(folder / "cache"),
-               XDG_RUNTIME_DIR=str(runtime), GSETTINGS_BACKEND="memory", NO_AT_BRIDGE="1",
-               GTK_A11Y="none", GIO_USE_VOLUME_MONITOR="unix", GSK_RENDERER="cairo")
+               XDG_RUNTIME_DIR=str(runtime), GSETTINGS_BACKEND="memory",
+               GIO_USE_VOLUME_MONITOR="unix", GSK_RENDERER="cairo")
     for name in ("home", "config", "data", "cache"):
         (folder / name).mkdir(parents=True, exist_ok=True)
     return env
@@ -205,6 +210,11 @@ class NautilusSession:
         (value,) = self.call(address, "Get", "ss", (address[2], name), timeout_s=timeout_s,
                              interface="org.freedesktop.DBus.Properties")
         return value[1]  # a variant: (signature, value)
+
+    def accessibility_address(self) -> str:
+        """The address of the session's accessibility (AT-SPI) bus, on which Nautilus publishes its widgets."""
+        (address,) = self.call(A11Y_BUS, "GetAddress")
+        return str(address)
 
     def stop(self) -> None:
         """Stop Nautilus, its bus and everything they started, and the display; always returns."""

@@ -118,6 +118,11 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "trash", "params": {"paths": ["docs.zip"]}}]}},
         {"action_type": "invoke_function", "target": "empty_trash", "params": {}},
         {"action_type": "navigate", "params": {"folder": "archive", "offset": 0, "limit": 50}},
+        {"action_type": "invoke_function", "target": "open_window", "params": {"path": "docs"}},
+        {"action_type": "invoke_function", "target": "go_to", "params": {"window": 1, "path": "docs"}},
+        {"action_type": "invoke_function", "target": "go_back", "params": {"window": 1}},
+        {"action_type": "invoke_function", "target": "select_items",
+         "params": {"window": 1, "paths": ["archive/todo.txt"]}},
     ],
     tips=[
         "Every path is relative to the workspace root ('.' is the root itself); '..', absolute paths and symlinks "
@@ -131,5 +136,11 @@ VOCABULARY = Vocabulary(
         "A batch is atomic: if one action fails, every path it touched (and the trash and bookmarks) is put back.",
         "The tree is shown a page at a time, depth first: navigate with params.folder/offset/limit "
         "(limit at most 200).",
+        "Nautilus's windows are elements 'window:N': value = the folder shown; meta.can_go_back/can_go_forward as "
+        "Nautilus reports them, meta.back (oldest first) and meta.forward (nearest first) as navigated through these "
+        "functions, meta.selection (paths). open_window opens one; go_to, go_back, go_forward and go_up move it; "
+        "select_items, select_all and clear_selection change what is selected in it. Give params.window (the N) "
+        "when several windows are open. Window functions cannot be part of a batch. 'navigate' only pages the "
+        "tree shown here; it does not move a Nautilus window.",
     ],
 )

@@ -17,6 +17,7 @@ from typing import Any
 from asil.adapters.api import response_text, with_api
 from asil.adapters.base import Adapter, Readiness, only_view, turn_page
 from asil.adapters.nautilus import actions as act
+from asil.adapters.nautilus import navigation
 from asil.adapters.nautilus import state as st
 from asil.adapters.nautilus.api import FILE_MANAGER, FILE_OPS, NAUTILUS_API
 from asil.adapters.nautilus.layout import ensure_layout
@@ -24,6 +25,7 @@ from asil.adapters.nautilus.operations import FUNCTIONS, Operation, open_locatio
 from asil.adapters.nautilus.paths import PathGuard
 from asil.adapters.nautilus.snapshot import Snapshot
 from asil.adapters.nautilus.view import DEFAULT_LIMIT, build_observation
+from asil.adapters.nautilus.windows import WindowKeeper, load_record, write_record
 from asil.apps.nautilus import CALL_TIMEOUT_S, NautilusLost, NautilusSession, missing_programs
 from asil.protocol import (
     Action,
@@ -72,6 +74,8 @@ class NautilusAdapter(Adapter):
         self.restarts = 0
         self.lost: str | None = None  # why the last session ended, shown until a new one runs
         self.folder, self.offset, self.limit = ".", 0, limit
+        self.windows = WindowKeeper(self.guard.root)
+        self.unrestored: list[str] = []  # recorded windows a restarted Nautilus could not reopen, as sentences
         if document:  # a service has no document; a folder given here is where the tree view starts
             try:
                 self.folder = self.guard.relative(self.guard.existing(document, root_ok=True, kind="folder"))
@@ -93,6 +97,10 @@ class NautilusAdapter(Adapter):
         except AppUnavailable as exc:  # an action result, not an exception out of execute()
             raise ActionFailed(f"Nautilus cannot run here: {exc.message}", hint=exc.hint, code=exc.code) from None
         self.lost = None
+        self.windows.attach(self.session)
+        # Nautilus itself reopens no windows when it starts; a person who had folders open expects them back
+        # (as after a crash), so the recorded windows are reopened with their history and selection.
+        self.unrestored = navigation.restore_windows(self, load_record(self.guard.root))
         return self.session
 
     def _nautilus_state(self) -> dict[str, Any]:
@@ -103,18 +111,28 @@ class NautilusAdapter(Adapter):
                 info["error"] = self.lost or "Nautilus exited or was killed; it restarts on the next action."
             return info
         try:
-            root = self.guard.root
-            locations = open_locations(self.session, OBSERVE_TIMEOUT_S)
-            info["windows"] = [st.relative_to(root, st.uri_path(u)) or u for u in locations]
+            windows = self.windows.windows(OBSERVE_TIMEOUT_S)
+            info["windows"] = [w.location for w in windows]
+            info["window_details"] = windows
             info["state"] = "running"
         except NautilusLost as exc:
             self.lost = exc.message
             info.update(state="not running (restarts on the next action)", error=exc.message)
+        if self.unrestored:
+            info["not_reopened"] = self.unrestored
         return info
+
+    def _start_quietly(self) -> None:
+        try:
+            self.nautilus()
+        except (ActionFailed, NautilusLost) as exc:
+            self.lost = exc.message
 
     # ------------------------------------------------------------ observe
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
         only_view(view, "tree")
+        if self.session is None and self.restarts == 0 and load_record(self.guard.root):
+            self._start_quietly()  # a task that starts with windows open shows them from the first observation
         self.offset, self.limit = turn_page(offset, limit, (self.offset, self.limit), act.MAX_LIMIT)
         root = self.guard.root
         if self.folder != "." and not (root / self.folder).is_dir():
@@ -195,8 +213,12 @@ class NautilusAdapter(Adapter):
 
     # ------------------------------------------------------------ persistence and life
     def save(self) -> None:
-        """Nothing to do: every action is on disk when it returns (trash and bookmarks included)."""
-        return None
+        """Write the open windows (location, history, selection) to their record; files are on disk already."""
+        if self.session is not None and self.session.alive:
+            try:
+                write_record(self.guard.root, self.windows.windows())
+            except (NautilusLost, ActionFailed) as exc:
+                self.lost = exc.message  # the record keeps the windows of the last window action
 
     def render(self, path: Path) -> Path:
         """A screenshot of the private display; opens the current folder first if no window is open."""
@@ -214,6 +236,7 @@ class NautilusAdapter(Adapter):
         return path
 
     def close(self) -> None:
+        self.windows.close()
         if self.session is not None:
             self.session.stop()
             self.session = None
@@ -223,7 +246,7 @@ class NautilusAdapter(Adapter):
     def readiness(cls) -> Readiness:
         missing = missing_programs()
         if missing:
-            return Readiness(False, f"{', '.join(missing)} not installed (apt-get install nautilus dbus gvfs xvfb)")
+            return Readiness(False, f"{', '.join(missing)} not installed (apt-get install nautilus dbus gvfs xvfb at-spi2-core)")
         try:
             import jeepney  # noqa: F401
         except ImportError:

@@ -1,7 +1,9 @@
 """The D-Bus methods ``api_call`` may call on Nautilus, with their arguments as the interfaces name them.
 
-``org.gnome.Nautilus.FileOperations2`` (copy, move, rename, trash, create a folder, empty the trash) and
-``org.freedesktop.FileManager1`` (show folders and items, the open windows' locations). URIs are
+``org.gnome.Nautilus.FileOperations2`` (copy, move, rename, trash, create a folder, empty the trash),
+``org.freedesktop.FileManager1`` (show folders and items, the open windows' locations), and the GTK
+interfaces Nautilus exports for its application and windows: ``org.gtk.Application.Open`` (a new window at a
+folder) and ``org.gtk.Actions.Activate`` of a window's ``back``, ``forward``, ``up`` and ``open-location``. URIs are
 ``file://`` URIs inside the workspace (a workspace-relative path is taken too). Each call runs through
 the same check and the same Nautilus job as the function that makes that call, so it is confined to the
 workspace, waits until the job is done, and is undone if it fails.
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -23,6 +25,8 @@ from asil.protocol import InvalidAction
 
 FILE_OPS = "org.gnome.Nautilus.FileOperations2"
 FILE_MANAGER = "org.freedesktop.FileManager1"
+GTK_APPLICATION = "org.gtk.Application"
+GTK_ACTIONS = "org.gtk.Actions"
 Uri = Annotated[str, Field(min_length=1, max_length=4096, description="A file:// URI inside the workspace.")]
 Uris = Annotated[list[Uri], Field(min_length=1, max_length=200)]
 Call = tuple[str, dict[str, Any]]  # a Nautilus function's name and its params
@@ -45,6 +49,29 @@ class UriList(Params):
 class NewFolder(Params):
     parent_uri: Uri
     new_folder_name: FileName
+
+
+class OpenUris(Params):
+    uris: Uris
+    hint: Literal["new-window"] = Field("new-window", description="Nautilus opens each URI in a new window.")
+
+
+class WindowAction(Params):
+    window: int = Field(ge=1, description="The window's number: /org/gnome/Nautilus/window/N (element 'window:N').")
+    action_name: Literal["back", "forward", "up", "open-location"]
+    parameter: list[Uri] = Field(default_factory=list, max_length=1,
+                                 description="open-location takes one folder URI; the others take none.")
+
+
+def _window_action(root: Path, p: WindowAction) -> list[Call]:
+    if (p.action_name == "open-location") != bool(p.parameter):
+        raise InvalidAction(f"The window action {p.action_name!r} takes "
+                            f"{'one folder URI' if p.action_name == 'open-location' else 'no parameter'}.",
+                            hint='e.g. {"window": 1, "action_name": "open-location", "parameter": ["docs"]}')
+    if p.action_name == "open-location":
+        return [("go_to", {"window": p.window, "path": local(root, p.parameter[0])})]
+    function = {"back": "go_back", "forward": "go_forward", "up": "go_up"}[p.action_name]
+    return [(function, {"window": p.window})]
 
 
 def local(root: Path, uri: str) -> str:
@@ -86,4 +113,8 @@ NAUTILUS_API.extend([
                handler=lambda root, p: [("show_folder", {"path": local(root, u)}) for u in p.uris]),
     ApiRequest(f"{FILE_MANAGER}.ShowItems", "Open windows showing these items selected in their folders.", UriList,
                handler=lambda root, p: [("show_items", {"paths": [local(root, u) for u in p.uris]})]),
+    ApiRequest(f"{GTK_APPLICATION}.Open", "Open each folder in a new Nautilus window.", OpenUris,
+               handler=lambda root, p: [("open_window", {"path": local(root, u)}) for u in p.uris]),
+    ApiRequest(f"{GTK_ACTIONS}.Activate", "Activate a window's back, forward, up or open-location action.",
+               WindowAction, handler=_window_action),
 ])

@@ -7,15 +7,19 @@ Spec (``content`` of the setup file, whose ``path`` is the folder the tree is bu
                  {"path": "many", "folder": true, "files": 100},       # 100 small generated files
                  {"path": "b.tar.gz", "archive": {"b/x.txt": "x"}}],   # a .zip/.tar/.tar.gz of text files
      "trash": [{"path": "old/notes.txt", "content": "..."}],           # already in the trash
-     "bookmarks": [{"path": "docs", "label": "Docs"}]}
+     "bookmarks": [{"path": "docs", "label": "Docs"}],
+     "windows": [{"path": "docs", "back": ["."], "forward": [], "selection": ["docs/a.txt"]}]}
 
-``trash`` and ``bookmarks`` need the setup path '.', because they live in the workspace's
-private area beside the tree.
+``trash``, ``bookmarks`` and ``windows`` need the setup path '.', because they live in the workspace's
+private area beside the tree. ``windows`` are Nautilus windows open when the task starts: each shows the
+folder ``path``, with the back (oldest first) and forward (nearest first) history and the selection given;
+the adapter opens them in Nautilus (walking each through its history) on its first observation.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import tarfile
 import time
@@ -24,7 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from asil.adapters.nautilus.layout import bookmarks_file, trash_folder
+from asil.adapters.nautilus.layout import bookmarks_file, session_folder, trash_folder
 from asil.tasks.model import SetupFile, Task
 from asil.tasks.setup import SetupError
 from asil.workspace import PRIVATE_DIR
@@ -76,8 +80,8 @@ def build_tree(spec: dict[str, Any], root: Path, task: Task, at_workspace_root: 
     """Create the spec's entries under ``root``; seed the trash and bookmarks of a workspace root."""
     for item in spec.get("entries", []):
         _place(task, root, item)
-    if (spec.get("trash") or spec.get("bookmarks")) and not at_workspace_root:
-        raise SetupError(f"Task {task.id}: a file_tree with trash or bookmarks must be built at path '.'.")
+    if (spec.get("trash") or spec.get("bookmarks") or spec.get("windows")) and not at_workspace_root:
+        raise SetupError(f"Task {task.id}: a file_tree with trash, bookmarks or windows must be built at path '.'.")
     trash = trash_folder(root)
     for number, item in enumerate(spec.get("trash", [])):
         (trash / "files").mkdir(parents=True, exist_ok=True)
@@ -94,7 +98,26 @@ def build_tree(spec: dict[str, Any], root: Path, task: Task, at_workspace_root: 
             lines.append(f"file://{quote(str(folder))}" + (f" {mark['label']}" if mark.get("label") else ""))
         bookmarks_file(root).parent.mkdir(parents=True, exist_ok=True)
         bookmarks_file(root).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if spec.get("windows"):
+        _windows(task, root, spec["windows"])
     _stamp(root)
+
+
+def _windows(task: Task, root: Path, specs: list[dict[str, Any]]) -> None:
+    """The windows record the adapter reopens: the same shape ``save()`` writes."""
+    def folder(value: Any) -> str:
+        return "." if str(value) in (".", "") else str(_safe(task, value))
+
+    windows = []
+    for number, spec in enumerate(specs, start=1):
+        back, forward = [folder(x) for x in spec.get("back", [])], [folder(x) for x in spec.get("forward", [])]
+        windows.append({"window": number, "location": folder(spec["path"]), "can_go_back": bool(back),
+                        "can_go_forward": bool(forward), "back": back, "forward": forward,
+                        "selection": [str(_safe(task, x)) for x in spec.get("selection", [])], "tabs": [],
+                        "history_complete": True})
+    record = session_folder(root) / "windows.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"windows": windows}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def _stamp(root: Path) -> None:

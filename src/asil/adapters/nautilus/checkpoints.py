@@ -12,6 +12,7 @@ from typing import Any
 
 from asil.adapters.nautilus import archives
 from asil.adapters.nautilus import state as st
+from asil.adapters.nautilus.windows import load_record
 from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
 from asil.protocol import InvalidAction
 
@@ -109,3 +110,58 @@ def archive_members(ctx: EvalContext, cp: Checkpoint) -> list[str]:
         return archives.member_names(path)
     except InvalidAction as exc:
         raise CheckpointUnreadable(exc.message) from None
+
+
+# ------------------------------------------------------------------ windows (from the record save() writes)
+def _windows(ctx: EvalContext) -> list[dict[str, Any]]:
+    return load_record(ctx.workspace.root)
+
+
+def _window_at(ctx: EvalContext, cp: Checkpoint) -> dict[str, Any]:
+    """The first window (by Nautilus's number) that showed the folder ``target`` when the episode ended."""
+    wanted = _relative(ctx, cp)
+    found = sorted((w for w in _windows(ctx) if w.get("location") == wanted), key=lambda w: int(w.get("window", 0)))
+    if not found:
+        raise CheckpointUnreadable(f"no Nautilus window showed {cp.target!r}")
+    return found[0]
+
+
+@checkpoint_type("nautilus_open_windows")
+def open_windows(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The sorted folders the open Nautilus windows showed at the end ('.' is the workspace root)."""
+    return sorted(str(w.get("location")) for w in _windows(ctx))
+
+
+@checkpoint_type("nautilus_window_open")
+def window_open(ctx: EvalContext, cp: Checkpoint) -> bool:
+    """True when a Nautilus window showed the folder ``target`` at the end."""
+    wanted = _relative(ctx, cp)
+    return any(w.get("location") == wanted for w in _windows(ctx))
+
+
+@checkpoint_type("nautilus_window_back")
+def window_back(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The back history (oldest first) of the window showing ``target``, as navigated through ASIL."""
+    return [str(x) for x in _window_at(ctx, cp).get("back", [])]
+
+
+@checkpoint_type("nautilus_window_forward")
+def window_forward(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The forward history (nearest first) of the window showing ``target``, as navigated through ASIL."""
+    return [str(x) for x in _window_at(ctx, cp).get("forward", [])]
+
+
+@checkpoint_type("nautilus_window_can_go")
+def window_can_go(ctx: EvalContext, cp: Checkpoint) -> dict[str, bool]:
+    """Nautilus's own Back/Forward availability in the window showing ``target``: {"back": b, "forward": b}."""
+    window = _window_at(ctx, cp)
+    return {"back": bool(window.get("can_go_back")), "forward": bool(window.get("can_go_forward"))}
+
+
+@checkpoint_type("nautilus_selection")
+def selection(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The sorted workspace paths selected in the window showing the folder ``target``."""
+    chosen = _window_at(ctx, cp).get("selection")
+    if not isinstance(chosen, list):
+        raise CheckpointUnreadable(f"the selection of the window showing {cp.target!r} could not be read")
+    return sorted(str(x) for x in chosen)

@@ -24,6 +24,7 @@ from asil.adapters.nautilus import state as st
 from asil.adapters.nautilus.layout import bookmarks_file, trash_folder
 from asil.adapters.nautilus.paths import PathGuard
 from asil.adapters.nautilus.snapshot import remove
+from asil.adapters.nautilus.windows import WindowKeeper
 from asil.adapters.params import NoParams, Params
 from asil.apps.nautilus import FILE_MANAGER, FILE_OPS, NautilusLost, NautilusSession
 from asil.protocol import ActionFailed, InvalidAction
@@ -34,6 +35,7 @@ class Context(Protocol):
 
     guard: PathGuard
     op_timeout_s: float
+    windows: WindowKeeper  # the open windows and ASIL's record of their history
 
     def nautilus(self) -> NautilusSession: ...
 

@@ -1,7 +1,9 @@
 """The independent raw validator for Nautilus tasks: plain reads of the disk, sharing no adapter code.
 
 It lstat()s paths, hashes bytes, parses ``Trash/info/*.trashinfo`` with configparser, reads the
-GTK bookmarks file line by line and lists archives with zipfile/tarfile. The locations of the
+GTK bookmarks file line by line and lists archives with zipfile/tarfile. Windows are read from the record the
+adapter's ``save()`` wrote from Nautilus itself (``windows.json``; Nautilus is gone when tasks are judged),
+with the json module. The locations of the
 trash and bookmarks are spelled out here on purpose (XDG layout under ``.asil/nautilus``).
 Anything unreadable fails the checkpoint (fail closed).
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import configparser
 import hashlib
+import json
 import os
 import stat
 import tarfile
@@ -25,6 +28,9 @@ from asil.workspace import Workspace
 PRIVATE = Path(".asil") / "nautilus"
 TRASH = PRIVATE / "data" / "Trash"
 BOOKMARKS = PRIVATE / "config" / "gtk-3.0" / "bookmarks"
+WINDOWS = PRIVATE / "windows.json"
+WINDOW_KINDS = ("nautilus_open_windows", "nautilus_window_open", "nautilus_window_back", "nautilus_window_forward",
+                "nautilus_window_can_go", "nautilus_selection")
 
 
 class RawUnreadable(Exception):
@@ -35,7 +41,7 @@ def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, 
     """The verdict of one checkpoint from a direct read of the disk; False when in doubt."""
     try:
         actual = _read(cp, Path(workspace.root))
-    except (RawUnreadable, OSError, KeyError, ValueError, configparser.Error, zipfile.BadZipFile, tarfile.TarError):
+    except (RawUnreadable, OSError, KeyError, ValueError, TypeError, configparser.Error, zipfile.BadZipFile, tarfile.TarError):
         return False
     return compare(default_compare(cp), actual, cp.expected, cp.tolerance)
 
@@ -84,8 +90,32 @@ def _members(path: Path) -> list[str]:
     return sorted({n.rstrip("/") for n in names})
 
 
+def _window_read(kind: str, root: Path, cp: Checkpoint) -> Any:
+    windows = json.loads((root / WINDOWS).read_text(encoding="utf-8"))["windows"]
+    if kind == "nautilus_open_windows":
+        return sorted(w["location"] for w in windows)
+    wanted = os.path.normpath(str(cp.target or "."))
+    showing = [w for w in sorted(windows, key=lambda w: w["window"]) if w["location"] == wanted]
+    if kind == "nautilus_window_open":
+        return bool(showing)
+    if not showing:
+        raise RawUnreadable("no window there")
+    window = showing[0]
+    if kind == "nautilus_window_back":
+        return window["back"]
+    if kind == "nautilus_window_forward":
+        return window["forward"]
+    if kind == "nautilus_window_can_go":
+        return {"back": window["can_go_back"], "forward": window["can_go_forward"]}
+    if window["selection"] is None:
+        raise RawUnreadable("selection unknown")
+    return sorted(window["selection"])
+
+
 def _read(cp: Checkpoint, root: Path) -> Any:
     kind = cp.type
+    if kind in WINDOW_KINDS:
+        return _window_read(kind, root, cp)
     if kind == "nautilus_trash_count":
         return len(_originals(root))
     path = _target(root, cp)

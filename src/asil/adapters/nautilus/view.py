@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from asil.adapters.nautilus import state as st
+from asil.adapters.nautilus.windows import Window
 from asil.protocol import AppState, Element, Metadata, Navigation, Observation, Paging
 
 DEFAULT_LIMIT = 100
@@ -31,10 +32,28 @@ def bookmark_element(mark: st.Bookmark) -> Element:
                    value=mark.path or mark.uri, actions=["remove_bookmark"])
 
 
+WINDOW_ACTIONS = ["go_to", "go_back", "go_forward", "go_up", "select_items", "select_all", "clear_selection"]
+
+
+def window_element(window: Window) -> Element:
+    """A Nautilus window: value = the folder it shows; history and selection in meta (see the schema's tips)."""
+    meta: dict[str, Any] = {
+        "can_go_back": window.can_go_back, "can_go_forward": window.can_go_forward,
+        "back": window.back, "forward": window.forward, "history_complete": window.history_complete,
+        "selection": window.selection}
+    if window.tabs:
+        meta["tabs"] = window.tabs
+    label = "workspace" if window.location == "." else window.location.rsplit("/", 1)[-1]
+    return Element(id=f"window:{window.window}", type="window", label=label, value=window.location,
+                   actions=WINDOW_ACTIONS, meta=meta)
+
+
 def build_observation(*, step: int, folder: str, paths: list[str], entries: list[st.Entry], offset: int, limit: int,
                       trash: list[st.TrashItem], bookmarks: list[st.Bookmark], nautilus: dict[str, Any]) -> Observation:
     total = len(paths)
-    elements = [entry_element(e) for e in entries]
+    windows: list[Window] = nautilus.pop("window_details", [])
+    elements = [window_element(w) for w in windows]
+    elements += [entry_element(e) for e in entries]
     elements += [trash_element(i) for i in trash[:MAX_TRASH_SHOWN]]
     elements += [bookmark_element(b) for b in bookmarks[:MAX_BOOKMARKS_SHOWN]]
     files = sum(1 for e in entries if e.kind == "file")
@@ -42,7 +61,7 @@ def build_observation(*, step: int, folder: str, paths: list[str], entries: list
     where = "the workspace" if folder == "." else f"folder {folder!r}"
     summary = (f"{where}: {shown} ({files} files shown); trash: {len(trash)} item(s); "
                f"bookmarks: {len(bookmarks)}; Nautilus {nautilus['state']}"
-               f"{', windows: ' + ', '.join(nautilus['windows']) if nautilus.get('windows') else ''}.")
+               f"{'; ' + '; '.join(_window_summary(w) for w in windows) if windows else ''}.")
     return Observation(
         metadata=Metadata(app="nautilus", source="service", step=step),
         app_state=AppState(view="tree", active_document=None, document_path=None, dirty=False,
@@ -55,3 +74,9 @@ def build_observation(*, step: int, folder: str, paths: list[str], entries: list
                               meta={"folder": folder}),
         summary=summary,
     )
+
+
+def _window_summary(window: Window) -> str:
+    selected = ("selection unknown" if window.selection is None else
+                f"{len(window.selection)} selected" if window.selection else "nothing selected")
+    return f"window:{window.window} shows {window.location!r} ({selected})"
