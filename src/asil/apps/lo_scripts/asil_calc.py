@@ -18,6 +18,11 @@ def _desktop():
     return XSCRIPTCONTEXT.getDesktop()  # noqa: F821  (injected by the script provider)
 
 
+def _dispatcher():
+    context = XSCRIPTCONTEXT.getComponentContext()  # noqa: F821  (injected by the script provider)
+    return context.ServiceManager.createInstanceWithContext("com.sun.star.frame.DispatchHelper", context)
+
+
 ENGINE = Engine("com.sun.star.sheet.SpreadsheetDocument", "spreadsheet", "calc8", _desktop)
 _PARSERS = {}
 XL_A1 = 3  # com.sun.star.sheet.AddressConvention.XL_A1
@@ -290,18 +295,21 @@ def _parser(doc, document):
 
 
 def _capture(cell):
+    """The cell's content and number format (typed input may change the format too)."""
     kind = cell.getType().value
     if kind == "TEXT":
-        return ("text", cell.getString())
+        return ("text", cell.getString(), cell.NumberFormat)
     if kind == "VALUE":
-        return ("value", cell.getValue())
+        return ("value", cell.getValue(), cell.NumberFormat)
     if kind == "FORMULA":
-        return ("tokens", cell.getTokens())
-    return ("empty", None)
+        return ("tokens", cell.getTokens(), cell.NumberFormat)
+    return ("empty", None, cell.NumberFormat)
 
 
 def _restore(cell, saved):
-    kind, data = saved
+    kind, data, number_format = saved
+    if cell.NumberFormat != number_format:
+        cell.NumberFormat = number_format
     if kind == "text":
         cell.setString(data)
     elif kind == "value":
@@ -312,7 +320,7 @@ def _restore(cell, saved):
         cell.setString("")
 
 
-def _write(doc, document, table, col, row, value):
+def _write(doc, document, table, col, row, value, typed=False):
     cell = table.getCellByPosition(col, row)
     if isinstance(value, str) and value.startswith("=") and len(value) > 1:
         _write_formula(doc, document, table, cell, col, row, value)
@@ -323,8 +331,24 @@ def _write(doc, document, table, col, row, value):
         cell.setValue(float(value))
     elif value is None or value == "":
         cell.setString("")
+    elif typed:
+        _type_in(document, cell, value)
     else:
         cell.setString(str(value))
+
+
+def _type_in(document, cell, text):
+    """Enter ``text`` the way a person types it into the cell: LibreOffice's input line (.uno:EnterString)
+    recognises numbers, dates, times, percentages, currency and booleans in its locale setting and gives
+    the cell the number format it detected ("12%" -> 0.12 as 0.00%, "2026-12-01" -> a date as YYYY-MM-DD).
+    A UNO setString/setFormula would store text or a bare number without the format a person gets."""
+    controller = document.getCurrentController()
+    controller.select(cell)
+    _dispatcher().executeDispatch(controller.getFrame(), ".uno:EnterString", "", 0, props(StringName=text))
+    if cell.getType().value == "FORMULA":  # "+A1" or "-A1" typed becomes a formula in LibreOffice's own syntax
+        raise EngineError("invalid_formula", f"Typed into a cell, {text!r} would become a formula, and formulas "
+                          "must start with '='.", "Write it as a formula starting with '=', or pass as_text: true "
+                          "to keep it as text.")
 
 
 def _write_formula(doc, document, table, cell, col, row, text):
@@ -364,7 +388,7 @@ def _syntax_problem(text):
     return None
 
 
-def _set_range(doc, sheet, col, row, values):
+def _set_range(doc, sheet, col, row, values, typed=False):
     document = _doc(doc)
     table = _sheet(document, sheet)
     width = max(len(line) for line in values)
@@ -374,7 +398,7 @@ def _set_range(doc, sheet, col, row, values):
     try:
         for r, line in enumerate(values):
             for c, value in enumerate(line):
-                _write(doc, document, table, col + c, row + r, value)
+                _write(doc, document, table, col + c, row + r, value, typed)
     except Exception:
         for r in range(len(values)):
             for c in range(width):
@@ -384,8 +408,10 @@ def _set_range(doc, sheet, col, row, values):
     return True
 
 
-def op_set_range(doc, sheet, col, row, values):
-    return _set_range(doc, sheet, col, row, values)
+def op_set_range(doc, sheet, col, row, values, as_text=True):
+    """Write values; strings are typed input (see _type_in) unless ``as_text``. Task set-up files keep
+    strings as text (op_create), so a set-up can hold numbers stored as text on purpose."""
+    return _set_range(doc, sheet, col, row, values, typed=not as_text)
 
 
 def op_clear_range(doc, sheet, col, row, col2, row2, formats=False):

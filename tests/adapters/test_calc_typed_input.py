@@ -1,0 +1,106 @@
+"""Calc reads a string value the way LibreOffice reads typed input (issue 14, item 4), against the real program."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from asil.adapters.calc.adapter import CalcAdapter, create_spreadsheet
+from asil.adapters.calc.raw import RawWorkbook
+from asil.protocol import parse_action
+from asil.workspace import Workspace
+TYPED = ["80", "2026-12-01", "12%", "1,5", "1.5", "TRUE", "-5", "12:30", "hello"]
+# CSV import (tabs) with "detect special numbers" on, in en-US: LibreOffice's own reading of typed text
+CSV_FILTER = "CSV:9,34,76,1,,1033,false,true"  # tab-separated: "1,5" stays one field
+
+
+def import_csv(source: Path) -> Path:
+    """The .ods a separate one-shot LibreOffice (own profile) makes of ``source``, as a user would convert it."""
+    profile = source.parent / f".lo-profile-{os.getpid()}"
+    subprocess.run(["soffice", "--headless", f"-env:UserInstallation={profile.as_uri()}", f"--infilter={CSV_FILTER}",
+                    "--convert-to", "ods", "--outdir", str(source.parent), str(source)],
+                   check=True, capture_output=True, timeout=120)
+    return source.with_suffix(".ods")
+
+
+@pytest.fixture
+def blank(workspace: Workspace) -> Path:
+    path = workspace.resolve("typed.ods")
+    create_spreadsheet(path, [{"name": "Sheet1", "rows": [["Typed"]]}])
+    return path
+
+
+def act(calc: CalcAdapter, raw: dict) -> object:
+    return calc.execute(parse_action(raw))
+
+
+def cells_of(calc: CalcAdapter, col: int, count: int) -> list[dict]:
+    return calc.cells("Sheet1", [(col, row) for row in range(1, count + 1)])
+
+
+def test_strings_are_read_like_typed_input(workspace: Workspace, blank: Path) -> None:
+    with CalcAdapter(workspace, "typed.ods") as calc:
+        result = act(calc, {"action_type": "invoke_function", "target": "set_range",
+                            "params": {"range": "Sheet1!A2", "values": [[text] for text in TYPED]}})
+        assert result.ok, result.error
+        got = {text: (c["type"], c["value"], c.get("number_format")) for text, c in zip(TYPED, cells_of(calc, 0, 9),
+                                                                                      strict=True)}
+        obs = {e.id: e for e in calc.observe().elements}
+        calc.save()
+    assert got["80"] == ("number", 80.0, None)
+    assert got["2026-12-01"] == ("date", 46357.0, "YYYY-MM-DD")
+    assert got["12%"] == ("percent", 0.12, "0.00%")
+    assert got["1,5"] == ("text", "1,5", None)  # en-US input: a comma is a thousands separator, not a decimal one
+    assert got["TRUE"][:2] == ("boolean", 1.0) and got["-5"][:2] == ("number", -5.0)
+    assert got["12:30"][0] == "time" and got["hello"] == ("text", "hello", None)
+    assert obs["Sheet1!A3"].value == "2026-12-01" and obs["Sheet1!A3"].data_type == "date"
+    raw = RawWorkbook.load(blank)  # what LibreOffice wrote into the file, read without LibreOffice
+    assert raw.cell("Sheet1", 0, 2)["type"] == "date" and raw.cell("Sheet1", 0, 3)["type"] == "percent"
+    assert raw.cell("Sheet1", 0, 3)["value"] == pytest.approx(0.12) and raw.cell("Sheet1", 0, 1)["value"] == 80
+
+
+def test_types_match_libreoffices_own_import_of_the_same_text(workspace: Workspace, blank: Path,
+                                                              tmp_path: Path) -> None:
+    (tmp_path / "csv").mkdir()
+    source = tmp_path / "csv" / "typed.csv"
+    source.write_text("\n".join(TYPED) + "\n", encoding="utf-8")
+    converted = RawWorkbook.load(import_csv(source))
+    sheet = converted.sheet_names()[0]
+    with CalcAdapter(workspace, "typed.ods") as calc:
+        act(calc, {"action_type": "invoke_function", "target": "set_range",
+                   "params": {"range": "Sheet1!A2", "values": [[text] for text in TYPED]}})
+        calc.save()
+    ours = RawWorkbook.load(blank)
+    for row, text in enumerate(TYPED):
+        theirs, mine = converted.cell(sheet, 0, row), ours.cell("Sheet1", 0, row + 1)
+        assert (mine["type"], mine["value"]) == (theirs["type"], theirs["value"]), text
+
+
+def test_as_text_keeps_the_string_and_formulas_need_an_equals_sign(workspace: Workspace, blank: Path) -> None:
+    with CalcAdapter(workspace, "typed.ods") as calc:
+        assert act(calc, {"action_type": "set_value", "target": "Sheet1!B2",
+                          "params": {"value": "00123", "as_text": True}}).ok
+        assert act(calc, {"action_type": "set_value", "target": "Sheet1!B3", "params": {"value": "00123"}}).ok
+        before = blank.read_bytes()
+        refused = act(calc, {"action_type": "set_value", "target": "Sheet1!B4", "params": {"value": "-A1"}})
+        both = act(calc, {"action_type": "set_value", "target": "Sheet1!B5",
+                          "params": {"formula": "=1+1", "as_text": True}})
+        cells = calc.cells("Sheet1", [(1, 1), (1, 2), (1, 3)])
+    assert (cells[0]["type"], cells[0]["value"]) == ("text", "00123")
+    assert (cells[1]["type"], cells[1]["value"]) == ("number", 123.0)
+    assert refused.status == "invalid" and "would become a formula" in refused.error.message
+    assert "as_text" in (refused.error.hint or "") and cells[2]["type"] == "empty"
+    assert both.status == "invalid" and "as_text applies to 'value'" in both.error.message
+    assert blank.read_bytes() == before
+
+
+def test_a_failed_typed_range_restores_contents_and_formats(workspace: Workspace, blank: Path) -> None:
+    with CalcAdapter(workspace, "typed.ods") as calc:
+        result = act(calc, {"action_type": "invoke_function", "target": "set_range",
+                            "params": {"range": "Sheet1!C2", "values": [["12%", "2026-12-01", "+B1"]]}})
+        cells = calc.cells("Sheet1", [(2, 1), (3, 1), (4, 1)])
+    assert result.status == "invalid"
+    assert all(c["type"] == "empty" and "number_format" not in c for c in cells)
