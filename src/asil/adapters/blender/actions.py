@@ -87,7 +87,7 @@ class AddObject(_Transform):
         wrong = [name for name in SHAPE_NAMES if getattr(self, name) is not None and name not in taken]
         if wrong:
             takes = f"takes only {', '.join(taken)}" if taken else "takes no shape parameters"
-            raise ValueError(f"a {self.kind} does not take {', '.join(wrong)}; it {takes}")
+            raise ValueError(f"kind {self.kind!r} does not take {', '.join(wrong)}; it {takes}")
         if self.light_type is not None and self.kind != "light":
             raise ValueError(f"light_type is for kind 'light', not {self.kind!r}")
         return self
