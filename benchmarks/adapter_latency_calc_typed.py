@@ -57,7 +57,8 @@ def block(adapter: CalcAdapter, repeats: int, typed: bool = True) -> list[float]
     values = strings if typed else numbers
     samples = []
     for _ in range(repeats):
-        action = Action(action_type="invoke_function", target="set_range", params={"range": "Sheet2!A2" if typed else "Sheet2!A20", "values": values})
+        where = "Sheet2!A2" if typed else "Sheet2!A20"
+        action = Action(action_type="invoke_function", target="set_range", params={"range": where, "values": values})
         ms, result = timed(lambda a=action: adapter.execute(a, observe=False))
         assert result.ok, result.error
         samples.append(ms)

@@ -12,6 +12,7 @@ from asil.adapters.calc.adapter import CalcAdapter, create_spreadsheet
 from asil.adapters.calc.raw import RawWorkbook
 from asil.protocol import parse_action
 from asil.workspace import Workspace
+
 TYPED = ["80", "2026-12-01", "12%", "1,5", "1.5", "TRUE", "-5", "12:30", "hello", "$1,234.50", "1e3", "12/01/2026",
          "(5)", " 80 ", "0012", "-A1"]
 # CSV import (tabs) with "detect special numbers" on, in en-US: LibreOffice's own reading of typed text
