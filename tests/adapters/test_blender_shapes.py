@@ -56,6 +56,10 @@ def test_primitives_take_blenders_shape_parameters(empty_scene: Workspace) -> No
     assert found["Roof"]["mesh"]["vertices"] == 5 and found["Roof"]["rotation"] == pytest.approx([0, 0, 45])
     assert found["Die"]["dimensions"] == pytest.approx([0.5, 0.5, 0.5]) and found["Ico"]["mesh"]["vertices"] == 12
     assert found["Ring"]["mesh"]["vertices"] == 24 * 8 and found["Ring"]["dimensions"][0] == pytest.approx(5)
+    with BlenderAdapter(empty_scene, "scene.blend") as reopened:  # a new Blender reads the saved shapes back
+        again = objects(reopened)
+    assert {name: again[name]["mesh"] for name in found} == {name: found[name]["mesh"] for name in found}
+    assert again["Pillar"]["dimensions"] == found["Pillar"]["dimensions"]
 
 
 @pytest.mark.parametrize(("params", "message"), [

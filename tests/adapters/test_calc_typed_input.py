@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from asil.adapters.calc.adapter import CalcAdapter, create_spreadsheet
 from asil.adapters.calc.raw import RawWorkbook
+from asil.apps.libreoffice import shared_office
 from asil.protocol import parse_action
 from asil.workspace import Workspace
 
@@ -124,3 +126,17 @@ def test_a_failed_typed_range_restores_contents_and_formats(workspace: Workspace
         cells = calc.cells("Sheet1", [(2, 1), (3, 1), (4, 1)])
     assert result.status == "invalid"
     assert all(c["type"] == "empty" and "number_format" not in c for c in cells)
+
+
+def test_typed_values_and_formats_survive_a_libreoffice_restart(workspace: Workspace, blank: Path) -> None:
+    office = shared_office()
+    with CalcAdapter(workspace, "typed.ods") as calc:
+        assert act(calc, {"action_type": "invoke_function", "target": "set_range",
+                          "params": {"range": "Sheet1!D2", "values": [["2026-12-01", "12%", "00123"]]}}).ok
+        calc.save()
+    os.killpg(office.process.pid, signal.SIGKILL)  # LibreOffice gone: the next adapter restarts it
+    office.process.wait()
+    with CalcAdapter(workspace, "typed.ods") as again:
+        cells = again.cells("Sheet1", [(3, 1), (4, 1), (5, 1)])
+    assert [(c["type"], c["value"], c.get("number_format")) for c in cells] == [
+        ("date", 46357.0, "YYYY-MM-DD"), ("percent", 0.12, "0.00%"), ("number", 123.0, None)]
