@@ -140,3 +140,14 @@ def test_typed_values_and_formats_survive_a_libreoffice_restart(workspace: Works
         cells = again.cells("Sheet1", [(3, 1), (4, 1), (5, 1)])
     assert [(c["type"], c["value"], c.get("number_format")) for c in cells] == [
         ("date", 46357.0, "YYYY-MM-DD"), ("percent", 0.12, "0.00%"), ("number", 123.0, None)]
+
+
+def test_modify_file_operations_read_typed_input_too(workspace: Workspace, blank: Path) -> None:
+    with CalcAdapter(workspace, "typed.ods") as calc:
+        result = act(calc, {"action_type": "modify_file", "params": {"operations": [
+            {"op": "set_value", "target": "Sheet1!F2", "params": {"value": "2026-12-01"}},
+            {"op": "set_range", "params": {"range": "Sheet1!F3", "values": [["12%"], ["007"]], "as_text": True}}]}})
+        assert result.ok, result.error
+    book = RawWorkbook.load(blank)  # modify_file saved the document once
+    cells = [book.cell("Sheet1", 5, row) for row in (1, 2, 3)]
+    assert [(c["type"], c["value"]) for c in cells] == [("date", "2026-12-01"), ("text", "12%"), ("text", "007")]
