@@ -8,7 +8,10 @@ plus a light and a camera) it measures, with ``time.perf_counter``:
   chars/4 as tokens);
 * ``set_transform`` on a random object, alone and with the observation an agent gets back (each
   change also copies the scene to the private work file that failures roll back to);
-* ``save()`` (temp file in the same folder, then rename).
+* ``save()`` (temp file in the same folder, then rename);
+* ``add_object`` of a primitive made to size (a cylinder with radius, depth and vertices);
+* matching objects by properties as the ``blender_matching_objects`` checkpoint does (the whole scene's
+  data, then the query ``type=MESH; dimensions~0.5,0.5,3``).
 
 It asserts that actions succeed and land, never on timings.
 
@@ -27,6 +30,7 @@ from typing import Any
 from timing import pair, timed
 
 from asil.adapters.blender.adapter import BlenderAdapter
+from asil.adapters.blender.query import matching_names
 from asil.adapters.blender.scene import build_blend
 from asil.protocol import Action
 from asil.workspace import Workspace
@@ -68,13 +72,31 @@ def measure(label: str, spec: dict[str, Any], repeats: int) -> dict[str, Any]:
             assert result.ok, result.error
             edit_observe.append(ms)
         assert adapter.scene_data()["total"] == len(spec["objects"])
+        shaped, match = shaped_adds(adapter, repeats)
         save_ms, _ = timed(adapter.save)
     finally:
         adapter.close()
         ws.cleanup()
     return {"scene": label, "objects": len(spec["objects"]), "build_s": build_ms / 1000, "cold_s": cold_ms / 1000,
             "observe": pair(observe), "edit": pair(edit), "edit_observe": pair(edit_observe), "save": f"{save_ms:.0f}",
-            "tokens": tokens}
+            "tokens": tokens, "shaped": pair(shaped), "match": pair(match)}
+
+
+def shaped_adds(adapter: BlenderAdapter, repeats: int) -> tuple[list[float], list[float]]:
+    """Milliseconds of add_object with shape parameters, and of matching the pillars by their dimensions."""
+    adds, matches = [], []
+    for i in range(repeats):
+        action = Action(action_type="invoke_function", target="add_object",
+                        params={"kind": "cylinder", "name": f"Pillar {i}", "radius": 0.25, "depth": 3, "vertices": 12,
+                                "location": [i * 2.0, -5.0, 1.5]})
+        ms, result = timed(lambda a=action: adapter.execute(a, observe=False))
+        assert result.ok, result.error
+        adds.append(ms)
+        ms, found = timed(lambda: matching_names({o["name"]: o for o in adapter.scene_data()["objects"]},
+                                                 "type=MESH; dimensions~0.5,0.5,3", 0.001))
+        assert len(found) == i + 1, found
+        matches.append(ms)
+    return adds, matches
 
 
 def main() -> None:
@@ -86,12 +108,12 @@ def main() -> None:
     print(f"# {version}, Python {platform.python_version()}, {args.repeats} repeats")
     rows = [measure("small", SMALL, args.repeats), measure("large", large(args.large), args.repeats)]
     print("| scene | objects | build s | cold start s | observe p50/p95 ms | edit p50/p95 ms "
-          "| edit+observe p50/p95 ms | save ms | obs tokens≈ |")
+          "| edit+observe p50/p95 ms | save ms | obs tokens≈ | add_object shaped p50/p95 ms | match query p50/p95 ms |")
     print("|-------|--------:|--------:|-------------:|-------------------:|----------------:"
-          "|------------------------:|--------:|------------:|")
+          "|------------------------:|--------:|------------:|------------------:|------------------:|")
     for r in rows:
         print(f"| {r['scene']} | {r['objects']:,} | {r['build_s']:.1f} | {r['cold_s']:.2f} | {r['observe']} | "
-              f"{r['edit']} | {r['edit_observe']} | {r['save']} | {r['tokens']:,} |")
+              f"{r['edit']} | {r['edit_observe']} | {r['save']} | {r['tokens']:,} | {r['shaped']} | {r['match']} |")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from asil.adapters.functions import AppFunction, FunctionTable, Vocabulary, navigate_page
 from asil.adapters.params import NoParams, Params
@@ -48,10 +48,53 @@ class _Transform(_Params):
     scale: Vector | None = None
 
 
+Length = Annotated[float, Field(gt=0, le=1e4)]
+Radius = Annotated[float, Field(ge=0, le=1e4)]
+Segments = Annotated[int, Field(ge=3, le=500)]
+# The shape parameters each mesh primitive takes, named as bpy.ops.mesh.primitive_<kind>_add names them.
+SHAPE_PARAMS: dict[str, tuple[str, ...]] = {
+    "cube": ("size",), "plane": ("size",), "monkey": ("size",),
+    "uv_sphere": ("radius", "segments", "ring_count"), "ico_sphere": ("radius", "subdivisions"),
+    "cylinder": ("radius", "depth", "vertices"), "cone": ("radius1", "radius2", "depth", "vertices"),
+    "torus": ("major_radius", "minor_radius", "major_segments", "minor_segments"),
+}
+SHAPE_NAMES = tuple(dict.fromkeys(name for names in SHAPE_PARAMS.values() for name in names))
+
+
 class AddObject(_Transform):
     kind: ObjectKind
     name: ObjectName | None = Field(None, description="Name of the new object; Blender picks one when omitted.")
     light_type: LightType | None = Field(None, description="For kind 'light' (POINT when omitted).")
+    # Shape parameters: Blender's defaults when omitted (a 2 m cube, radius-1 spheres, 2 m deep cylinders ...).
+    size: Length | None = Field(None, description="cube, plane, monkey: edge length in metres (default 2).")
+    radius: Length | None = Field(None, description="uv_sphere, ico_sphere, cylinder: radius (default 1).")
+    depth: Length | None = Field(None, description="cylinder, cone: height along local Z (default 2).")
+    segments: Segments | None = Field(None, description="uv_sphere: segments around (default 32).")
+    ring_count: Segments | None = Field(None, description="uv_sphere: rings from pole to pole (default 16).")
+    subdivisions: Annotated[int, Field(ge=1, le=8)] | None = Field(None, description="ico_sphere (default 2).")
+    vertices: Annotated[int, Field(ge=3, le=1000)] | None = Field(
+        None, description="cylinder, cone: vertices of the base circle (default 32).")
+    radius1: Radius | None = Field(None, description="cone: base radius (default 1).")
+    radius2: Radius | None = Field(None, description="cone: tip radius (default 0).")
+    major_radius: Length | None = Field(None, description="torus: ring radius (default 1).")
+    minor_radius: Length | None = Field(None, description="torus: tube radius (default 0.25).")
+    major_segments: Segments | None = Field(None, description="torus: segments around the ring (default 48).")
+    minor_segments: Segments | None = Field(None, description="torus: segments around the tube (default 12).")
+
+    @model_validator(mode="after")
+    def _shape_fits_kind(self) -> AddObject:
+        taken = SHAPE_PARAMS.get(self.kind, ())
+        wrong = [name for name in SHAPE_NAMES if getattr(self, name) is not None and name not in taken]
+        if wrong:
+            takes = f"takes only {', '.join(taken)}" if taken else "takes no shape parameters"
+            raise ValueError(f"kind {self.kind!r} does not take {', '.join(wrong)}; it {takes}")
+        if self.light_type is not None and self.kind != "light":
+            raise ValueError(f"light_type is for kind 'light', not {self.kind!r}")
+        return self
+
+    def shape(self) -> dict[str, Any]:
+        """The given shape parameters, as the bpy primitive operator takes them."""
+        return {name: getattr(self, name) for name in SHAPE_PARAMS.get(self.kind, ()) if getattr(self, name) is not None}
 
 
 class ObjectOnly(_Params):
@@ -213,7 +256,8 @@ def _fn(name: str, params: type[Params], description: str, acts_on: str, *, dest
 
 
 FUNCTIONS = FunctionTable[ToRequest]("Blender", [
-    _fn("add_object", AddObject, "Add a mesh primitive, empty, camera or light.", "scene"),
+    _fn("add_object", AddObject, "Add a mesh primitive (with Blender's shape parameters), empty, camera or light.",
+        "scene"),
     _fn("delete_object", ObjectOnly, "Delete an object.", "object", destructive=True),
     _fn("duplicate_object", DuplicateObject, "Duplicate an object (mesh copied unless linked).", "object"),
     _fn("rename_object", RenameObject, "Rename an object; its element id becomes the new name.", "object"),
@@ -246,6 +290,9 @@ EXAMPLES = [
     {"action_type": "set_value", "target": "Cube.location", "params": {"value": [0.0, 0.0, 1.0]}},
     {"action_type": "invoke_function", "target": "add_object",
      "params": {"kind": "uv_sphere", "name": "Ball", "location": [3, 0, 1]}},
+    {"action_type": "invoke_function", "target": "add_object",
+     "params": {"kind": "cylinder", "name": "Pillar", "radius": 0.25, "depth": 3, "vertices": 12,
+                "location": [2, 0, 1.5]}},
     {"action_type": "invoke_function", "target": "assign_material",
      "params": {"object": "Ball", "material": "Red", "base_color": [0.8, 0.05, 0.05], "roughness": 0.3}},
     {"action_type": "invoke_function", "target": "add_modifier",
@@ -268,6 +315,10 @@ EXAMPLES = [
 TIPS = [
     "Objects are elements; an object's id is its name. rename_object changes the id (the result's 'changed' "
     "lists the old and the new name). The element '@scene' holds frame range, fps, camera and render settings.",
+    "add_object takes the shape parameters of Blender's primitive operators: cube/plane/monkey size; uv_sphere "
+    "radius, segments, ring_count; ico_sphere radius, subdivisions; cylinder radius, depth, vertices; cone "
+    "radius1, radius2, depth, vertices; torus major_radius, minor_radius, major_segments, minor_segments. Each "
+    "object's meta shows its dimensions (bounding box, metres) and mesh vertex/face counts.",
     "Rotations are Euler XYZ in degrees. Locations are in metres. set_value on 'Object.location' (or "
     ".rotation, .scale) sets one transform from params.value [x, y, z].",
     "Materials are Principled BSDF: base_color is RGB(A) 0..1, metallic and roughness 0..1. Each object's "

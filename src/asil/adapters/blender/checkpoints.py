@@ -3,13 +3,15 @@
 Targets name what to read: an object (``"Cube"``), an object field (``"Cube.location"``,
 ``"Cube.light.energy"``), a material field (``"Red.metallic"``), a modifier setting
 (``"Cube/Bevel.width"``), a keyframed property (``"Cube.location"``) or a scene setting
-(``"frame_end"``, ``"render.resolution_x"``).
+(``"frame_end"``, ``"render.resolution_x"``), or a query that objects are matched by
+(``"type=MESH; dimensions~2,2,3"``) without naming them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from asil.adapters.blender.query import QueryError, matching_names
 from asil.evaluate.checkpoints import (
     Checkpoint,
     CheckpointUnreadable,
@@ -103,6 +105,16 @@ def scene_value(ctx: EvalContext, cp: Checkpoint) -> Any:
 def object_count(ctx: EvalContext, cp: Checkpoint) -> int:
     """How many objects of type ``target`` (MESH, LIGHT, CAMERA, EMPTY) there are; all when omitted."""
     return sum(1 for o in _objects(ctx, cp).values() if cp.target is None or o["type"] == cp.target)
+
+
+@checkpoint_type("blender_matching_objects", default_compare="exact")
+def matching_objects(ctx: EvalContext, cp: Checkpoint) -> int:
+    """How many objects satisfy the query ``target`` (``"type=MESH; dimensions~2,2,3; materials=Steel"``,
+    ``"name^=Crate"``; see :mod:`asil.adapters.blender.query`); ``~`` uses the checkpoint's tolerance."""
+    try:
+        return len(matching_names(_objects(ctx, cp), require(cp.target, "object query"), cp.tolerance))
+    except QueryError as exc:
+        raise CheckpointUnreadable(f"bad object query {cp.target!r}: {exc}") from None
 
 
 @checkpoint_type("blender_image_size")

@@ -23,8 +23,9 @@ def build_blend(target: Path, spec: dict[str, Any], *, default_scene: bool = Fal
 
     ``spec``: ``{"objects": [{"name", "kind", "location", "rotation", "scale", "material": {...},
     "modifiers": [...], "light": {...}, "lens", "collection", "parent", "keyframes": [...]}],
-    "scene": {"frames": {...}, "render": {...}, "camera": name}}``; ``default_scene`` keeps
-    Blender's factory cube, light and camera.
+    "scene": {"frames": {...}, "render": {...}, "camera": name}, "factory_scene": bool}``; objects take
+    add_object's shape parameters (``radius``, ``depth``, ``size`` ...). ``default_scene`` (or the spec's
+    ``factory_scene``) keeps Blender's factory cube, light and camera.
     """
     builder = server_script().with_name("asil_blender_build.py")
     with tempfile.TemporaryDirectory(prefix="asil-blend-build-") as scratch:

@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from asil.adapters.blender.query import matching_names
 from asil.apps.blender import one_shot
 from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
@@ -50,6 +51,7 @@ for o in bpy.data.objects:
     d = {'type': o.type, 'location': list(o.location), 'rotation': [math.degrees(a) for a in o.rotation_euler],
          'scale': list(o.scale), 'dimensions': list(o.dimensions), 'parent': o.parent.name if o.parent else None,
          'collections': [c.name for c in o.users_collection],
+         'mesh': {'vertices': len(o.data.vertices), 'polygons': len(o.data.polygons)} if o.type == 'MESH' else None,
          'materials': [s.material.name for s in o.material_slots if s.material is not None],
          'keys': {k: sorted(v) for k, v in keys.items()},
          'modifiers': [{'name': m.name, 'type': m.type, **{a: plain(getattr(m, a)) for a in FIELDS if hasattr(m, a)}}
@@ -117,6 +119,8 @@ def _read(cp: Checkpoint, workspace: Workspace) -> Any:
     objects, target = scene["objects"], str(cp.target)
     if cp.type == "blender_object_exists":
         return target in objects
+    if cp.type == "blender_matching_objects":
+        return len(matching_names(objects, target, cp.tolerance))
     if cp.type == "blender_object_count":
         return sum(1 for o in objects.values() if cp.target is None or o["type"] == cp.target)
     if cp.type == "blender_scene_value":

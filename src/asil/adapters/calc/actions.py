@@ -29,15 +29,24 @@ class _Params(Params):
     pass
 
 
+TYPED_INPUT = ("A string is read as LibreOffice reads typed input: '80' becomes the number 80, '2026-12-01' a "
+               "date (format YYYY-MM-DD), '12%' the number 0.12 (format 0.00%), '$1,234.50' currency, 'TRUE' a "
+               "boolean; other text stays text. Set as_text to keep a string as text exactly.")
+AS_TEXT = Field(False, description="Store strings as text exactly as given (like typing a leading apostrophe), "
+                "e.g. a product code '00123' or a part number '1-2'.")
+
+
 class SetValue(_Params):
-    value: Scalar = None
-    formula: str | None = None
+    value: Scalar = Field(None, description=f"A number, boolean, null (empty) or string. {TYPED_INPUT}")
+    formula: str | None = Field(None, description="A formula starting with '=' (Excel syntax).")
+    as_text: bool = AS_TEXT
 
 
 class SetRange(_Params):
     range: str = Field(description="Top-left cell or full range, e.g. 'Sheet1!A2' or 'Sheet1!A2:C4'.")
     values: Annotated[list[list[Scalar]], Field(min_length=1)] = Field(
-        description="Rows of values; strings starting with '=' are formulas.")
+        description=f"Rows of values; strings starting with '=' are formulas. {TYPED_INPUT}")
+    as_text: bool = AS_TEXT
 
 
 class ClearRange(_Params):
@@ -114,7 +123,8 @@ def set_range(doc: CalcAdapter, p: SetRange, sheets: list[str]) -> Plan:
     if where.row + height > MAX_ROWS or where.col + width > MAX_COLS:
         raise InvalidAction("The values run past the last row or column of the sheet.", hint="Start higher or left.")
     full = CellRange(where.sheet, where.col, where.row, where.col + width - 1, where.row + height - 1)
-    step = {"op": "set_range", "sheet": where.sheet, "col": where.col, "row": where.row, "values": p.values}
+    step = {"op": "set_range", "sheet": where.sheet, "col": where.col, "row": where.row, "values": p.values,
+            "as_text": p.as_text}
     return [step], cell_ids(full)
 
 
@@ -244,6 +254,8 @@ VOCABULARY = Vocabulary(
     examples=[
         {"action_type": "set_value", "target": "Sheet1!B3", "params": {"value": 42}},
         {"action_type": "set_value", "target": "Sheet1!C3", "params": {"formula": "=SUM(B1:B3)"}},
+        {"action_type": "set_value", "target": "Sheet1!E2", "params": {"value": "2026-12-01"}},
+        {"action_type": "set_value", "target": "Sheet1!F2", "params": {"value": "00123", "as_text": True}},
         {"action_type": "invoke_function", "target": "set_range",
          "params": {"range": "Sheet1!A5", "values": [["Item", "Qty"], ["Pens", 3], ["Total", "=SUM(B6:B6)"]]}},
         {"action_type": "invoke_function", "target": "sort_range",
@@ -265,7 +277,9 @@ VOCABULARY = Vocabulary(
         "for the sheet in view.",
         "Formulas use Excel syntax with commas and English names: =IF(A2>0,\"yes\",\"no\"), ='Other Sheet'!B2*2. "
         "LibreOffice computes them; observations show the results.",
-        "A string value starting with '=' is a formula. Numbers must be JSON numbers, not strings.",
+        "A string value starting with '=' is a formula. Other strings are read like typed input: '80' is the "
+        "number 80, '2026-12-01' a date, '12%' is 0.12 shown as a percentage (LibreOffice's en-US input locale "
+        "here: '1,5' stays text). Pass as_text: true to keep a string as text, e.g. '00123'.",
         "Observations show a window of non-empty cells; use navigate (target a sheet or a cell) to page.",
         "Meta 'display' appears only where the shown text differs from the value.",
         "A batch is atomic: if one action fails, none of it is applied.",

@@ -164,7 +164,7 @@ class CalcAdapter(OfficeAdapter):
             raise InvalidAction(f"set_value targets one cell, but {action.target!r} is a range.",
                                 hint="Use invoke_function set_range to fill a range.")
         params = self.vocabulary.parse_set_value(action)
-        given = params.model_fields_set
+        given = params.model_fields_set - {"as_text"}
         if len(given) != 1:
             raise InvalidAction("set_value needs exactly one of 'value' or 'formula'.",
                                 hint='e.g. {"value": 12.5} or {"formula": "=SUM(B2:B9)"}.', code="bad_params")
@@ -172,7 +172,11 @@ class CalcAdapter(OfficeAdapter):
         if "formula" in given and not (isinstance(value, str) and value.startswith("=") and len(value) > 1):
             raise InvalidAction(f"The formula {value!r} must start with '='.", hint="e.g. =SUM(B2:B9).",
                                 code="bad_params")
-        step = {"op": "set_range", "sheet": where.sheet, "col": where.col, "row": where.row, "values": [[value]]}
+        if params.as_text and "formula" in given:
+            raise InvalidAction("as_text applies to 'value', not to 'formula'.",
+                                hint='e.g. {"value": "00123", "as_text": true}.', code="bad_params")
+        step = {"op": "set_range", "sheet": where.sheet, "col": where.col, "row": where.row, "values": [[value]],
+                "as_text": params.as_text}
         return [step], [str(where)]
 
     def _check_navigate(self, action: Action, sheets: list[str]) -> None:

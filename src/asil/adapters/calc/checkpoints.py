@@ -40,6 +40,15 @@ def cell_value(ctx: EvalContext, cp: Checkpoint) -> Any:
     return cell_element(where.sheet, cells[0]).value
 
 
+@checkpoint_type("cell_type", default_compare="exact")
+def cell_type(ctx: EvalContext, cp: Checkpoint) -> str:
+    """What one cell holds: number, text, date, datetime, time, percent, currency, boolean, error or empty
+    (a typed '2026-12-01' is a date, the same string stored as text is text)."""
+    _, cells = _cells(ctx, cp)
+    kind: str = cells[0]["type"]
+    return kind
+
+
 @checkpoint_type("cell_formula", default_compare="normalized")
 def cell_formula(ctx: EvalContext, cp: Checkpoint) -> str | None:
     """The formula of one cell in Excel A1 syntax (``=SUM(B2:B9)``), or None."""

@@ -44,11 +44,19 @@ def _read(cp: Checkpoint, workspace: Workspace, outcome: str | None, answer: str
         return _value(first)
     if cp.type == "range_values":
         return [[_value(cell) for cell in line] for line in rows]
+    if cp.type == "cell_type":
+        return _kind(first)
     if cp.type == "cell_formula":
         return first["formula"]
     if cp.type == "cell_style":
         return {key: first[key] for key in cp.expected}  # type: ignore[literal-required]
     raise RawReadError(f"unknown checkpoint type {cp.type!r}")
+
+
+def _kind(cell: Any) -> str:
+    """The cell's type as the adapter names it: a date value with a time of day is a datetime."""
+    has_time = cell["type"] == "date" and isinstance(cell["value"], str) and "T" in cell["value"]
+    return "datetime" if has_time else str(cell["type"])
 
 
 def _value(cell: Any) -> Any:

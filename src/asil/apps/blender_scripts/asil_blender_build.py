@@ -15,7 +15,7 @@ import asil_blender_server as ops  # noqa: E402
 
 
 def build(spec):
-    if not spec.get("keep_default_scene"):
+    if not (spec.get("keep_default_scene") or spec.get("factory_scene")):
         for obj in list(bpy.data.objects):
             bpy.data.objects.remove(obj, do_unlink=True)
         for mesh in list(bpy.data.meshes):
@@ -39,13 +39,13 @@ def build(spec):
         bpy.context.scene.camera = cameras[0] if cameras else None
 
 
-TEMPLATES = {}  # kind -> mesh: later primitives of a kind copy it (bpy.ops per object is slow in big scenes)
+TEMPLATES = {}  # (kind, shape) -> mesh: later primitives of a kind copy it (bpy.ops per object is slow in big scenes)
 
 
 def _add(item):
-    keys = ("kind", "name", "location", "rotation", "scale", "light_type")
+    keys = ("kind", "name", "location", "rotation", "scale", "light_type", *ops.SHAPE_KEYS)
     params = {k: item[k] for k in keys if k in item}
-    kind = item["kind"]
+    kind = (item["kind"], json.dumps(ops.shape_of(params), sort_keys=True))  # same kind and shape: same mesh
     if kind in TEMPLATES:
         obj = bpy.data.objects.new(item["name"], TEMPLATES[kind].copy())
         obj.data.name = item["name"]
@@ -53,7 +53,7 @@ def _add(item):
         ops._set_transform(obj, params)
         return
     ops.op_add_object(params, False)
-    if kind in ops.PRIMITIVES:
+    if item["kind"] in ops.PRIMITIVES:
         TEMPLATES[kind] = bpy.data.objects[item["name"]].data
 
 

@@ -25,6 +25,9 @@ PRIMITIVES = {
     "plane": "primitive_plane_add", "monkey": "primitive_monkey_add",
 }
 TRANSFORMS = ("location", "rotation", "scale")
+# The operators' own shape parameters (the adapter checks which kind takes which before a request comes).
+SHAPE_KEYS = ("size", "radius", "depth", "segments", "ring_count", "subdivisions", "vertices", "radius1", "radius2",
+              "major_radius", "minor_radius", "major_segments", "minor_segments")
 
 
 class Invalid(Exception):
@@ -74,7 +77,7 @@ def op_add_object(params, dry):
     if dry:
         return []
     if kind in PRIMITIVES:
-        getattr(bpy.ops.mesh, PRIMITIVES[kind])()
+        getattr(bpy.ops.mesh, PRIMITIVES[kind])(**shape_of(params))
         obj = bpy.context.active_object
     elif kind == "empty":
         obj = bpy.data.objects.new(name or "Empty", None)
@@ -91,6 +94,10 @@ def op_add_object(params, dry):
             obj.data.name = name
     _set_transform(obj, params)
     return [obj.name]
+
+
+def shape_of(params):
+    return {key: params[key] for key in SHAPE_KEYS if params.get(key) is not None}
 
 
 def op_delete_object(params, dry):

@@ -12,10 +12,16 @@ import uno  # noqa: F401  (present inside LibreOffice)
 from asil_engine import Engine, EngineError, props
 from com.sun.star.lang import Locale
 from com.sun.star.table import CellAddress, TableSortField
+from com.sun.star.util import NotNumericException
 
 
 def _desktop():
     return XSCRIPTCONTEXT.getDesktop()  # noqa: F821  (injected by the script provider)
+
+
+def _service(name):
+    context = XSCRIPTCONTEXT.getComponentContext()  # noqa: F821  (injected by the script provider)
+    return context.ServiceManager.createInstanceWithContext(name, context)
 
 
 ENGINE = Engine("com.sun.star.sheet.SpreadsheetDocument", "spreadsheet", "calc8", _desktop)
@@ -27,6 +33,9 @@ XL_ENGLISH = 4  # com.sun.star.sheet.FormulaLanguage.XL_ENGLISH
 REJECTED = set(range(501, 519)) | {520, 521, 522, 525}
 CONTENT_FLAGS = 1 | 2 | 4 | 8 | 16  # VALUE DATETIME STRING ANNOTATION FORMULA
 FORMAT_FLAGS = 32 | 64  # HARDATTR STYLES
+# com.sun.star.util.NumberFormat types whose *standard* format typed input may replace (as Calc's input does)
+REPLACEABLE_TYPES = (16, 2, 4, 1024)  # NUMBER, DATE, TIME, LOGICAL
+LOGICAL, TEXT_FORMAT, DEFINED = 1024, 256, 1
 NUMBER_TYPES = [(1024, "boolean"), (128, "percent"), (8, "currency"), (6, "datetime"), (2, "date"), (4, "time")]
 
 
@@ -290,18 +299,21 @@ def _parser(doc, document):
 
 
 def _capture(cell):
+    """The cell's content and number format (typed input may change the format too)."""
     kind = cell.getType().value
     if kind == "TEXT":
-        return ("text", cell.getString())
+        return ("text", cell.getString(), cell.NumberFormat)
     if kind == "VALUE":
-        return ("value", cell.getValue())
+        return ("value", cell.getValue(), cell.NumberFormat)
     if kind == "FORMULA":
-        return ("tokens", cell.getTokens())
-    return ("empty", None)
+        return ("tokens", cell.getTokens(), cell.NumberFormat)
+    return ("empty", None, cell.NumberFormat)
 
 
 def _restore(cell, saved):
-    kind, data = saved
+    kind, data, number_format = saved
+    if cell.NumberFormat != number_format:
+        cell.NumberFormat = number_format
     if kind == "text":
         cell.setString(data)
     elif kind == "value":
@@ -312,7 +324,8 @@ def _restore(cell, saved):
         cell.setString("")
 
 
-def _write(doc, document, table, col, row, value):
+def _write(doc, document, table, col, row, value, reader=None):
+    """Write one value; with ``reader`` (typed input) a string is read as LibreOffice reads what is typed."""
     cell = table.getCellByPosition(col, row)
     if isinstance(value, str) and value.startswith("=") and len(value) > 1:
         _write_formula(doc, document, table, cell, col, row, value)
@@ -323,8 +336,52 @@ def _write(doc, document, table, col, row, value):
         cell.setValue(float(value))
     elif value is None or value == "":
         cell.setString("")
+    elif reader is not None:
+        _type_in(document, reader, cell, value)
     else:
         cell.setString(str(value))
+
+
+def _input_reader(document):
+    """A number formatter on the document's formats: it reads strings with Calc's own input scanner."""
+    reader = _service("com.sun.star.util.NumberFormatter")
+    reader.attachNumberFormatsSupplier(document)
+    return reader
+
+
+def _type_in(document, reader, cell, text):
+    """Enter ``text`` as Calc's input line does (ScColumn::ParseString): a number, date, time, percentage,
+    currency or boolean in the cell format's locale becomes a value, and the format Calc detected replaces
+    the cell's format when that was a standard one ("12%" -> 0.12 as 0.00%, "2026-12-01" -> a date as
+    YYYY-MM-DD); a cell formatted as Text keeps the text; a leading apostrophe keeps a number as text.
+    (Calc's input line would also turn "+A1"/"-A1" into a formula; here formulas must start with '='.)"""
+    formats = document.getNumberFormats()
+    old_key = cell.NumberFormat
+    old = formats.getByKey(old_key)
+    old_type = old.Type & ~DEFINED
+    if old_type & TEXT_FORMAT:
+        cell.setString(text)
+        return
+    if text.startswith("'") and _number(reader, old_key, text[1:]) is not None:
+        cell.setString(text[1:])
+        return
+    found = _number(reader, old_key, text)
+    if found is None:
+        cell.setString(text)
+        return
+    key, number = found
+    cell.setValue(number)
+    standard = old_type in REPLACEABLE_TYPES and old_key == formats.getStandardFormat(old_type, old.Locale)
+    if key != old_key and (standard or formats.getByKey(key).Type & ~DEFINED == LOGICAL):
+        cell.NumberFormat = key
+
+
+def _number(reader, key, text):
+    """(detected format key, value) of ``text`` read in format ``key``'s context, or None if it is no number."""
+    try:
+        return reader.detectNumberFormat(key, text), reader.convertStringToNumber(key, text)
+    except NotNumericException:
+        return None
 
 
 def _write_formula(doc, document, table, cell, col, row, text):
@@ -364,8 +421,9 @@ def _syntax_problem(text):
     return None
 
 
-def _set_range(doc, sheet, col, row, values):
+def _set_range(doc, sheet, col, row, values, typed=False):
     document = _doc(doc)
+    reader = _input_reader(document) if typed else None
     table = _sheet(document, sheet)
     width = max(len(line) for line in values)
     area = table.getCellRangeByPosition(col, row, col + width - 1, row + len(values) - 1)
@@ -374,7 +432,7 @@ def _set_range(doc, sheet, col, row, values):
     try:
         for r, line in enumerate(values):
             for c, value in enumerate(line):
-                _write(doc, document, table, col + c, row + r, value)
+                _write(doc, document, table, col + c, row + r, value, reader)
     except Exception:
         for r in range(len(values)):
             for c in range(width):
@@ -384,8 +442,10 @@ def _set_range(doc, sheet, col, row, values):
     return True
 
 
-def op_set_range(doc, sheet, col, row, values):
-    return _set_range(doc, sheet, col, row, values)
+def op_set_range(doc, sheet, col, row, values, as_text=True):
+    """Write values; strings are typed input (see _type_in) unless ``as_text``. Task set-up files keep
+    strings as text (op_create), so a set-up can hold numbers stored as text on purpose."""
+    return _set_range(doc, sheet, col, row, values, typed=not as_text)
 
 
 def op_clear_range(doc, sheet, col, row, col2, row2, formats=False):
