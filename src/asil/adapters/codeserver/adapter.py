@@ -22,8 +22,8 @@ from asil.adapters.batch import in_batch
 from asil.adapters.codeserver import actions as act
 from asil.adapters.codeserver import editors as _editors  # noqa: F401  (declares the editor and rename functions)
 from asil.adapters.codeserver import state, taskrun
-from asil.adapters.codeserver.bridge import BRIDGE_ID
 from asil.adapters.codeserver.api import CLI, CODE_API, CONFIG, SCOPE
+from asil.adapters.codeserver.bridge import BRIDGE_ID
 from asil.adapters.codeserver.handlers import FUNCTIONS, Context, Handler
 from asil.adapters.codeserver.plan import Plan
 from asil.adapters.codeserver.view import DEFAULT_FILE_LIMIT, DEFAULT_LINE_LIMIT, Window, build_observation

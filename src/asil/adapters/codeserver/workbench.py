@@ -67,7 +67,8 @@ class Workbench:
         endpoint = profile.root / bridge.ENDPOINT
         endpoint.unlink(missing_ok=True)
         (profile.root / bridge.CLAIM).write_text("claim", encoding="utf-8")
-        flags = [f"--user-data-dir={profile.root / 'workbench-browser'}", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--window-size=1280,800", session.url]
+        flags = [f"--user-data-dir={profile.root / 'workbench-browser'}",
+                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--window-size=1280,800", session.url]
         self.browser = ManagedProcess("chromium (VS Code window)", [binary, *HEADLESS_FLAGS, *flags],
                                       log=profile.root / "workbench-browser.log", env=profile.env())
         try:
