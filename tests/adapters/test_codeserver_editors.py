@@ -152,6 +152,27 @@ def test_the_bridge_is_machinery_not_a_user_extension(warm: CodeServerAdapter) -
     assert refused.status == "invalid" and refused.error is not None and refused.error.code == "not_installed"
 
 
+def call(request: str, **data: Any) -> Action:
+    return Action(action_type="api_call", target=request, params={"request": request, "data": data})
+
+
+def test_api_call_speaks_the_extension_api(warm: CodeServerAdapter) -> None:
+    warm.workspace.write_bytes("api/one.txt", b"first\nsecond\n")
+    assert warm.execute(call("window.showTextDocument", path="api/one.txt")).ok
+    assert warm.execute(fn("set_selection", path="api/one.txt", line=2, column=1, end_line=2, end_column=7)).ok
+    active = warm.execute(call("window.activeTextEditor"))
+    assert active.ok and json.loads(active.output or "null") == {
+        "document": {"path": "api/one.txt"}, "viewColumn": 1,
+        "selections": [{"anchor": {"line": 1, "character": 0}, "active": {"line": 1, "character": 6}}]}
+    refused = warm.execute(call("WorkspaceEdit.renameFile", oldUri="api/one.txt", newUri="geometry.py"))
+    assert refused.status == "invalid" and refused.error is not None and "already exists" in refused.error.message
+    assert warm.execute(call("WorkspaceEdit.renameFile", oldUri="api/one.txt", newUri="api/two.txt")).ok
+    groups = json.loads(warm.execute(call("window.tabGroups.all")).output or "[]")
+    paths = [t["path"] for g in groups for t in g["tabs"]]
+    assert "api/two.txt" in paths and "api/one.txt" not in paths
+    assert warm.execute(fn("close_editor", path="api/two.txt")).ok
+
+
 def test_editors_and_cursor_come_back_after_a_restart(tmp_path_factory: pytest.TempPathFactory) -> None:
     ws = Workspace(tmp_path_factory.mktemp("cs-restart"))
     ws.write_bytes("a.py", CODE.encode())

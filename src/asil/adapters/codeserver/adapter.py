@@ -24,6 +24,7 @@ from asil.adapters.codeserver import editors as _editors  # noqa: F401  (declare
 from asil.adapters.codeserver import state, taskrun
 from asil.adapters.codeserver.api import CLI, CODE_API, CONFIG, SCOPE
 from asil.adapters.codeserver.bridge import BRIDGE_ID
+from asil.adapters.codeserver.editor_view import window_answer
 from asil.adapters.codeserver.handlers import FUNCTIONS, Context, Handler
 from asil.adapters.codeserver.plan import Plan
 from asil.adapters.codeserver.view import DEFAULT_FILE_LIMIT, DEFAULT_LINE_LIMIT, Window, build_observation
@@ -60,12 +61,14 @@ API_EXAMPLES = [
     {"action_type": "api_call", "target": f"{CONFIG}.get",
      "params": {"request": f"{CONFIG}.get", "data": {"section": "editor.wordWrap", "configurationTarget": "Workspace"}}},
     {"action_type": "api_call", "target": f"{CLI} --list-extensions", "params": {"request": f"{CLI} --list-extensions"}},
+    {"action_type": "api_call", "target": "window.tabGroups.all", "params": {"request": "window.tabGroups.all"}},
 ]
 API_TIPS = [
     f"api_call makes one request from the schema's api_calls in code-server's own terms: VS Code's {CONFIG}.get/"
     "update (configurationTarget Global = user settings, Workspace = .vscode/settings.json; update without a value "
-    f"removes the setting), the {CLI} CLI's extension commands, and GET /healthz. The answer comes back in the "
-    "result's output. --uninstall-extension needs \"destructive\": true.",
+    f"removes the setting), the {CLI} CLI's extension commands, GET /healthz, and the VS Code window's editors "
+    "(window.tabGroups.all, window.activeTextEditor, window.showTextDocument, WorkspaceEdit.renameFile). The answer "
+    "comes back in the result's output. --uninstall-extension needs \"destructive\": true.",
 ]
 
 
@@ -299,6 +302,8 @@ class CodeServerAdapter(Adapter):
             if done.returncode != 0:
                 raise ActionFailed(f"code-server --list-extensions failed: {done.stderr.strip()[-300:]}")
             return [e for e in done.stdout.split() if not e.lower().startswith(BRIDGE_ID + "@")]
+        if request.name.startswith("window."):
+            return window_answer(request.name, self.editor_state())
         status = self.server_status()  # GET /healthz
         if self.session is None:
             raise ActionFailed(f"code-server is not running: {status.get('error')}", hint=status.get("hint"))

@@ -66,3 +66,22 @@ def editors_summary(editors: dict[str, Any], elements: list[Element]) -> str:
         cursor = active.meta.get("cursor")
         text += f"; active {active.value}" + (f" (Ln {cursor['line']}, Col {cursor['column']})" if cursor else "")
     return text + "."
+
+
+def window_answer(request: str, editors: dict[str, Any]) -> Any:
+    """The answer to an api_call read of the window, in the extension API's shape (0-based positions)."""
+    if request == "window.activeTextEditor":
+        active = editors.get("active")
+        shown = [v for v in editors.get("visible", []) if v["path"] == active]
+        if active is None:
+            return None
+        selections = shown[0]["selections"] if shown else []
+        return {"document": {"path": active}, "viewColumn": editors.get("active_group"),
+                "selections": [{"anchor": {"line": s["anchor"][0], "character": s["anchor"][1]},
+                                "active": {"line": s["active"][0], "character": s["active"][1]}} for s in selections]}
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for tab in editors.get("editors", []):
+        groups.setdefault(tab["group"], []).append({"path": tab["path"], "isActive": tab["active"],
+                                                    "isPreview": tab["preview"], "isDirty": tab["dirty"]})
+    return [{"viewColumn": column, "isActive": column == editors.get("active_group"), "tabs": tabs}
+            for column, tabs in sorted(groups.items())]
