@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -193,6 +195,27 @@ def test_editors_and_cursor_come_back_after_a_restart(tmp_path_factory: pytest.T
         assert again.observe().environment["window"]["state"] == "open"
     finally:
         again.close()
+
+
+def test_a_killed_window_or_server_is_replaced_with_the_same_editors(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    ws = Workspace(tmp_path_factory.mktemp("cs-faults"))
+    ws.write_bytes("a.py", CODE.encode())
+    adapter = CodeServerAdapter(ws)
+    try:
+        assert adapter.execute(fn("set_selection", path="a.py", line=2, column=5)).ok
+        assert adapter.workbench is not None and adapter.session is not None
+        os.killpg(adapter.workbench.browser.pid, signal.SIGKILL)  # chromium (the window) dies
+        adapter.workbench.browser.process.wait(timeout=10)
+        seen = editors(adapter)
+        assert seen["editor:a.py"].meta["cursor"] == {"line": 2, "column": 5} and adapter.workbench.alive
+        os.killpg(adapter.session.process.pid, signal.SIGKILL)  # code-server dies
+        adapter.session.process.process.wait(timeout=10)
+        obs = adapter.observe()
+        assert obs.environment["server"]["restarts"] == 1
+        assert {e.id: e for e in obs.elements}["editor:a.py"].meta["active"]
+    finally:
+        adapter.close()
 
 
 def test_without_a_window_the_observation_says_so_and_opens_none(tmp_path_factory: pytest.TempPathFactory) -> None:
