@@ -8,6 +8,11 @@ committed atomically; extensions are installed and removed by code-server's own 
 hung server is replaced on the next observation, which says so; if it cannot start, the
 observation says why and the file-backed state stays usable. Everything persists in the workspace,
 so the evaluator reads it after ``close()``.
+
+Open editors, the active editor and the cursor live only in a VS Code window, so the editor
+functions open one (``workbench``: headless chromium on the session's URL) and change it through
+ASIL's bridge extension (``bridge``), which records the window's editors in the profile; a new
+window brings back the editors the last one recorded.
 """
 
 from __future__ import annotations
