@@ -13,6 +13,7 @@ import json
 import os
 import signal
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -216,6 +217,16 @@ def test_a_killed_window_or_server_is_replaced_with_the_same_editors(
         assert {e.id: e for e in obs.elements}["editor:a.py"].meta["active"]
     finally:
         adapter.close()
+
+
+def test_a_render_shows_the_editors_and_records_nothing(warm: CodeServerAdapter, tmp_path: Path) -> None:
+    assert warm.execute(fn("set_selection", path="geometry.py", line=1, column=5, end_line=1, end_column=9)).ok
+    recorded = (warm.workspace.root / ".asil/codeserver/editors.json").read_bytes()
+    shot = warm.render(tmp_path / "shot.png")  # its own window opens the recorded editors before it is taken
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 30_000
+    assert (warm.workspace.root / ".asil/codeserver/bridge-shown").is_file()
+    assert (warm.workspace.root / ".asil/codeserver/editors.json").read_bytes() == recorded
+    assert editors(warm)["editor:geometry.py"].meta["selected_text"] == "area"
 
 
 def test_without_a_window_the_observation_says_so_and_opens_none(tmp_path_factory: pytest.TempPathFactory) -> None:

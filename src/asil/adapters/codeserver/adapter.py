@@ -25,8 +25,8 @@ from asil.adapters.api import ApiRequest, response_text, with_api
 from asil.adapters.base import Adapter, Readiness, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.codeserver import actions as act
+from asil.adapters.codeserver import bridge, state, taskrun
 from asil.adapters.codeserver import editors as _editors  # noqa: F401  (declares the editor and rename functions)
-from asil.adapters.codeserver import state, taskrun
 from asil.adapters.codeserver.api import CLI, CODE_API, CONFIG, SCOPE
 from asil.adapters.codeserver.bridge import BRIDGE_ID
 from asil.adapters.codeserver.editor_view import window_answer
@@ -327,8 +327,12 @@ class CodeServerAdapter(Adapter):
             raise AppUnavailable(f"code-server is not running: {status.get('error')}", hint=status.get("hint"))
         log = self.places.profile.log
         seen = _log_text(log).count(WORKBENCH_CONNECTED)
+        # The screenshot's window shows the recorded editors once its bridge has opened them: wait for that too.
+        shown = self.places.profile.root / bridge.SHOWN
+        shown.unlink(missing_ok=True)
+        editors = bool((read_snapshot(self.places.profile) or {}).get("editors"))
         return screenshot(self.session.url, path, self.places.profile.root / "browser",
-                          lambda: _log_text(log).count(WORKBENCH_CONNECTED) > seen)
+                          lambda: _log_text(log).count(WORKBENCH_CONNECTED) > seen and (shown.exists() or not editors))
 
     def gui_launch_spec(self) -> dict[str, Any] | None:
         self.server_status()

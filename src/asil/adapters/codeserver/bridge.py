@@ -9,8 +9,9 @@ window's extension host on code-server's side: a loopback HTTP server that answe
 is gone.
 
 Only the window ASIL started answers: it leaves a claim file before opening the window, and the
-first bridge to take the claim serves. Another window (the screenshot renderer's) finds no claim
-and stays silent, so it can never overwrite the state.
+first bridge to take the claim serves. Another window (the screenshot renderer's, or a person's at
+the session URL) finds no claim: it opens the recorded editors so it shows what the agent left,
+and records nothing, so it can never overwrite the state.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ import zipfile
 from asil.adapters.codeserver.vsix import CONTENT_TYPES, vsix_manifest
 
 BRIDGE_ID = "asil.editor-bridge"
-BRIDGE_VERSION = "1.0.2"
+BRIDGE_VERSION = "1.1.0"
 CLAIM = "bridge-claim"  # the profile file a bridge takes to become the one that serves
 ENDPOINT = "bridge.json"  # where the serving bridge writes its port
 SNAPSHOT = "editors.json"  # the window's editor state, rewritten on every change
+SHOWN = "bridge-shown"  # written by another window once it shows the recorded editors (a screenshot waits for it)
 
 EXTENSION_JS = r"""
 const vscode = require('vscode');
@@ -155,9 +157,19 @@ function serve() {
   return server;
 }
 
+function showRecorded() {
+  // Another window (a screenshot, a person at the URL) shows the recorded editors but records nothing.
+  serving = false;
+  let last;
+  try { last = JSON.parse(fs.readFileSync(path.join(dir, 'editors.json'), 'utf8')); } catch (err) { return; }
+  const shown = () => { try { fs.writeFileSync(path.join(dir, 'bridge-shown'), String(Date.now())); } catch (err) {} };
+  setTimeout(() => { ops.restore({editors: last.editors || [], visible: last.visible || [], active: last.active,
+                                  active_group: last.active_group}).catch(() => {}).then(shown); }, 500);
+}
+
 exports.activate = function (context) {
   if (!dir) return;
-  try { fs.unlinkSync(path.join(dir, 'bridge-claim')); } catch (err) { return; }  // not ours: stay silent
+  try { fs.unlinkSync(path.join(dir, 'bridge-claim')); } catch (err) { showRecorded(); return; }  // not ours
   const server = serve();
   context.subscriptions.push({dispose: () => server.close()},
     vscode.window.tabGroups.onDidChangeTabs(later), vscode.window.tabGroups.onDidChangeTabGroups(later),
