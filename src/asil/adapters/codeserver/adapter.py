@@ -330,7 +330,8 @@ class CodeServerAdapter(Adapter):
         # The screenshot's window shows the recorded editors once its bridge has opened them: wait for that too.
         shown = self.places.profile.root / bridge.SHOWN
         shown.unlink(missing_ok=True)
-        editors = bool((read_snapshot(self.places.profile) or {}).get("editors"))
+        editors = bool((read_snapshot(self.places.profile) or {}).get("editors")) \
+            and state.bridge_version(self.places.profile) == bridge.BRIDGE_VERSION  # no bridge: nothing to wait for
         return screenshot(self.session.url, path, self.places.profile.root / "browser",
                           lambda: _log_text(log).count(WORKBENCH_CONNECTED) > seen and (shown.exists() or not editors))
 
