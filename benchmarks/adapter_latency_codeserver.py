@@ -11,9 +11,15 @@ folders plus 150 user settings) it measures, with ``time.perf_counter``:
 * the slow, program-bound actions, reported apart: ``install_extension`` + ``uninstall_extension``
   (code-server's own CLI, a Node process each) and ``run_task`` (a bubblewrap-confined shell).
 
+The VS Code window's editors are measured apart (``--only editors`` runs just them), on a small
+workspace of 10 files: opening the window (the first ``open_editor``: chromium loads the workbench
+and the bridge extension answers), then warm ``open_editor``, ``focus_editor``, ``set_selection``,
+``close_editor``, ``observe()`` with the window open, and ``rename_path`` made by VS Code (window
+open) and on disk (no window).
+
 It asserts that actions succeed and land, never on timings.
 
-    .venv/bin/python benchmarks/adapter_latency_codeserver.py [--repeats 30]
+    .venv/bin/python benchmarks/adapter_latency_codeserver.py [--repeats 30] [--only settings|editors]
 """
 
 from __future__ import annotations
@@ -85,12 +91,56 @@ def measure(label: str, files: int, settings: int, repeats: int) -> dict[str, An
             "tokens": tokens}
 
 
+def measure_editors(repeats: int) -> dict[str, Any]:
+    ws = Workspace.temporary(prefix="asil-bench-codeserver-editors-")
+    for i in range(10):
+        ws.write_bytes(f"src/file{i}.py", "".join(f"line_{n} = {n}\n" for n in range(200)).encode())
+    adapter = CodeServerAdapter(ws)
+    try:
+        adapter.observe()  # code-server up; the window is not open yet
+        window_ms = run(adapter, fn("open_editor", path="src/file0.py"))
+        opened = [run(adapter, fn("open_editor", path=f"src/file{1 + i % 9}.py")) for i in range(repeats)]
+        focus = [run(adapter, fn("focus_editor", path=f"src/file{i % 10}.py")) for i in range(repeats)]
+        select = [run(adapter, fn("set_selection", path="src/file0.py", line=1 + i * 7 % 200, column=1,
+                                  end_line=1 + i * 7 % 200, end_column=7)) for i in range(repeats)]
+        observe = [timed(adapter.observe)[0] for _ in range(repeats)]
+        tokens = estimate_tokens(json.dumps(adapter.observe().to_agent_dict()))
+        rename = [run(adapter, fn("rename_path", path=f"src/file{i % 2}.py" if i % 2 == 0 else "src/moved.py",
+                                  new_path="src/moved.py" if i % 2 == 0 else "src/file0.py")) for i in range(repeats // 2 * 2)]
+        close = [run(adapter, fn("close_editor", path=f"src/file{i}.py")) for i in range(1, 10)]
+        assert [e.id for e in adapter.observe().elements if e.type == "editor"] == ["editor:src/file0.py"]
+        adapter.close()  # no window: a rename is made on disk
+        disk = [run(adapter, fn("rename_path", path="src/file1.py" if i % 2 == 0 else "src/other.py",
+                                new_path="src/other.py" if i % 2 == 0 else "src/file1.py")) for i in range(repeats // 2 * 2)]
+    finally:
+        adapter.close()
+        ws.cleanup()
+    return {"window_s": window_ms / 1000, "open": pair(opened), "focus": pair(focus), "select": pair(select),
+            "close": pair(close), "observe": pair(observe), "rename": pair(rename), "disk": pair(disk),
+            "tokens": tokens}
+
+
+def print_editors(repeats: int) -> None:
+    r = measure_editors(repeats)
+    print("| window opens s | open_editor p50/p95 ms | focus_editor p50/p95 ms | set_selection p50/p95 ms "
+          "| close_editor p50/p95 ms | observe (window open) p50/p95 ms | rename_path by VS Code p50/p95 ms "
+          "| rename_path on disk p50/p95 ms | obs tokens |")
+    print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print(f"| {r['window_s']:.2f} | {r['open']} | {r['focus']} | {r['select']} | {r['close']} | {r['observe']} | "
+          f"{r['rename']} | {r['disk']} | {r['tokens']:,} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--large", type=int, default=10_000, help="files in the large workspace")
+    parser.add_argument("--only", choices=("settings", "editors"), help="run one of the two tables")
     args = parser.parse_args()
     print(f"# code-server {VERSION}, Python {platform.python_version()}, {args.repeats} repeats")
+    if args.only != "settings":
+        print_editors(args.repeats)
+    if args.only == "editors":
+        return
     rows = [measure("small", 5, 0, args.repeats), measure("large", args.large, 150, args.repeats)]
     print("| workspace | files | user settings | cold start s | observe p50/p95 ms | set_setting p50/p95 ms "
           "| add_keybinding p50/p95 ms | replace_text p50/p95 ms | all warm actions p50/p95 ms "

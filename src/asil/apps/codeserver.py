@@ -107,7 +107,8 @@ class Profile:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("VSCODE_", "CODE_SERVER_", "ELECTRON_")) and k not in ("PASSWORD", "HASHED_PASSWORD")}
         env.update(HOME=str(self.home), XDG_CONFIG_HOME=str(self.home / ".config"),
-                   XDG_DATA_HOME=str(self.home / ".local" / "share"), XDG_CACHE_HOME=str(self.home / ".cache"))
+                   XDG_DATA_HOME=str(self.home / ".local" / "share"), XDG_CACHE_HOME=str(self.home / ".cache"),
+                   ASIL_CODESERVER_PROFILE=str(self.root))  # where ASIL's editor bridge extension talks to ASIL
         return env
 
     def common_args(self) -> list[str]:

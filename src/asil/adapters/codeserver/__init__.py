@@ -5,4 +5,5 @@ from asil.plugins import DEVELOPER, packaged_app
 PLUGIN = packaged_app(__name__, "CodeServerAdapter", "service", region=DEVELOPER,
                       builders={"vsix": "build_vsix_file", "codeserver_user_settings": "build_user_settings",
                                 "codeserver_keybindings": "build_keybindings",
-                                "codeserver_extension": "build_installed_extension"})
+                                "codeserver_extension": "build_installed_extension",
+                                "codeserver_editors": "build_open_editors"})

@@ -129,6 +129,14 @@ VOCABULARY = Vocabulary(
          "params": {"label": "greet", "command": "python3 src/hello.py", "group": "build"}},
         {"action_type": "invoke_function", "target": "run_task", "params": {"label": "greet"}},
         {"action_type": "invoke_function", "target": "uninstall_extension", "params": {"id": "asil.hello"}},
+        {"action_type": "invoke_function", "target": "open_editor", "params": {"path": "README.md"}},
+        {"action_type": "invoke_function", "target": "set_selection",
+         "params": {"path": "src/hello.py", "line": 1, "column": 8, "end_line": 1, "end_column": 13}},
+        {"action_type": "invoke_function", "target": "focus_editor", "params": {"path": "README.md"}},
+        {"action_type": "invoke_function", "target": "close_editor", "params": {"path": "README.md"}},
+        {"action_type": "invoke_function", "target": "rename_path",
+         "params": {"path": "README.md", "new_path": "docs/README.md"}},
+        {"action_type": "invoke_function", "target": "move_path", "params": {"path": "docs/README.md", "folder": "."}},
         {"action_type": "navigate", "target": "src/hello.py"},
         {"action_type": "navigate", "params": {"view": "files", "offset": 0, "limit": 50}},
         {"action_type": "batch", "params": {"actions": [
@@ -150,6 +158,15 @@ VOCABULARY = Vocabulary(
         "output appear on the 'task:<label>' element.",
         "Files are listed a page at a time (view 'files'); navigate with a file path as target to read it "
         "(view 'editor', paged by lines).",
-        "A batch is atomic: if one action fails, every file it touched is restored. run_task cannot be in a batch.",
+        "A batch is atomic: if one action fails, every file it touched is restored. run_task, the editor functions "
+        "and rename_path/move_path cannot be in a batch.",
+        "Open editors of the VS Code window are elements 'editor:<path>' ('@<group>' for groups after the first) with "
+        "meta active, group, and for editors on screen cursor {line, column}, selection and selected_text (1-based, "
+        "as VS Code's status bar shows them). open_editor, focus_editor, close_editor and set_selection change them; "
+        "the first one opens the window (a few seconds).",
+        "rename_path renames or moves a file or folder to a new workspace path (missing parent folders are created; "
+        "an existing destination is refused); move_path moves one into an existing folder. Open editors follow.",
+        "navigate with a file path shows the file's text in this observation (view 'editor'); it does not open a "
+        "VS Code editor (open_editor does).",
     ],
 )

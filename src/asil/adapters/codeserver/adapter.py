@@ -8,6 +8,11 @@ committed atomically; extensions are installed and removed by code-server's own 
 hung server is replaced on the next observation, which says so; if it cannot start, the
 observation says why and the file-backed state stays usable. Everything persists in the workspace,
 so the evaluator reads it after ``close()``.
+
+Open editors, the active editor and the cursor live only in a VS Code window, so the editor
+functions open one (``workbench``: headless chromium on the session's URL) and change it through
+ASIL's bridge extension (``bridge``), which records the window's editors in the profile; a new
+window brings back the editors the last one recorded.
 """
 
 from __future__ import annotations
@@ -20,11 +25,15 @@ from asil.adapters.api import ApiRequest, response_text, with_api
 from asil.adapters.base import Adapter, Readiness, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.codeserver import actions as act
-from asil.adapters.codeserver import state, taskrun
+from asil.adapters.codeserver import bridge, state, taskrun
+from asil.adapters.codeserver import editors as _editors  # noqa: F401  (declares the editor and rename functions)
 from asil.adapters.codeserver.api import CLI, CODE_API, CONFIG, SCOPE
+from asil.adapters.codeserver.bridge import BRIDGE_ID
+from asil.adapters.codeserver.editor_view import window_answer
 from asil.adapters.codeserver.handlers import FUNCTIONS, Context, Handler
 from asil.adapters.codeserver.plan import Plan
 from asil.adapters.codeserver.view import DEFAULT_FILE_LIMIT, DEFAULT_LINE_LIMIT, Window, build_observation
+from asil.adapters.codeserver.workbench import Workbench, move_on_disk, read_snapshot
 from asil.adapters.params import parse_params
 from asil.apps.codeserver import VERSION, CodeServerSession, code_server_path, health, run_cli
 from asil.apps.process import ProgramFailed
@@ -57,12 +66,14 @@ API_EXAMPLES = [
     {"action_type": "api_call", "target": f"{CONFIG}.get",
      "params": {"request": f"{CONFIG}.get", "data": {"section": "editor.wordWrap", "configurationTarget": "Workspace"}}},
     {"action_type": "api_call", "target": f"{CLI} --list-extensions", "params": {"request": f"{CLI} --list-extensions"}},
+    {"action_type": "api_call", "target": "window.tabGroups.all", "params": {"request": "window.tabGroups.all"}},
 ]
 API_TIPS = [
     f"api_call makes one request from the schema's api_calls in code-server's own terms: VS Code's {CONFIG}.get/"
     "update (configurationTarget Global = user settings, Workspace = .vscode/settings.json; update without a value "
-    f"removes the setting), the {CLI} CLI's extension commands, and GET /healthz. The answer comes back in the "
-    "result's output. --uninstall-extension needs \"destructive\": true.",
+    f"removes the setting), the {CLI} CLI's extension commands, GET /healthz, and the VS Code window's editors "
+    "(window.tabGroups.all, window.activeTextEditor, window.showTextDocument, WorkspaceEdit.renameFile). The answer "
+    "comes back in the result's output. --uninstall-extension needs \"destructive\": true.",
 ]
 
 
@@ -78,7 +89,7 @@ class CodeServerAdapter(Adapter):
         super().__init__(workspace, document)
         self.places = state.Places(workspace.root, state.profile_of(workspace.root))
         self.places.profile.create()
-        self.ctx = Context(workspace, self.places)
+        self.ctx = Context(workspace, self.places, self.editor_state)
         self.window = Window("files", 0, DEFAULT_FILE_LIMIT)
         if document is not None:
             path = workspace.resolve(document)
@@ -91,6 +102,7 @@ class CodeServerAdapter(Adapter):
         self.restarts = 0
         self.server_note: str | None = None
         self.down: tuple[float, dict[str, Any]] | None = None  # (retry after, status) once a start failed
+        self.workbench: Workbench | None = None  # the VS Code window, open once editors are asked for
 
     # ------------------------------------------------------------ the server
     def server_status(self) -> dict[str, Any]:
@@ -100,6 +112,7 @@ class CodeServerAdapter(Adapter):
             what = (f"exited (code {session.process.process.returncode})" if not session.alive
                     else "stopped answering /healthz")
             session.stop()
+            self._close_window()  # it showed the old server
             self.session, self.restarts = None, self.restarts + 1
             self.server_note = f"code-server {what}; a new one was started."
         if self.session is None:
@@ -126,8 +139,9 @@ class CodeServerAdapter(Adapter):
         if view is not None and view != self.window.view:
             self._switch(view)
         self.window.offset, self.window.limit = turn_page(offset, limit, (self.window.offset, self.window.limit), 500)
-        return build_observation(self.workspace, self.places, self.window, step=self.step,
-                                 server=self.server_status())
+        server = self.server_status()
+        return build_observation(self.workspace, self.places, self.window, step=self.step, server=server,
+                                 editors=self._observed_editors())
 
     def _switch(self, view: str) -> None:
         if view == "editor" and self.window.file is None:
@@ -161,7 +175,64 @@ class CodeServerAdapter(Adapter):
             raise ActionFailed(f"Writing the change failed ({exc.strerror}); nothing was changed.") from None
         for run in plan.task_runs:
             taskrun.run(self.workspace, self.places, run.task, run.timeout_s)
+        for move in plan.moves:
+            self._move(move.old, move.new)
+        for op in plan.editor_ops:
+            self._open_window().request(op.op, **op.data)
         return changed
+
+    # ------------------------------------------------------------ the VS Code window (editors)
+    def _open_window(self) -> Workbench:
+        """The live VS Code window, opened (bringing back the last recorded editors) when there is none."""
+        if self.workbench is not None and self.workbench.alive:
+            return self.workbench
+        self._close_window()
+        status = self.server_status()
+        if self.session is None:
+            raise ActionFailed(f"code-server is not running: {status.get('error')}", hint=status.get("hint"))
+        last = read_snapshot(self.places.profile)
+        try:
+            self.workbench = Workbench(self.session, self.places.profile)
+        except (ProgramFailed, AppUnavailable) as exc:
+            raise ActionFailed(f"The VS Code window did not open: {exc.message}", hint=exc.hint) from None
+        if last and last.get("editors"):
+            self.workbench.restore(last)
+        return self.workbench
+
+    def _close_window(self) -> None:
+        if self.workbench is not None:
+            self.workbench.stop()
+            self.workbench = None
+
+    def editor_state(self) -> dict[str, Any]:
+        """The window's editors now: asked of the live window, else as the last window left them."""
+        if self.workbench is not None and self.workbench.alive:
+            return self.workbench.request("state")
+        return read_snapshot(self.places.profile) or {}
+
+    def _observed_editors(self) -> dict[str, Any]:
+        """Editor state for the observation; a window is reopened when the last one left editors open."""
+        last = read_snapshot(self.places.profile)
+        live = self.workbench is not None and self.workbench.alive
+        if not live and last and last.get("editors") and self.session is not None:
+            try:
+                self._open_window()
+                live = True
+            except ActionFailed as exc:
+                return {**last, "window": "closed", "problem": exc.message}
+        if not live:
+            return {**(last or {}), "window": "closed"}
+        return {**self.editor_state(), "window": "open"}
+
+    def _move(self, old: str, new: str) -> None:
+        """Rename through VS Code when a window is open (its editors follow), else on disk."""
+        if self.workbench is not None and self.workbench.alive:
+            (self.workspace.root / new).parent.mkdir(parents=True, exist_ok=True)
+            self.workbench.request("rename", **{"from": old, "to": new})
+            if (self.workspace.root / new).exists():
+                return
+            raise ActionFailed(f"VS Code did not move {old!r} to {new!r}.")
+        move_on_disk(self.workspace.root, self.places.profile, old, new)
 
     def _navigation(self, action: Action) -> Window:
         params = self.vocabulary.parse_navigate(action)
@@ -235,7 +306,9 @@ class CodeServerAdapter(Adapter):
             done = run_cli(self.places.profile, ["--list-extensions", "--show-versions"])
             if done.returncode != 0:
                 raise ActionFailed(f"code-server --list-extensions failed: {done.stderr.strip()[-300:]}")
-            return done.stdout.split()
+            return [e for e in done.stdout.split() if not e.lower().startswith(BRIDGE_ID + "@")]
+        if request.name.startswith("window."):
+            return window_answer(request.name, self.editor_state())
         status = self.server_status()  # GET /healthz
         if self.session is None:
             raise ActionFailed(f"code-server is not running: {status.get('error')}", hint=status.get("hint"))
@@ -254,15 +327,21 @@ class CodeServerAdapter(Adapter):
             raise AppUnavailable(f"code-server is not running: {status.get('error')}", hint=status.get("hint"))
         log = self.places.profile.log
         seen = _log_text(log).count(WORKBENCH_CONNECTED)
+        # The screenshot's window shows the recorded editors once its bridge has opened them: wait for that too.
+        shown = self.places.profile.root / bridge.SHOWN
+        shown.unlink(missing_ok=True)
+        editors = bool((read_snapshot(self.places.profile) or {}).get("editors")) \
+            and state.bridge_version(self.places.profile) == bridge.BRIDGE_VERSION  # no bridge: nothing to wait for
         return screenshot(self.session.url, path, self.places.profile.root / "browser",
-                          lambda: _log_text(log).count(WORKBENCH_CONNECTED) > seen)
+                          lambda: _log_text(log).count(WORKBENCH_CONNECTED) > seen and (shown.exists() or not editors))
 
     def gui_launch_spec(self) -> dict[str, Any] | None:
         self.server_status()
         return {"kind": "url", "url": self.session.url} if self.session is not None else None
 
     def close(self) -> None:
-        """Stop code-server (its whole process group); the profile stays for the evaluator."""
+        """Close the VS Code window and stop code-server (its whole process group); the profile stays."""
+        self._close_window()
         if self.session is not None:
             self.session.stop()
             self.session = None

@@ -32,6 +32,7 @@ JSON_FILES = (state.WORKSPACE_SETTINGS, state.WORKSPACE_TASKS)  # code-server mu
 class Context:
     workspace: Workspace
     places: state.Places
+    editors: Callable[[], dict[str, Any]] | None = None  # the VS Code window's editor state, when one can be had
 
 
 Handler = Callable[[Plan, Context, Any], list[str]]

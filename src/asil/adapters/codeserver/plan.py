@@ -37,11 +37,25 @@ class TaskRun:
 
 
 @dataclass
+class EditorOp:
+    op: str  # a bridge request: open | close | focus | select
+    data: dict[str, Any]
+
+
+@dataclass
+class Move:
+    old: str  # workspace-relative paths
+    new: str
+
+
+@dataclass
 class Plan:
     profile: Profile
     texts: dict[Path, str | None] = field(default_factory=dict)  # None: delete the file
     extension_ops: list[ExtensionOp] = field(default_factory=list)
     task_runs: list[TaskRun] = field(default_factory=list)  # run after the commit; a run cannot be undone
+    editor_ops: list[EditorOp] = field(default_factory=list)  # sent to the VS Code window after the commit
+    moves: list[Move] = field(default_factory=list)  # renames and moves, made after the commit
     installed: dict[str, str] | None = None  # id -> version as the plan leaves it
 
     # ---- the overlay

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.codeserver import jsonc
+from asil.adapters.codeserver.bridge import BRIDGE_ID
 from asil.apps.codeserver import Profile
 from asil.protocol import DocumentError
 
@@ -101,7 +102,22 @@ def task_run(places: Places, label: str) -> dict[str, Any] | None:
 
 
 def extensions(profile: Profile) -> dict[str, dict[str, Any]]:
-    """Installed extensions by lower-case id: version, folder, display name (from VS Code's extensions.json)."""
+    """The user's installed extensions by lower-case id: version, folder, display name (VS Code's extensions.json).
+
+    ASIL's own editor bridge is machinery, not the user's: it is left out.
+    """
+    found = _registered(profile)
+    found.pop(BRIDGE_ID, None)
+    return found
+
+
+def bridge_version(profile: Profile) -> str | None:
+    """The installed version of ASIL's editor bridge extension, None when it is not installed."""
+    info = _registered(profile).get(BRIDGE_ID)
+    return None if info is None else str(info["version"])
+
+
+def _registered(profile: Profile) -> dict[str, dict[str, Any]]:
     try:
         registry = json.loads((profile.extensions / "extensions.json").read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -8,8 +8,10 @@ package.json files, kept only when VS Code's registry (extensions.json) lists th
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +100,8 @@ def _installed(workspace: Workspace) -> dict[str, str]:
               if isinstance(e, dict) and "relativeLocation" in e and "id" in e.get("identifier", {})}
     found = {}
     for manifest in sorted(folder.glob("*/package.json")):
+        if manifest.parent.name.startswith("asil.editor-bridge-"):
+            continue  # ASIL's own bridge into the VS Code window is not a user's extension
         name = manifest.parent.name
         if name in listed and not obsolete.get(name):
             data = json.loads(manifest.read_text(encoding="utf-8"))
@@ -142,7 +146,27 @@ def _actual(cp: Checkpoint, workspace: Workspace) -> Any:
         return str(_run(workspace, target)["stdout"])
     if cp.type == "codeserver_task_exit_code":
         return int(_run(workspace, target)["exit_code"])
+    if cp.type in EDITOR_TYPES:
+        return EDITOR_TYPES[cp.type](json.loads((_profile(workspace) / "editors.json").read_text()), target)
+    if cp.type == "codeserver_file_sha256":
+        path = workspace.root / target
+        return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
     raise RawUnreadable(f"unknown checkpoint type {cp.type}")
+
+
+def _primary(editors: dict[str, Any], path: str) -> dict[str, Any]:
+    shown = [v["selections"][0] for v in editors["visible"] if v["path"] == path and v["selections"]]
+    if not shown:
+        raise RawUnreadable("not on screen")
+    return dict(shown[0])
+
+
+EDITOR_TYPES: dict[str, Callable[[dict[str, Any], str], Any]] = {
+    "codeserver_open_editors": lambda e, _: sorted({t["path"] for t in e["editors"]}),
+    "codeserver_active_editor": lambda e, _: e["active"],
+    "codeserver_cursor_line": lambda e, path: _primary(e, path)["active"][0] + 1,
+    "codeserver_selected_text": lambda e, path: _primary(e, path)["text"],
+}
 
 
 def raw_judge(cp: Checkpoint, workspace: Workspace, outcome: str | None = None, answer: str | None = None) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.codeserver import state
+from asil.adapters.codeserver.editor_view import editor_elements, editors_summary, window_environment
 from asil.protocol import AppState, AsilError, Element, Metadata, Navigation, Observation, Paging
 from asil.workspace import PRIVATE_DIR, Workspace
 
@@ -20,7 +21,9 @@ OUTPUT_TAIL = 400
 # What each kind of element takes, said once here instead of on every element (observations stay small).
 ELEMENT_ACTIONS = {"setting": ["set_setting", "remove_setting", "set_value"], "keybinding": ["remove_keybinding"],
                    "extension": ["uninstall_extension"], "task": ["run_task", "add_task", "remove_task"],
-                   "file": ["write_file", "replace_text", "delete_file", "navigate"]}
+                   "file": ["write_file", "replace_text", "delete_file", "open_editor", "rename_path", "move_path",
+                            "navigate"],
+                   "editor": ["focus_editor", "close_editor", "set_selection"]}
 LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".json": "json", ".md": "markdown",
              ".html": "html", ".css": "css", ".sh": "shellscript", ".yaml": "yaml", ".yml": "yaml", ".txt": "plaintext",
              ".c": "c", ".go": "go", ".rs": "rust", ".java": "java", ".toml": "toml"}
@@ -122,7 +125,7 @@ def editor_element(workspace: Workspace, window: Window) -> tuple[Element, int]:
 
 
 def build_observation(workspace: Workspace, places: state.Places, window: Window, *, step: int,
-                      server: dict[str, Any]) -> Observation:
+                      server: dict[str, Any], editors: dict[str, Any] | None = None) -> Observation:
     errors: list[str] = []
     user = _guarded(lambda: state.settings(places, "user"), errors) or {}
     folder = _guarded(lambda: state.settings(places, "workspace"), errors) or {}
@@ -132,7 +135,9 @@ def build_observation(workspace: Workspace, places: state.Places, window: Window
     files = list_files(workspace.root)
     server_element = Element(id="@server", type="server", label="code-server", value=server["state"],
                              editable=False, meta=server)
-    elements = [server_element, *setting_elements("user", user), *setting_elements("workspace", folder),
+    editors = editors or {"window": "closed"}
+    open_editors = editor_elements(editors)
+    elements = [server_element, *open_editors, *setting_elements("user", user), *setting_elements("workspace", folder),
                 *keybinding_elements(bindings), *extension_elements(installed), *task_elements(places, tasks)]
     if window.view == "editor" and window.file is not None:
         element, total = editor_element(workspace, window)
@@ -145,14 +150,17 @@ def build_observation(workspace: Workspace, places: state.Places, window: Window
                + (f"editing {window.file} (lines {window.offset + 1}-{min(total, window.offset + window.limit)} "
                   f"of {total})." if window.view == "editor" else
                   f"files {min(total, window.offset + 1)}-{min(total, window.offset + window.limit)} shown."))
+    summary += " " + editors_summary(editors, open_editors)
     if errors:
         summary += " Problems: " + " ".join(errors)
     return Observation(
         metadata=Metadata(app="codeserver", source="service", step=step),
         app_state=AppState(view=window.view, active_document=window.file, document_path=window.file,
-                           details={"workspace_settings": state.WORKSPACE_SETTINGS, "tasks": state.WORKSPACE_TASKS}),
+                           details={"workspace_settings": state.WORKSPACE_SETTINGS, "tasks": state.WORKSPACE_TASKS,
+                                    "active_editor": editors.get("active"), "window": editors["window"]}),
         elements=elements,
         environment={"server": server, "problems": errors, "element_actions": ELEMENT_ACTIONS,
+                     "window": window_environment(editors),
                      "counts": {"user_settings": len(user), "workspace_settings": len(folder),
                                 "keybindings": len(bindings), "extensions": len(installed), "tasks": len(tasks),
                                 "files": len(files)},
