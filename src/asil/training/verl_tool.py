@@ -110,7 +110,7 @@ def answer_text(result: ActionResult) -> str:
     return "\n".join(lines)
 
 
-class AsilTool(BaseTool):  # type: ignore[misc]  # verl ships no type information
+class AsilTool(BaseTool):  # type: ignore[misc, unused-ignore]  # typed only where verl is installed
     """One ASIL task per trajectory, driven through verl's BaseTool contract."""
 
     def __init__(self, config: dict[str, Any], tool_schema: OpenAIFunctionToolSchema | None = None):
