@@ -245,3 +245,15 @@
     (asil-fill img layer rgb)
     (gimp-selection-none img)
     layer))
+
+; File > Open as Layers: PATH becomes a new layer at X, Y, scaled to WIDTH x HEIGHT unless they are 0.
+(define (asil-place-image img path name x y width height opacity parent position)
+  (let ((layer (car (gimp-file-load-layer RUN-NONINTERACTIVE img path))))
+    (gimp-image-insert-layer img layer parent position)
+    (if (> (string-length name) 0) (gimp-item-set-name layer name))
+    (if (> width 0)
+        (begin (gimp-context-set-interpolation INTERPOLATION-CUBIC)
+               (gimp-layer-scale layer width height TRUE)))
+    (gimp-layer-set-offsets layer x y)
+    (gimp-layer-set-opacity layer opacity)
+    layer))
