@@ -7,14 +7,16 @@ literal arguments; no agent text runs as code.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from asil.adapters.functions import Vocabulary, navigate_page
 from asil.adapters.params import Params
 
 MAX_SIDE = 8192
+PLACEABLE = re.compile(r"(?i)\.(png|jpe?g)$")
 LayerName = Annotated[str, Field(min_length=1, max_length=120, pattern=r"^[^\x00-\x1f]+$")]
 LayerRef = Annotated[str, Field(min_length=1, max_length=120,
                                 description="A layer name (its element id), also of a layer inside a group.")]
@@ -189,7 +191,7 @@ class SetLayer(_Params):
 
 
 class PlaceImage(_Params):
-    path: Annotated[str, Field(min_length=1, max_length=255, pattern=r"(?i)\.(png|jpe?g)$")] = Field(
+    path: Annotated[str, Field(min_length=1, max_length=255)] = Field(
         description="Workspace-relative .png, .jpg or .jpeg image file to place.")
     name: LayerName | None = Field(None, description="Layer name; GIMP names it after the file when omitted.")
     x: Coord = Field(0, description="Where the new layer's top-left corner goes on the canvas.")
@@ -200,6 +202,13 @@ class PlaceImage(_Params):
     opacity: Annotated[float, Field(ge=0, le=100)] = 100.0
     position: Position = 0
     group: GroupRef | None = Field(None, description="Put the layer inside this layer group (top level when omitted).")
+
+    @field_validator("path")
+    @classmethod
+    def _image_suffix(cls, path: str) -> str:
+        if not PLACEABLE.search(path):
+            raise ValueError(f"{path!r} is not a .png, .jpg or .jpeg file, the kinds of image place_image reads")
+        return path
 
     @model_validator(mode="after")
     def _both_sides(self) -> PlaceImage:

@@ -107,6 +107,10 @@
     (asil-key "mode" #f) (asil-put-num (car (gimp-layer-get-mode layer)))
     (asil-key "group" #f) (asil-put-bool group)
     (asil-key "text" #f) (if text (asil-put-str (car (gimp-text-layer-get-text layer))) (asil-put "null"))
+    (if text
+        (begin (asil-key "font" #f) (asil-put-str (car (gimp-text-layer-get-font layer)))
+               (asil-key "font_size" #f) (asil-put-num (car (gimp-text-layer-get-font-size layer)))
+               (asil-key "text_color" #f) (asil-put-list (car (gimp-text-layer-get-color layer)) asil-put-num)))
     (if (and want-stats (not group))
         (begin (asil-key "stats" #f) (asil-put-stats layer)))
     (asil-put "}")))
