@@ -18,8 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from asil.adapters.gimp.rawpixels import (Pixels, RawImageError, decode, header_size, statistic,
-                                          structural_similarity)
+from asil.adapters.gimp.rawpixels import Pixels, RawImageError, decode, header_size, statistic, structural_similarity
 from asil.adapters.gimp.xcf import LAYER_MODES
 from asil.apps.gimp import one_shot, scheme_string
 from asil.apps.process import ProgramFailed

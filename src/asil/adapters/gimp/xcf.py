@@ -55,6 +55,7 @@ class XcfLayer:
     font_unit: str | None = None
     color: list[int] | None = None
     hierarchy: int = field(default=0, repr=False)  # where its pixel tiles start (0: none, a group)
+    masked: bool = False  # it has a layer mask
 
 
 @dataclass
@@ -182,6 +183,7 @@ def _layer(reader: _Reader) -> XcfLayer:
         # after the text was set, e.g. by scale_image); the parasite only keeps the old text for re-editing.
         layer.text = layer.font = layer.font_size = layer.font_unit = layer.color = None
     layer.hierarchy = reader.pointer()
+    layer.masked = reader.pointer() != 0
     return layer
 
 

@@ -6,7 +6,7 @@ default for layers in *normal* mode: each visible layer, at its offsets and opac
 what lies below it with the union (Porter-Duff "over") rule, composited in linear light (GIMP
 converts the 8-bit perceptual samples to linear RGB for the normal mode's composite space). A
 layer group is flattened on its own first, then put over the layers below with its opacity. Other
-modes are refused (XcfError) rather than guessed. Pixels no layer covers are black and transparent.
+modes and layer masks are refused (XcfError) rather than guessed. Pixels no layer covers are black and transparent.
 """
 
 from __future__ import annotations
@@ -175,6 +175,8 @@ def _composite(image: XcfImage, siblings: list[XcfLayer]) -> tuple[list[list[flo
             continue
         if layer.mode not in NORMAL_MODES:
             raise XcfError(f"the layer {layer.name!r} uses the {layer.mode!r} mode; only normal layers are flattened")
+        if layer.masked:
+            raise XcfError(f"the layer {layer.name!r} has a layer mask, which this flattening does not apply")
         opacity = layer.opacity / 100
         if layer.group:
             children = [child for child in image.layers if child.parent == layer.name]
