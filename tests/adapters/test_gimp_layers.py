@@ -19,6 +19,7 @@ from asil.adapters.gimp.builders import build_image
 from asil.adapters.gimp.validator import dump_xcf, layer_field, pixels
 from asil.adapters.gimp.xcf import XcfError, read_xcf
 from asil.adapters.gimp.xcfpixels import flatten, layer_color
+from asil.apps.gimp import one_shot, scheme_string
 from asil.evaluate.checkpoints import Checkpoint
 from asil.evaluate.evaluator import evaluate_paths
 from asil.protocol import Action
@@ -183,3 +184,18 @@ def test_a_layer_mode_persists_and_pass_through_is_only_for_groups(tmp_path: Pat
     image.layer("Veil").mode = "normal"  # type: ignore[union-attr]  # as the adapter's render saw it
     ours, gimps = flatten(image), pixels(tmp_path / "normal.png")  # a pass-through group of normal layers
     assert max(abs(ours.samples[i * 4 + c] - gimps.rgb[i * 3 + c]) for i in range(90 * 60) for c in range(3)) <= 1
+
+
+def test_a_visible_layer_with_a_mask_is_refused_by_the_flattening_not_guessed(tmp_path: Path) -> None:
+    path = layered(tmp_path)
+    target = scheme_string(str(path))
+    one_shot(f"(let* ((img (car (gimp-xcf-load 0 {target} {target}))) "
+             f"(veil (car (gimp-image-get-layer-by-name img \"Veil\"))) "
+             f"(mask (car (gimp-layer-create-mask veil ADD-MASK-BLACK)))) "
+             f"(gimp-layer-add-mask veil mask) (gimp-xcf-save 0 img veil {target} {target}))")
+    image = read_xcf(path)
+    assert image.layer("Veil").masked  # type: ignore[union-attr]
+    with pytest.raises(XcfError, match="'Veil' has a layer mask"):
+        flatten(image)
+    image.layer("Veil").visible = False  # type: ignore[union-attr]  # a hidden masked layer does not matter
+    assert flatten(image).width == 90
