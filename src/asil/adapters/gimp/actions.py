@@ -251,7 +251,7 @@ EXAMPLES = [
     {"action_type": "invoke_function", "target": "add_group", "params": {"name": "Decor", "position": 0}},
     {"action_type": "invoke_function", "target": "place_image",
      "params": {"path": "logo.png", "name": "Logo", "x": 10, "y": 10, "width": 32, "height": 32}},
-    {"action_type": "invoke_function", "target": "set_layer", "params": {"layer": "Shadow", "mode": "multiply"}},
+    {"action_type": "invoke_function", "target": "set_layer", "params": {"layer": "Box", "mode": "multiply"}},
     {"action_type": "invoke_function", "target": "export_image", "params": {"path": "preview.png"}},
     {"action_type": "navigate", "params": {"offset": 0, "limit": 25}},
     {"action_type": "batch", "params": {"actions": [

@@ -255,6 +255,9 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
         spec = {"width": 64, "height": 48, "background": [200, 200, 200],
                 "layers": [{"name": "Box", "x": 8, "y": 8, "width": 16, "height": 12, "color": [255, 0, 0]}]}
         shutil.copyfile(cached_image(spec, ".xcf", cache_dir()), workspace.resolve("sample.xcf"))
+        logo = {"width": 32, "height": 32, "background": None,  # the file the place_image example places
+                "layers": [{"name": "Disc", "shape": "ellipse", "width": 32, "height": 32, "color": [30, 60, 200]}]}
+        shutil.copyfile(cached_image(logo, ".png", cache_dir()), workspace.resolve("logo.png"))
         return "sample.xcf"
 
 
