@@ -11,11 +11,15 @@ measures, with ``time.perf_counter``:
   gets back; each edit also saves the private .xcf work file that failures roll back to;
 * ``observe()`` with cached statistics, and its size (``estimate_tokens`` on the agent JSON);
 * the same layers ten to a layer group (their children are shown and edited like other layers);
-* one JPEG pixel checkpoint read by the evaluator and by the raw validator.
+* one JPEG pixel checkpoint read by the evaluator and by the raw validator;
+* issue 14's additions on a 180x120 photo .xcf with a text layer: ``place_image`` of a 360x240 JPEG
+  (own size, and scaled to 120x80), ``set_layer`` with a mode, and the .xcf checkpoints (a layer's mode,
+  its fill colour decoded from the tiles, a text layer's font, and a composite region mean) read by the
+  evaluator in Python and by the raw validator's one-shot GIMP (its dump, its projection; caches cleared).
 
 It asserts that actions succeed, never on timings.
 
-    .venv/bin/python benchmarks/adapter_latency_gimp.py [--repeats 30]
+    .venv/bin/python benchmarks/adapter_latency_gimp.py [--repeats 30] [--part all|issue14]
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import argparse
 import json
 import platform
 import random
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -80,6 +85,63 @@ def raw_check(repeats: int) -> tuple[str, str]:
         return f"{percentile(evaluator, 50):.0f}", f"{percentile(raw, 50):.0f}"
     finally:
         ws.cleanup()
+
+
+PHOTO = Path(__file__).resolve().parent.parent / "src/asil/tasks/suites/core/gimp/assets/chelsea.jpg"
+CARD: dict[str, Any] = {"width": 180, "height": 120, "layers": [
+    {"name": "Badge", "x": 8, "y": 8, "width": 24, "height": 24, "color": [220, 30, 30], "opacity": 60},
+    {"name": "Title", "text": "Chelsea", "x": 40, "y": 6, "size": 16, "color": [255, 255, 255]}]}
+XCF_CHECKS = {"gimp_layer_value": ("Badge.mode", "Badge.fill", "Title.font"),
+              "gimp_pixel_stats": ("mean@0,0,60,40",)}
+
+
+def issue14(repeats: int) -> None:
+    """p50/p95 of place_image and set_layer mode (warm), and of the .xcf checkpoints (evaluator vs raw validator)."""
+    from asil.adapters.gimp import validator
+    from asil.adapters.gimp.validator import raw_judge
+    from asil.evaluate.checkpoints import Checkpoint
+    from asil.evaluate.evaluator import evaluate_paths
+
+    ws = Workspace.temporary(prefix="asil-bench-gimp-")
+    build_image(ws.root / "card.xcf", CARD, PHOTO)
+    shutil.copyfile(PHOTO, ws.root / "cat.jpg")
+    rows = []
+    try:
+        with GimpAdapter(ws, "card.xcf") as adapter:
+            adapter.observe()
+            for label, params in (("place_image 360x240 JPEG, own size", {}),
+                                  ("place_image scaled to 120x80", {"width": 120, "height": 80})):
+                times = []
+                for _ in range(repeats):
+                    ms, result = timed(lambda p=params: adapter.execute(Action(
+                        action_type="invoke_function", target="place_image",
+                        params={"path": "cat.jpg", "name": "Cat", "x": 30, "y": 20, **p}), observe=False))
+                    assert result.ok, result.error
+                    times.append(ms)
+                    assert adapter.execute(Action(action_type="invoke_function", target="delete_layer",
+                                                  params={"layer": "Cat"}), observe=False).ok
+                rows.append((label, f"{pair(times)} | "))
+            modes = [timed(lambda m=mode: adapter.execute(Action(
+                action_type="invoke_function", target="set_layer", params={"layer": "Badge", "mode": m}),
+                observe=False))[0] for mode in ["multiply", "normal"] * (repeats // 2)]
+            rows.append(("set_layer mode", f"{pair(modes)} | "))
+            adapter.save()
+        for kind, targets in XCF_CHECKS.items():
+            for target in targets:
+                cp = Checkpoint(type=kind, app="gimp", document="card.xcf", target=target, expected=0, tolerance=1e9)
+                ours = [timed(lambda c=cp: evaluate_paths([[c]], ws))[0] for _ in range(repeats)]
+                raw = []
+                for _ in range(3):  # a one-shot GIMP each time: the validator's caches are emptied
+                    validator._DUMPS.clear()
+                    validator._PROJECTIONS.clear()
+                    raw.append(timed(lambda c=cp: raw_judge(c, ws))[0])
+                rows.append((f"checkpoint {kind} {target}", f"{pair(ours)} | {percentile(raw, 50):.0f}"))
+    finally:
+        ws.cleanup()
+    print("\n| issue 14 (180x120 photo .xcf, 3 layers) | warm action or evaluator p50/p95 ms | raw validator p50 ms |"
+          "\n|---|---:|---:|")
+    for label, value in rows:
+        print(f"| {label} | {value} |")
 
 
 def cold_action(path: Path, layer: str) -> float:
@@ -141,9 +203,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--layers", type=int, default=50, help="layers in the large image")
+    parser.add_argument("--part", choices=("all", "issue14"), default="all", help="issue14: only its additions")
     args = parser.parse_args()
     version = subprocess.run(["gimp-console", "--version"], capture_output=True, text=True).stdout.strip()
     print(f"# {version}, Python {platform.python_version()}, {args.repeats} repeats")
+    if args.part == "issue14":
+        issue14(args.repeats)
+        return
     rows = []
     cases = (("small 96x64", SMALL), ("large 256x256", large(args.layers)),
              ("grouped 256x256", grouped(args.layers)))
@@ -162,6 +228,7 @@ def main() -> None:
     evaluator_ms, raw_ms = raw_check(args.repeats)
     print(f"\nOne JPEG pixel checkpoint (96x64), p50: evaluator {evaluator_ms} ms (Pillow), "
           f"raw validator {raw_ms} ms (ffmpeg decode + own arithmetic)")
+    issue14(args.repeats)
 
 
 if __name__ == "__main__":

@@ -7,14 +7,16 @@ literal arguments; no agent text runs as code.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from asil.adapters.functions import Vocabulary, navigate_page
 from asil.adapters.params import Params
 
 MAX_SIDE = 8192
+PLACEABLE = re.compile(r"(?i)\.(png|jpe?g)$")
 LayerName = Annotated[str, Field(min_length=1, max_length=120, pattern=r"^[^\x00-\x1f]+$")]
 LayerRef = Annotated[str, Field(min_length=1, max_length=120,
                                 description="A layer name (its element id), also of a layer inside a group.")]
@@ -28,6 +30,11 @@ Position = Annotated[int, Field(ge=0, le=10_000, description="Stack position: 0 
                                                            "layer's group, for a layer inside a group).")]
 Operation = Literal["replace", "add", "subtract", "intersect"]
 Font = Literal["Sans-serif", "Serif", "Monospace", "Sans-serif Bold", "Serif Bold", "Monospace Bold"]
+# GIMP 2.10's layer modes by the names its Layers dialog shows (lower case, hyphenated); pass-through is for groups.
+LayerModeName = Literal["normal", "multiply", "screen", "overlay", "difference", "addition", "subtract", "darken-only",
+                        "lighten-only", "dodge", "burn", "hardlight", "softlight", "grain-extract", "grain-merge",
+                        "divide", "hsv-hue", "hsv-saturation", "hsl-color", "hsv-value", "exclusion", "linear-burn",
+                        "luminance", "pass-through"]
 
 
 class _Params(Params):
@@ -173,11 +180,40 @@ class SetLayer(_Params):
     visible: bool | None = None
     offset_x: Coord | None = None
     offset_y: Coord | None = None
+    mode: LayerModeName | None = Field(None, description="The layer mode (how it mixes with the layers below); "
+                                       "'pass-through' only for a layer group.")
 
     @model_validator(mode="after")
     def _something(self) -> SetLayer:
-        if self.opacity is None and self.visible is None and self.offset_x is None and self.offset_y is None:
-            raise ValueError("give at least one of opacity, visible, offset_x, offset_y")
+        if all(value is None for value in (self.opacity, self.visible, self.offset_x, self.offset_y, self.mode)):
+            raise ValueError("give at least one of opacity, visible, offset_x, offset_y, mode")
+        return self
+
+
+class PlaceImage(_Params):
+    path: Annotated[str, Field(min_length=1, max_length=255)] = Field(
+        description="Workspace-relative .png, .jpg or .jpeg image file to place.")
+    name: LayerName | None = Field(None, description="Layer name; GIMP names it after the file when omitted.")
+    x: Coord = Field(0, description="Where the new layer's top-left corner goes on the canvas.")
+    y: Coord = 0
+    width: Side | None = Field(None, description="Scale the placed image to this size (give width and height "
+                               "together); its own size when omitted.")
+    height: Side | None = None
+    opacity: Annotated[float, Field(ge=0, le=100)] = 100.0
+    position: Position = 0
+    group: GroupRef | None = Field(None, description="Put the layer inside this layer group (top level when omitted).")
+
+    @field_validator("path")
+    @classmethod
+    def _image_suffix(cls, path: str) -> str:
+        if not PLACEABLE.search(path):
+            raise ValueError(f"{path!r} is not a .png, .jpg or .jpeg file, the kinds of image place_image reads")
+        return path
+
+    @model_validator(mode="after")
+    def _both_sides(self) -> PlaceImage:
+        if (self.width is None) != (self.height is None):
+            raise ValueError("give width and height together, or neither to keep the image's own size")
         return self
 
 
@@ -213,6 +249,9 @@ EXAMPLES = [
      "params": {"text": "Hello", "x": 2, "y": 2, "size": 12, "name": "Title"}},
     {"action_type": "invoke_function", "target": "set_layer", "params": {"layer": "Title", "opacity": 80}},
     {"action_type": "invoke_function", "target": "add_group", "params": {"name": "Decor", "position": 0}},
+    {"action_type": "invoke_function", "target": "place_image",
+     "params": {"path": "logo.png", "name": "Logo", "x": 10, "y": 10, "width": 32, "height": 32}},
+    {"action_type": "invoke_function", "target": "set_layer", "params": {"layer": "Box", "mode": "multiply"}},
     {"action_type": "invoke_function", "target": "export_image", "params": {"path": "preview.png"}},
     {"action_type": "navigate", "params": {"offset": 0, "limit": 25}},
     {"action_type": "batch", "params": {"actions": [
@@ -234,6 +273,8 @@ TIPS = [
     "Color actions (brightness_contrast, hue_saturation, levels, desaturate, invert, blur, sharpen, fill) "
     "work on one layer, inside the selection when there is one: use select_none to work on the whole layer.",
     "Coordinates are pixels from the top-left corner of the canvas. Colors are RGB lists of 0..255.",
+    "place_image puts a workspace .png/.jpg file on the image as a new layer (like File > Open as Layers), at x, y, "
+    "optionally scaled to width x height.",
     "A batch is atomic: if one action fails, the image is as before the batch.",
     "Large images are shown a page of layers at a time: navigate with params.offset/limit or a layer name.",
 ]

@@ -22,7 +22,7 @@ from asil.adapters.gimp.operations import FUNCTIONS, Builder, Canvas, Operation
 from asil.adapters.gimp.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.warm import CheckpointedAdapter
 from asil.apps.gimp import GimpCrashed, GimpSession, ScriptError, gimp_path, scheme_string
-from asil.protocol import Action, ActionFailed, DocumentError, Observation
+from asil.protocol import Action, ActionFailed, DocumentError, InvalidAction, Observation
 from asil.workspace import Workspace, commit_file
 
 FORMATS = {".xcf": (b"gimp xcf ",), ".png": (b"\x89PNG\r\n\x1a\n",), ".jpg": (b"\xff\xd8\xff",),
@@ -107,7 +107,7 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
 
     def canvas(self) -> Canvas:
         state = self._read_state(0, 0)
-        return Canvas.from_state(self.image, state)
+        return Canvas.from_state(self.image, state, self.workspace.root)
 
     def _checkpoint(self) -> None:
         """Save the image to the private work file: the state a failure or crash goes back to."""
@@ -153,7 +153,21 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
         function, params = self.functions.parse(action.target or "", action.params)
         if function.name == "export_image":
             self.workspace.resolve(params.path)
+        if function.name == "place_image":
+            self._placeable(params.path)
         return function, params
+
+    def _placeable(self, relative: str) -> None:
+        """Refuse a file to place that is missing or not the image its name says, before GIMP sees it."""
+        path = self.workspace.resolve(relative)
+        if not path.is_file():
+            raise InvalidAction(f"There is no image file {relative!r} in the workspace.",
+                                hint="Give the workspace-relative path of a .png, .jpg or .jpeg file that exists.")
+        with open(path, "rb") as handle:
+            head = handle.read(16)
+        if not head.startswith(FORMATS[path.suffix.lower()]):
+            raise InvalidAction(f"{relative!r} is not a {path.suffix[1:].upper()} image (its first bytes are wrong).",
+                                hint="Place a real .png, .jpg or .jpeg image file.")
 
     def _apply(self, action: Action) -> list[str]:
         if action.action_type == "navigate":
@@ -241,6 +255,9 @@ class GimpAdapter(CheckpointedAdapter[GimpSession]):
         spec = {"width": 64, "height": 48, "background": [200, 200, 200],
                 "layers": [{"name": "Box", "x": 8, "y": 8, "width": 16, "height": 12, "color": [255, 0, 0]}]}
         shutil.copyfile(cached_image(spec, ".xcf", cache_dir()), workspace.resolve("sample.xcf"))
+        logo = {"width": 32, "height": 32, "background": None,  # the file the place_image example places
+                "layers": [{"name": "Disc", "shape": "ellipse", "width": 32, "height": 32, "color": [30, 60, 200]}]}
+        shutil.copyfile(cached_image(logo, ".png", cache_dir()), workspace.resolve("logo.png"))
         return "sample.xcf"
 
 

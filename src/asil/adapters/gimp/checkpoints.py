@@ -4,7 +4,8 @@ PNG and JPEG files are decoded with Pillow; XCF structure is read by ``asil.adap
 Pixel checkpoints read PNG and JPEG alike (give JPEG files tolerances for compression loss).
 Targets: an image path (``gimp_image_size``, ``gimp_file_format``), ``Layer.property`` on an
 XCF document (``gimp_layer_value``), a statistic with an optional channel and region (``mean``,
-``max:red@0,0,10,10``, ``chroma``) on a PNG document (``gimp_pixel_stats``), or a reference image path
+``max:red@0,0,10,10``, ``chroma``) on a PNG, JPEG or XCF document (``gimp_pixel_stats``; an XCF is
+flattened as GIMP composites its visible layers, ``xcfpixels.flatten``), or a reference image path
 (``gimp_similarity``, structural similarity 0..1).
 """
 
@@ -14,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.gimp.imagemath import image_stat, ssim
-from asil.adapters.gimp.xcf import XcfError, XcfImage, read_xcf
+from asil.adapters.gimp.xcf import XcfError, XcfImage, is_xcf, read_xcf
+from asil.adapters.gimp.xcfpixels import flatten, layer_color
 from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
 
-LAYER_FIELDS = ("width", "height", "offset_x", "offset_y", "opacity", "visible", "text", "position", "parent")
+LAYER_FIELDS = ("width", "height", "offset_x", "offset_y", "opacity", "visible", "text", "position", "parent", "mode",
+                "font", "font_size", "color", "fill")
 
 
 def _path(ctx: EvalContext, relative: str | None, what: str) -> Path:
@@ -36,6 +39,12 @@ def _xcf(ctx: EvalContext, cp: Checkpoint) -> XcfImage:
 
 def _pixels(path: Path) -> Any:
     Image, UnidentifiedImageError = _pillow()
+    if is_xcf(path):
+        try:
+            composite = flatten(read_xcf(path))
+        except XcfError as exc:
+            raise CheckpointUnreadable(f"cannot flatten {path.name}: {exc}") from None
+        return Image.frombytes("RGBA", (composite.width, composite.height), composite.samples).convert("RGB")
     try:
         with Image.open(path) as image:
             return image.convert("RGB")
@@ -59,7 +68,7 @@ def _planes(image: Any) -> list[list[int]]:
 def image_size(ctx: EvalContext, cp: Checkpoint) -> list[int]:
     """[width, height] of the image (.xcf, .png, .jpg) at workspace path ``target``."""
     path = _path(ctx, cp.target, "image path")
-    if path.read_bytes()[:9] == b"gimp xcf ":
+    if is_xcf(path):
         try:
             image = read_xcf(path)
         except XcfError as exc:
@@ -73,7 +82,7 @@ def file_format(ctx: EvalContext, cp: Checkpoint) -> str:
     """'PNG', 'JPEG' or 'XCF': what the file at ``target`` really is (decoded, not by its name)."""
     Image, UnidentifiedImageError = _pillow()
     path = _path(ctx, cp.target, "image path")
-    if path.read_bytes()[:9] == b"gimp xcf ":
+    if is_xcf(path):
         try:
             read_xcf(path)
         except XcfError as exc:
@@ -95,21 +104,29 @@ def layer_names(ctx: EvalContext, cp: Checkpoint) -> list[str]:
 
 @checkpoint_type("gimp_layer_value", default_compare="approx")
 def layer_value(ctx: EvalContext, cp: Checkpoint) -> Any:
-    """``Layer.field`` of the .xcf document: width, height, offset_x, offset_y, opacity, visible, text, position
-    (among its siblings, 0 = top) or parent (the name of its layer group, None at the top level)."""
+    """``Layer.field`` of the .xcf document: width, height, offset_x, offset_y, opacity, visible, mode ('normal',
+    'multiply', ...), position (among its siblings, 0 = top), parent (the name of its layer group, None at the top
+    level), fill (mean R, G, B of its pixels weighted by alpha: its color when it is filled with one), and for a
+    text layer text, font, font_size (in its unit, pixels for ASIL's) and color ([r, g, b]); None elsewhere."""
     name, _, prop = require(cp.target, "target").rpartition(".")
     if prop not in LAYER_FIELDS:
         raise CheckpointUnreadable(f"{prop!r} is not a layer field ({', '.join(LAYER_FIELDS)})")
-    layers = _xcf(ctx, cp).layers
-    found = [index for index, layer in enumerate(layers) if layer.name == name]
-    if not found:
+    image = _xcf(ctx, cp)
+    layer = image.layer(name)
+    if layer is None:
         raise CheckpointUnreadable(f"there is no layer {name!r}")
-    return getattr(layers[found[0]], prop)
+    if prop != "fill":
+        return getattr(layer, prop)
+    try:
+        return layer_color(image, layer)
+    except XcfError as exc:
+        raise CheckpointUnreadable(str(exc)) from None
 
 
 @checkpoint_type("gimp_pixel_stats", default_compare="approx")
 def pixel_stats(ctx: EvalContext, cp: Checkpoint) -> float | list[float]:
-    """A statistic of the PNG or JPEG ``document``: ``stat[:channel][@x,y,w,h]`` (see ``imagemath.image_stat``)."""
+    """A statistic of the PNG, JPEG or XCF (flattened) ``document``: ``stat[:channel][@x,y,w,h]`` (see
+    ``imagemath.image_stat``)."""
     image = _pixels(_path(ctx, cp.document, "document (image path)"))
     try:
         return image_stat(_planes(image), image.width, image.height, require(cp.target, "statistic"))

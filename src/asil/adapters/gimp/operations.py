@@ -10,10 +10,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from asil.adapters.functions import AppFunction, FunctionTable
 from asil.adapters.gimp import actions as act
+from asil.adapters.gimp.xcf import LAYER_MODES
 from asil.adapters.params import NoParams
 from asil.apps.gimp import scheme_string
 from asil.protocol import InvalidAction
@@ -36,11 +38,12 @@ class Canvas:
     ids: list[int]
     parents: list[int] = field(default_factory=list)  # each layer's group id, 0 at the top level
     groups: set[int] = field(default_factory=set)  # ids of the layer groups
+    folder: Path | None = None  # the workspace, where place_image finds its (already checked) files
 
     @classmethod
-    def from_state(cls, image: int, state: dict[str, Any]) -> Canvas:
+    def from_state(cls, image: int, state: dict[str, Any], folder: Path | None = None) -> Canvas:
         return cls(image, state["width"], state["height"], state["names"], state["ids"], state["parents"],
-                   set(state["groups"]))
+                   set(state["groups"]), folder)
 
     def layer(self, name: str) -> int:
         if name not in self.names:
@@ -118,6 +121,7 @@ ORIENTATION = {"horizontal": 0, "vertical": 1}
 HISTOGRAM_CHANNEL = {"value": 0, "red": 1, "green": 2, "blue": 3, "alpha": 4}
 DESATURATE = {"lightness": 0, "luma": 1, "average": 2, "luminance": 3, "value": 4}
 CHANNEL_OP = {"add": 0, "subtract": 1, "replace": 2, "intersect": 3}
+MODE_NUMBER = {name: number for number, name in LAYER_MODES.items()}
 
 
 def num(value: float) -> str:
@@ -279,10 +283,15 @@ def move_layer(p: act.MoveLayer, c: Canvas) -> Operation:
     return Operation(f"(gimp-image-reorder-item {c.image} {layer} {parent} {position})", [p.layer, *inside])
 
 
-@function("set_layer", act.SetLayer, "Set a layer's opacity (0..100), visibility or offsets.", acts_on="layer")
+@function("set_layer", act.SetLayer, "Set a layer's opacity (0..100), visibility, offsets or mode.", acts_on="layer")
 def set_layer(p: act.SetLayer, c: Canvas) -> Operation:
     layer = c.layer(p.layer)
     calls = []  # offsets of a group move the layers inside it
+    if p.mode == "pass-through" and layer not in c.groups:
+        raise InvalidAction(f"{p.layer!r} is not a layer group; only a group can pass its layers through.",
+                            hint="Give a layer mode such as 'normal' or 'multiply'.")
+    if p.mode is not None:
+        calls.append(f"(gimp-layer-set-mode {layer} {MODE_NUMBER[p.mode]})")
     if p.opacity is not None:
         calls.append(f"(gimp-layer-set-opacity {layer} {num(p.opacity)})")
     if p.visible is not None:
@@ -293,6 +302,21 @@ def set_layer(p: act.SetLayer, c: Canvas) -> Operation:
     moved = p.offset_x is not None or p.offset_y is not None
     inside = c.descendants(layer) if moved and layer in c.groups else []
     return Operation(f"(begin {' '.join(calls)})", [p.layer, *inside])
+
+
+@function("place_image", act.PlaceImage, "Place a workspace image file as a new layer at x, y (optionally scaled), "
+          "like File > Open as Layers.", acts_on="layers")
+def place_image(p: act.PlaceImage, c: Canvas) -> Operation:
+    if p.name is not None:
+        c.free_name(p.name)
+    parent = c.group(p.group)
+    position = c.position(p.position, adding=True, parent=parent)
+    if c.folder is None:
+        raise InvalidAction("This image has no workspace to place files from.", hint="Open the image in a workspace.")
+    source = scheme_string(str((c.folder / p.path).resolve()))
+    size = f"{p.width} {p.height}" if p.width is not None else "0 0"
+    return Operation(f"(asil-place-image {c.image} {source} {scheme_string(p.name or '')} {p.x} {p.y} {size} "
+                     f"{num(p.opacity)} {parent} {position})", [p.name or "@image"])
 
 
 def _select(p: act.SelectShape, c: Canvas, procedure: str) -> Operation:

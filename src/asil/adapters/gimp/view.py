@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from asil.adapters.gimp.xcf import LAYER_MODES
 from asil.protocol import AppState, Element, Metadata, Navigation, Observation, Paging
 
 DEFAULT_LIMIT = 25
@@ -17,7 +18,7 @@ STAT_KEYS = ("mean", "std", "median", "min", "max")
 LAYER_ACTIONS = ["set_layer", "rename_layer", "move_layer", "delete_layer", "rotate_layer", "brightness_contrast",
                  "hue_saturation", "levels", "desaturate", "invert", "blur", "sharpen", "fill"]
 IMAGE_ACTIONS = ["scale_image", "crop_image", "rotate_image", "flip_image", "resize_canvas", "add_layer",
-                 "add_text_layer", "add_group", "export_image"]
+                 "add_text_layer", "add_group", "place_image", "export_image"]
 SELECTION_ACTIONS = ["select_rectangle", "select_ellipse", "select_all", "select_none"]
 
 
@@ -54,8 +55,9 @@ def layer_element(layer: dict[str, Any], stats: dict[str, Any] | None, state: di
         meta["parent"], meta["path"], meta["depth"] = path[-2], "/".join(path), len(path) - 1
     if layer["text"] is not None:
         meta["text"] = layer["text"][:200]
-    if layer["mode"] != 28:  # LAYER-MODE-NORMAL
-        meta["blend_mode"] = layer["mode"]
+        meta["font"], meta["font_size"], meta["text_color"] = layer["font"], layer["font_size"], layer["text_color"]
+    if layer["mode"] != 28:  # LAYER-MODE-NORMAL, the mode of every new layer: shown only when it differs
+        meta["blend_mode"] = LAYER_MODES.get(layer["mode"], str(layer["mode"]))
     summary = compact_stats(stats)
     if summary is not None:
         meta["stats"] = summary

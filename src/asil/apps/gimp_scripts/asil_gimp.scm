@@ -107,6 +107,10 @@
     (asil-key "mode" #f) (asil-put-num (car (gimp-layer-get-mode layer)))
     (asil-key "group" #f) (asil-put-bool group)
     (asil-key "text" #f) (if text (asil-put-str (car (gimp-text-layer-get-text layer))) (asil-put "null"))
+    (if text
+        (begin (asil-key "font" #f) (asil-put-str (car (gimp-text-layer-get-font layer)))
+               (asil-key "font_size" #f) (asil-put-num (car (gimp-text-layer-get-font-size layer)))
+               (asil-key "text_color" #f) (asil-put-list (car (gimp-text-layer-get-color layer)) asil-put-num)))
     (if (and want-stats (not group))
         (begin (asil-key "stats" #f) (asil-put-stats layer)))
     (asil-put "}")))
@@ -244,4 +248,16 @@
     (gimp-image-select-ellipse img CHANNEL-OP-REPLACE x y width height)
     (asil-fill img layer rgb)
     (gimp-selection-none img)
+    layer))
+
+; File > Open as Layers: PATH becomes a new layer at X, Y, scaled to WIDTH x HEIGHT unless they are 0.
+(define (asil-place-image img path name x y width height opacity parent position)
+  (let ((layer (car (gimp-file-load-layer RUN-NONINTERACTIVE img path))))
+    (gimp-image-insert-layer img layer parent position)
+    (if (> (string-length name) 0) (gimp-item-set-name layer name))
+    (if (> width 0)
+        (begin (gimp-context-set-interpolation INTERPOLATION-CUBIC)
+               (gimp-layer-scale layer width height TRUE)))
+    (gimp-layer-set-offsets layer x y)
+    (gimp-layer-set-opacity layer opacity)
     layer))
