@@ -81,7 +81,7 @@ def test_actions_arrive_as_objects_strings_or_lists() -> None:
 
 def test_tool_descriptions_carry_functions_examples_tips_and_the_policy() -> None:
     guide = app_guide(SCHEMA)
-    assert "set_range(range, values)" in guide and "delete_rows(sheet?, row, count?) [destructive]" in guide
+    assert "set_range(range, values, as_text?)" in guide and "delete_rows(sheet?, row, count?) [destructive]" in guide
     assert all(tip in guide for tip in SCHEMA.tips)
     assert all(json.dumps(e.model_dump(mode="json", exclude_defaults=True)) in guide for e in SCHEMA.examples)
     assert "READ-ONLY" in act_description({"calc": SCHEMA}, ServePolicy(read_only=True))

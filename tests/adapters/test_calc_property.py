@@ -97,6 +97,12 @@ def _state(adapter: CalcAdapter) -> str:
     return json.dumps(views, sort_keys=True)
 
 
+def _first_difference(before: str, after: str) -> str:
+    """Where two states part, with some context (the states are too long to read whole)."""
+    at = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), min(len(before), len(after)))
+    return f"before ...{before[max(0, at - 300):at + 200]}... after ...{after[max(0, at - 300):at + 200]}..."
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(raw=ACTIONS)
 def test_random_actions_never_crash_or_corrupt(book: tuple[Workspace, CalcAdapter], raw: dict) -> None:
@@ -111,7 +117,8 @@ def test_random_actions_never_crash_or_corrupt(book: tuple[Workspace, CalcAdapte
     assert result.status in ("ok", "invalid", "error")
     if result.status != "ok":
         assert result.error is not None and result.error.message
-        assert _state(adapter) == before, f"{raw} changed the state although it was {result.status}"
+        after = _state(adapter)
+        assert after == before, f"{raw} changed the state although it was {result.status}: {_first_difference(before, after)}"
         assert adapter.dirty == dirty_before
     adapter.save()
     RawWorkbook.load(Path(workspace.root, "book.ods"))  # the file on disk is a whole, readable ODS

@@ -59,11 +59,28 @@ def _kind(cell: Any) -> str:
     return "datetime" if has_time else str(cell["type"])
 
 
+ISO_DURATION = re.compile(r"-?PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?")
+
+
+def _day_fraction(duration: str) -> float | str:
+    """A time cell's office:time-value (ISO 8601 duration, e.g. PT14H00M00S) as Calc's number: days.
+
+    Calc shows and computes a time as a fraction of a day (14:00 is 0.58333...), which is what agents see."""
+    found = ISO_DURATION.fullmatch(duration)
+    if not found:
+        return duration  # an unexpected form stays text, so a numeric check fails closed
+    hours, minutes, seconds = (float(part or 0) for part in found.groups())
+    days = (hours * 3600 + minutes * 60 + seconds) / 86400
+    return -days if duration.startswith("-") else days
+
+
 def _value(cell: Any) -> Any:
     """The value in the form agents see: whole numbers as int, dates as ISO text."""
     value = cell["value"]
     if cell["type"] == "datetime" or (cell["type"] == "date" and isinstance(value, str) and "T" in value):
         return dt.datetime.fromisoformat(value).isoformat(timespec="seconds")
+    if cell["type"] == "time" and isinstance(value, str):
+        value = _day_fraction(value)
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
     if isinstance(value, str) and cell["type"] == "error":
