@@ -46,4 +46,5 @@ def main() -> None:
         sys.exit(CODE_FAILED)
 
 
-main()
+if __name__ == "__main__":  # python3 -c runs it as __main__; importing it runs nothing
+    main()

@@ -1,0 +1,10 @@
+# writer-retitle: change the title paragraph's text; setString on the paragraph keeps its Title style.
+paragraphs = doc.Text.createEnumeration()
+while paragraphs.hasMoreElements():
+    paragraph = paragraphs.nextElement()
+    if paragraph.supportsService("com.sun.star.text.Paragraph") and paragraph.getString() == "Project Falcon status":
+        paragraph.setString("Project Falcon status report")
+        print("retitled; style:", paragraph.ParaStyleName)
+        break
+else:
+    raise LookupError("no paragraph reads 'Project Falcon status'")
