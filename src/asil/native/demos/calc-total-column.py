@@ -1,3 +1,6 @@
+# ruff: noqa: F821
+# mypy: ignore-errors
+# (UNO step code: `doc`, `desktop`, `ctx` and `uno` are bound by the uno channel, asil/native/uno.py)
 # calc-total-column: a Total column of Qty * Price formulas and a grand total under it.
 sheet = doc.Sheets.getByName("Orders")
 sheet.getCellRangeByName("D1").setString("Total")

@@ -1,3 +1,6 @@
+# ruff: noqa: F821
+# mypy: ignore-errors
+# (UNO step code: `doc`, `desktop`, `ctx` and `uno` are bound by the uno channel, asil/native/uno.py)
 # calc-trim-names: strip stray spaces from the names (A) and cities (C), leaving the e-mails (B) alone.
 sheet = doc.Sheets.getByName("Contacts")
 fixed = 0

@@ -1,3 +1,6 @@
+# ruff: noqa: F821
+# mypy: ignore-errors
+# (UNO step code: `doc`, `desktop`, `ctx` and `uno` are bound by the uno channel, asil/native/uno.py)
 # impress-drop-backup: delete the backup slide (its title starts with 'Backup').
 pages = doc.DrawPages
 for index in reversed(range(pages.Count)):

@@ -1,3 +1,6 @@
+# ruff: noqa: F821
+# mypy: ignore-errors
+# (UNO step code: `doc`, `desktop`, `ctx` and `uno` are bound by the uno channel, asil/native/uno.py)
 # impress-subtitle-year: the title slide's subtitle says 2024; make it 2025.
 page = doc.DrawPages.getByIndex(0)
 for number in range(page.Count):

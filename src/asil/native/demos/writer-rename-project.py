@@ -1,3 +1,6 @@
+# ruff: noqa: F821
+# mypy: ignore-errors
+# (UNO step code: `doc`, `desktop`, `ctx` and `uno` are bound by the uno channel, asil/native/uno.py)
 # writer-rename-project: replace every Falcon with Osprey, the lower-case contact address included.
 def replace_all(find, replace):
     descriptor = doc.createReplaceDescriptor()

@@ -1,3 +1,6 @@
+# ruff: noqa: F821
+# mypy: ignore-errors
+# (UNO step code: `doc`, `desktop`, `ctx` and `uno` are bound by the uno channel, asil/native/uno.py)
 # writer-retitle: change the title paragraph's text; setString on the paragraph keeps its Title style.
 paragraphs = doc.Text.createEnumeration()
 while paragraphs.hasMoreElements():
