@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from asil.adapters.lo_document import OfficeAdapter
 from asil.apps import reaper
 from asil.apps.sandbox import clean_env, process_limit, sandbox_argv
 from asil.plugins import adapter_class
@@ -35,6 +34,7 @@ from asil.protocol import Action, ActionError, ActionResult, AsilError, InvalidA
 from asil.workspace import Workspace
 
 if TYPE_CHECKING:
+    from asil.adapters.lo_document import OfficeAdapter
     from asil.env import Env, StepOutcome
 
 SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's python3-uno is built for it
@@ -113,6 +113,8 @@ def step_code(action: Action) -> tuple[str, float]:
 
 def uno_step(env: Env, action: Action) -> StepOutcome:
     """The ``uno`` channel of :class:`asil.env.Env`: one confined Python-UNO step on the task's document."""
+    from asil.adapters.lo_document import OfficeAdapter  # here: importing Env must not import LibreOffice's side
+
     app = action.app or env.task.apps[0]
     adapter = env.adapters.get(app)
     if not isinstance(adapter, OfficeAdapter):
