@@ -123,3 +123,27 @@ def d1_reopened(env: Env) -> str:
     assert env.workspace is not None
     env.adapters["calc"] = adapter_class("calc")(env.workspace, "sales.ods")
     return d1(env)
+
+
+def test_cli_runs_the_uno_agent_against_a_model_server_and_feeds_errors_back(tmp_path: Path) -> None:
+    """``asil run TASK --agent uno --model M --base-url URL``: the real client path; a wrong first try comes back
+    as its error line, the fixed code solves the task."""
+    from tests.chat_server import ChatServer
+    from tests.conftest import run_cli
+
+    wrong = "doc.DrawPages.getByIndex(0).getByIndex(7).setString('Investor update 2025')"
+    fixed = (resources.files("asil.native").joinpath("demos", "impress-subtitle-year.py").read_text())
+    server = ChatServer()
+    for reply in ({"thought": "guess the shape", "code": wrong}, {"thought": "search the shapes", "code": fixed},
+                  {"thought": "finished", "done": True}):
+        server.behaviours.append({"text": json.dumps(reply)})
+    try:
+        ran = run_cli("run", "impress-subtitle-year", "--agent", "uno", "--model", "local", "--base-url", server.url,
+                      "--no-stream", "--out", str(tmp_path))
+    finally:
+        server.close()
+    assert ran.returncode == 0, ran.stderr
+    result = json.loads((tmp_path / "impress-subtitle-year" / "result.json").read_text())
+    assert result["success"] and result["steps"] == 3
+    second_prompt = server.requests[1]["body"]["messages"][-1]["content"]
+    assert "failed: The code raised com.sun.star.lang.IndexOutOfBoundsException: Index (7)" in second_prompt

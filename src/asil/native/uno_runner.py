@@ -42,7 +42,8 @@ def main() -> None:
     except BaseException:  # the code's own failure (SystemExit too): one line back to the agent
         lines = traceback.format_exc().strip().splitlines()
         print("\n".join(lines[-12:]), file=sys.stderr)
-        print(FAILURE_MARK + lines[-1], file=sys.stderr)
+        # pyuno names exception classes after the module that raised them, here the step itself
+        print(FAILURE_MARK + lines[-1].replace("__uno_step__.", ""), file=sys.stderr)
         sys.exit(CODE_FAILED)
 
 
