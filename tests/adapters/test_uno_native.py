@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from asil.agents import make_agent
+from asil.apps.libreoffice import shared_office
 from asil.env import Env
 from asil.protocol import Action, ActionResult
 from asil.runner.episode import run_episode
@@ -110,10 +111,11 @@ def test_a_step_without_code_is_refused(sales: Env) -> None:
     assert result.error.message == "A uno step needs params.code, the Python-UNO source to run (a non-empty string)."
 
 
-def test_work_is_stored_and_survives_a_reopen(sales: Env) -> None:
+def test_work_is_stored_and_survives_a_restart_of_libreoffice(sales: Env) -> None:
     result = uno(sales, 'doc.Sheets.getByName("Orders").getCellRangeByName("D1").setString("Total")')
     assert result.ok and result.changed == ["sales.ods"]
-    sales.primary.close()  # the file on disk holds the step's work: a fresh adapter reads it back
+    sales.primary.close()
+    shared_office().stop()  # a new LibreOffice process: only the file on disk holds the step's work
     assert d1_reopened(sales) == "'Total'"
 
 
