@@ -11,9 +11,9 @@ step's output.
 Before the step every document is saved, so the code starts from the state on disk. After a step that
 ran to its end the document is stored through LibreOffice and the adapter re-reads it, so the evaluator
 judges exactly what the code did. It is stored even when LibreOffice's modified flag is clear: text set
-on an Impress shape over UNO does not raise that flag, so the flag cannot tell code that only looked. A step that failed (an exception, the time limit) is undone: the
-document is reopened from its state before the step, and the agent gets one sentence with the
-traceback's last line.
+on an Impress shape over UNO does not raise that flag, so the flag cannot tell code that only looked.
+A step that failed (an exception, the time limit) is undone: the document is reopened from its state
+before the step, and the agent gets one sentence with the traceback's last line.
 
 What the sandbox does not confine is LibreOffice itself: it is ASIL's shared, unconfined instance, so a
 UNO call that asks LibreOffice to write a file (``storeToURL``) or start a program can reach what the
