@@ -9,6 +9,7 @@ from typing import Any
 
 from asil.adapters.base import Adapter
 from asil.evaluate.evaluator import Evaluation, evaluate_paths
+from asil.native.uno import uno_step
 from asil.plugins import adapter_class
 from asil.protocol import Action, ActionError, ActionResult, ActionSchema, AsilError, InvalidAction, Observation
 from asil.shell import run_shell
@@ -209,7 +210,7 @@ def _bash(env: Env, action: Action) -> StepOutcome:
 
 
 # Execution channels, by name. A GUI channel joins later.
-CHANNELS = {"api": Env.step, "bash": _bash}
+CHANNELS = {"api": Env.step, "bash": _bash, "uno": uno_step}
 
 
 __all__ = ["CHANNELS", "Env", "StepOutcome"]

@@ -133,6 +133,12 @@ class OfficeAdapter(Adapter):
             self._write("save", self.path, "saving")
             self._forget()
 
+    def store(self) -> None:
+        """Write the document atomically now, changed or not: code on the UNO channel edits it behind the
+        adapter's back, and a Calc adapter's own change tracking would not see that."""
+        self._write("save", self.path, "saving")
+        self._forget()
+
     def close(self) -> None:
         if self._doc and self.office.alive and self.office.generation == self._generation:
             try:

@@ -46,6 +46,7 @@ AGENTS: Registry[Callable[..., Agent]] = Registry("agent", group="asil.agents", 
 AGENTS.declare("oracle", "asil.agents.oracle:OracleAgent")
 AGENTS.declare("react", "asil.agents.react:ReActAgent")
 AGENTS.declare("lstc", "asil.agents.lstc.agent:LSTCAgent")
+AGENTS.declare("uno", "asil.agents.uno:UnoAgent")  # the LibreOffice UNO native baseline
 
 
 def make_agent(name: str, **options: Any) -> Agent:

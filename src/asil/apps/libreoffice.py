@@ -96,6 +96,7 @@ class Office:
         self.process: subprocess.Popen[bytes] | None = None
         self.profile: Path | None = None
         self.generation = 0  # increases on every (re)start; adapters reopen documents when it changes
+        self.pipe = ""  # the name of the pipe it listens on (the UNO channel connects there too)
         self._scripts: dict[str, Any] = {}
         self._context: Any = None
 
@@ -119,9 +120,17 @@ class Office:
                                             stderr=subprocess.DEVNULL, start_new_session=True,
                                             env=reaper.tag(_office_environment(uno)))
         reaper.watch(self.process.pid)
+        self.pipe = pipe
         self._context = self._connect(uno, pipe)
         self._scripts = {}
         self.generation += 1
+
+    def pipe_socket(self) -> Path:
+        """The Unix socket behind the pipe: OSL puts it in /tmp (else /var/tmp, whatever TMPDIR says), named
+        after the user id and the pipe."""
+        self.ensure()
+        name = f"OSL_PIPE_{os.getuid()}_{self.pipe}"
+        return next((p for p in (Path("/tmp") / name, Path("/var/tmp") / name) if p.exists()), Path("/tmp") / name)
 
     def _seed_profile(self, profile: Path) -> None:
         scripts = profile / "user" / "Scripts" / "python"
