@@ -122,3 +122,27 @@ def test_random_actions_never_crash_or_corrupt(book: tuple[Workspace, CalcAdapte
         assert adapter.dirty == dirty_before
     adapter.save()
     RawWorkbook.load(Path(workspace.root, "book.ods"))  # the file on disk is a whole, readable ODS
+
+
+def test_values_are_held_as_the_ods_file_keeps_them(tmp_path: Path) -> None:
+    """What saving would change is refused or rounded up front, so a failed batch's restore (a reload of the
+    saved snapshot) cannot seem to change the document: found by the random actions above."""
+    workspace = Workspace(tmp_path)
+    create_spreadsheet(workspace.resolve("book.ods"), [{"name": "Data", "rows": [["k", 1]]}])
+    adapter = CalcAdapter(workspace, "book.ods")
+    try:
+        _check_held_as_stored(adapter)
+    finally:
+        adapter.close()
+
+
+def _check_held_as_stored(adapter: CalcAdapter) -> None:
+    long_number = parse_action({"action_type": "set_value", "target": "Data!D6", "params": {"value": -9.299485727170263e19}})
+    assert adapter.execute(long_number, observe=False).ok
+    cells = {e.id: e.value for e in adapter.observe(view="Data").elements}
+    assert cells["Data!D6"] == -9.29948572717026e19  # 15 significant digits
+    before = _state(adapter)
+    control = parse_action({"action_type": "set_value", "target": "Data!D7", "params": {"value": "a\x1bb"}})
+    result = adapter.execute(control, observe=False)
+    assert result.status == "invalid" and result.error is not None and "U+001B" in result.error.message
+    assert _state(adapter) == before

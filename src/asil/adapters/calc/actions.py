@@ -7,10 +7,11 @@ changes, without side effects.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from asil.adapters.calc.refs import MAX_COLS, MAX_ROWS, CellRange, check_sheet_name, column_index, column_letters, quote_sheet
 from asil.adapters.functions import FILE_ACTION_TYPES, MODIFY_FILE_TIP, FunctionTable, Vocabulary
@@ -21,7 +22,30 @@ from asil.protocol import InvalidAction
 if TYPE_CHECKING:
     from asil.adapters.calc.adapter import CalcAdapter
 
-Scalar = float | int | str | bool | None
+SIGNIFICANT_DIGITS = 15  # what LibreOffice writes of a number into an .ods (and so what a reload gives back)
+
+
+def storable(value: float | int | str | bool | None) -> float | int | str | bool | None:
+    """A cell value as the .ods file will keep it, so the live document never holds what saving would change.
+
+    Numbers keep 15 significant digits, as LibreOffice writes them (a 17-digit double would come back rounded
+    from the file, and a failed batch's restore would seem to change it). Text may not hold control characters
+    other than tab and newline: XML, and so an .ods file, cannot store them.
+    """
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        bad = next((c for c in value if ord(c) < 32 and c not in "\t\n"), None)
+        if bad is not None:
+            raise ValueError(f"text cannot hold the control character U+{ord(bad):04X} (an .ods file cannot store it)")
+        return value
+    if isinstance(value, float) and math.isfinite(value) or isinstance(value, int) and abs(value) >= 10**SIGNIFICANT_DIGITS:
+        rounded = float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+        return rounded if isinstance(value, float) else int(rounded)
+    return value
+
+
+Scalar = Annotated[float | int | str | bool | None, AfterValidator(storable)]
 MAX_RANGE_CELLS = 100_000
 
 
@@ -31,7 +55,9 @@ class _Params(Params):
 
 TYPED_INPUT = ("A string is read as LibreOffice reads typed input: '80' becomes the number 80, '2026-12-01' a "
                "date (format YYYY-MM-DD), '12%' the number 0.12 (format 0.00%), '$1,234.50' currency, 'TRUE' a "
-               "boolean; other text stays text. Set as_text to keep a string as text exactly.")
+               "boolean; other text stays text. Set as_text to keep a string as text exactly. Numbers keep 15 "
+               "significant digits (as the .ods file does); text may not hold control characters but tab and "
+               "newline.")
 AS_TEXT = Field(False, description="Store strings as text exactly as given (like typing a leading apostrophe), "
                 "e.g. a product code '00123' or a part number '1-2'.")
 
