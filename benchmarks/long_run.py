@@ -138,6 +138,8 @@ def main() -> None:
             notes.append(f"{name}: {action_name} x {args.actions} in {seconds:.1f} s, "
                          + ", ".join(f"{count} {status}" for status, count in statuses.items()))
             print(notes[-1], file=sys.stderr)
+            for row in rows[-len(MEASURES):]:  # each app's rows as soon as it is done: a long run may be cut short
+                print(" | ".join(row), file=sys.stderr, flush=True)
     print(f"long run, {args.actions} actions per app (warm-up {max(50, args.actions // 10)}), {platform.node()} "
           f"({os.cpu_count()} cores, shared), Python {platform.python_version()}\n")
     markdown_table(["app", "measure", "after warm-up", "at the end", "growth / 1,000 actions", "% / 1,000",

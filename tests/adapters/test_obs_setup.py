@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -251,6 +252,10 @@ def test_obs_itself_keeps_studio_mode_in_global_ini_when_it_closes() -> None:
     session = ObsSession(root)
     try:
         session.request("SetStudioModeEnabled", {"studioModeEnabled": True})
+        deadline = time.monotonic() + 30  # OBS switches in its UI thread after answering: wait until it has
+        while not session.request("GetStudioModeEnabled", {}).get("studioModeEnabled"):
+            assert time.monotonic() < deadline, "OBS never entered studio mode"
+            time.sleep(0.1)
         assert session.process is not None
         session.process.process.send_signal(signal.SIGINT)  # OBS 29 closes cleanly on SIGINT
         session.process.process.wait(30)

@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -119,68 +120,56 @@ def test_bad_requests_get_4xx_naming_the_field_or_the_suites(client: TestClient)
 
 @pytest.mark.slow
 def test_a_client_that_disconnects_mid_rollout_leaves_the_served_process_working(policy: ChatServer) -> None:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    service = subprocess.Popen([sys.executable, "-m", "asil.cli", "rollout", "serve", "--port", str(port),
-                                "--workers", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        with httpx.Client(base_url=base, timeout=60) as http:
-            for _ in range(300):  # the served process starts
-                try:
-                    if http.get("/health").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.1)
-            abandoned, kept = DRAWIO[4], DRAWIO[5]
-            policy.behaviours += [{"text": reply_text("Next.", a), "delay": 0.5} for a in abandoned.reference_steps()]
-            body = json.dumps({"task_id": abandoned.id, "base_url": policy.url, "model": "m"}).encode()
-            with socket.create_connection(("127.0.0.1", port)) as raw:  # sends the request, then hangs up
-                raw.sendall(b"POST /rollout HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
-                for _ in range(600):  # until the rollout is under way (its first policy call)
-                    if policy.requests:
-                        break
-                    time.sleep(0.05)
-                assert policy.requests
-            policy.behaviours += [{"text": reply_text("Next.", a)} for a in kept.reference_steps()]
-            answer = http.post("/rollout", json={"task_id": kept.id, "base_url": policy.url, "model": "m"}).json()
-            assert answer["task_id"] == kept.id and answer["reward"] == 1.0
-            assert http.get("/metrics").json()["rollouts"] == 2  # the abandoned rollout ran to its end first
-    finally:
-        service.terminate()
-        service.wait(timeout=30)
+    with served() as (port, _), httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
+        abandoned, kept = DRAWIO[4], DRAWIO[5]
+        policy.behaviours += [{"text": reply_text("Next.", a), "delay": 0.5} for a in abandoned.reference_steps()]
+        body = json.dumps({"task_id": abandoned.id, "base_url": policy.url, "model": "m"}).encode()
+        with socket.create_connection(("127.0.0.1", port)) as raw:  # sends the request, then hangs up
+            raw.sendall(b"POST /rollout HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            assert _wait(lambda: policy.requests, 30), "the rollout never got under way"
+        policy.behaviours += [{"text": reply_text("Next.", a)} for a in kept.reference_steps()]
+        answer = http.post("/rollout", json={"task_id": kept.id, "base_url": policy.url, "model": "m"}).json()
+        assert answer["task_id"] == kept.id and answer["reward"] == 1.0
+        assert http.get("/metrics").json()["rollouts"] == 2  # the abandoned rollout ran to its end first
 
 
 @pytest.mark.slow
 def test_a_rollout_whose_app_is_killed_ends_with_a_reward_and_the_service_stays_up(policy: ChatServer) -> None:
+    with served() as (port, service), httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=300) as http:
+        calc = get_task("calc-total-column")
+        # the first reply comes late: LibreOffice is killed while the rollout waits on the policy
+        policy.behaviours += [{"text": reply_text("Next.", a), "delay": 4 if i == 0 else 0}
+                              for i, a in enumerate(calc.reference_steps())]
+        with ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(http.post, "/rollout", json={"task_id": calc.id, "base_url": policy.url,
+                                                               "model": "m", "timeout": 240})
+            assert _wait(lambda: policy.requests and _offices(service.pid)), "no LibreOffice under the rollout"
+            killed = _offices(service.pid)
+            for pid in killed:
+                os.kill(pid, signal.SIGKILL)
+            answer = pending.result(timeout=280).json()
+        assert isinstance(answer["reward"], float) and answer["task_id"] == calc.id
+        if answer["error"]:  # a crash the runner could not hide: an error reward and the reason
+            assert answer["reward"] == 0.0 and answer["termination"] in ("env_error", "agent_error")
+        assert not set(killed) & set(_offices(service.pid))  # the dead program is not counted as alive
+        kept = DRAWIO[6]
+        policy.behaviours += [{"text": reply_text("Next.", a)} for a in kept.reference_steps()]
+        after = http.post("/rollout", json={"task_id": kept.id, "base_url": policy.url, "model": "m"}).json()
+        assert after["reward"] == 1.0 and http.get("/health").json() == {"status": "ok"}
+        assert http.get("/metrics").json()["rollouts"] == 2
+
+
+@contextmanager
+def served() -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """``asil rollout serve`` in a subprocess with one worker, answering on the yielded port."""
     port = free_port()
-    base = f"http://127.0.0.1:{port}"
     service = subprocess.Popen([sys.executable, "-m", "asil.cli", "rollout", "serve", "--port", str(port),
                                 "--workers", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        with httpx.Client(base_url=base, timeout=300) as http:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
             assert _wait(lambda: _healthy(http)), "the service never started"
-            calc = get_task("calc-total-column")
-            # the first reply comes late: LibreOffice is killed while the rollout waits on the policy
-            policy.behaviours += [{"text": reply_text("Next.", a), "delay": 4 if i == 0 else 0}
-                                  for i, a in enumerate(calc.reference_steps())]
-            with ThreadPoolExecutor(1) as pool:
-                pending = pool.submit(http.post, "/rollout", json={"task_id": calc.id, "base_url": policy.url,
-                                                                   "model": "m", "timeout": 240})
-                assert _wait(lambda: policy.requests and _offices(service.pid)), "no LibreOffice under the rollout"
-                killed = _offices(service.pid)
-                for pid in killed:
-                    os.kill(pid, signal.SIGKILL)
-                answer = pending.result(timeout=280).json()
-            assert isinstance(answer["reward"], float) and answer["task_id"] == calc.id
-            if answer["error"]:  # a crash the runner could not hide: an error reward and the reason
-                assert answer["reward"] == 0.0 and answer["termination"] in ("env_error", "agent_error")
-            assert not set(killed) & set(_offices(service.pid))  # the dead program is not counted as alive
-            kept = DRAWIO[6]
-            policy.behaviours += [{"text": reply_text("Next.", a)} for a in kept.reference_steps()]
-            after = http.post("/rollout", json={"task_id": kept.id, "base_url": policy.url, "model": "m"}).json()
-            assert after["reward"] == 1.0 and http.get("/health").json() == {"status": "ok"}
-            assert http.get("/metrics").json()["rollouts"] == 2
+        yield port, service
     finally:
         service.terminate()
         service.wait(timeout=30)
