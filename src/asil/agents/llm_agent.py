@@ -43,6 +43,25 @@ def parse_feedback(exc: DecisionParseError) -> str:
             "Reply with exactly one JSON object in the format asked for.")
 
 
+class FeedsBackUnusableReplies:
+    """For agents that keep a numbered history: an unusable reply becomes a history entry the model reads next
+    turn (so the same reply is not sent again at temperature 0) and a step without an action."""
+
+    client: ModelClient
+    history: list[str]
+    parse_failures: int  # in a row
+    parse_errors: int  # in the episode
+
+    def _unusable(self, exc: DecisionParseError) -> Any:
+        from asil.agents.base import Decision
+
+        self.parse_failures += 1
+        self.parse_errors += 1
+        self.history.append(f"{len(self.history) + 1}. {parse_feedback(exc)}")
+        return Decision(action=None, error=exc, tokens=self.client.take_tokens(),
+                        thought=f"unusable reply: {quote_reply(exc.reply)}")
+
+
 class ModelClient:
     """Calls a provider, accounts tokens per call kind, and repairs an unusable reply once."""
 

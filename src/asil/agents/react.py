@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from asil.agents.base import Decision
-from asil.agents.llm_agent import ModelClient, parse_feedback, quote_reply
+from asil.agents.llm_agent import FeedsBackUnusableReplies, ModelClient
 from asil.agents.prompting import action_json_schema, observation_text, render, schema_text
 from asil.llm.base import Message
 from asil.llm.parse import DecisionParseError
@@ -73,7 +73,7 @@ def scripted_reply(script: ScriptedProvider, context: dict[str, Any], fault: str
     return {"thought": "Next step of the plan.", "action": action}
 
 
-class ReActAgent:
+class ReActAgent(FeedsBackUnusableReplies):
     """Plain and honest: the whole history goes into every prompt.
 
     A reply that cannot be used becomes a history entry (the error and the raw reply, quoted briefly), so the
@@ -123,11 +123,7 @@ class ReActAgent:
             data = self.client.ask("react", self._messages(shown, window[0]), {"succeeded": self.succeeded},
                                    check=_check_reply, schema=self.reply_schema, shorten=shorter)
         except DecisionParseError as exc:
-            self.parse_failures += 1
-            self.parse_errors += 1
-            self.history.append(f"{len(self.history) + 1}. {parse_feedback(exc)}")
-            return Decision(action=None, error=exc, tokens=self.client.take_tokens(),
-                            thought=f"unusable reply: {quote_reply(exc.reply)}")
+            return self._unusable(exc)  # type: ignore[no-any-return]
         self.parse_failures = 0
         self._pending = parse_action_reply(data)
         return Decision(action=self._pending, thought=str(data.get("thought", "")),

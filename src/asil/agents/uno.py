@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from asil.agents.base import Decision
-from asil.agents.llm_agent import ModelClient, parse_feedback, quote_reply
+from asil.agents.llm_agent import FeedsBackUnusableReplies, ModelClient
 from asil.agents.prompting import render
 from asil.llm.base import LLMError, Message
 from asil.llm.parse import DecisionParseError
@@ -70,7 +70,7 @@ def reply_action(data: dict[str, Any]) -> tuple[Action, str]:
                   params={"code": data["code"], "timeout_s": STEP_TIMEOUT_S}), "uno"
 
 
-class UnoAgent:
+class UnoAgent(FeedsBackUnusableReplies):
     """Python-UNO code, one model call per step, over the task, its document and its own printed output."""
 
     name = "uno"
@@ -97,11 +97,7 @@ class UnoAgent:
         try:
             data = self.client.ask("uno", self._messages(), {"step": self.steps}, check=_check_reply)
         except DecisionParseError as exc:
-            self.parse_failures += 1
-            self.parse_errors += 1
-            self.history.append(f"{len(self.history) + 1}. {parse_feedback(exc)}")
-            return Decision(action=None, error=exc, tokens=self.client.take_tokens(),
-                            thought=f"unusable reply: {quote_reply(exc.reply)}")
+            return self._unusable(exc)  # type: ignore[no-any-return]
         self.parse_failures = 0
         self.steps += 1
         action, channel = reply_action(data)
