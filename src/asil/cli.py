@@ -512,7 +512,8 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
                    "observation once and then what each action changed, so a local server re-reads only the "
                    "newest step (its prompt cache keeps the rest)")
     p.add_argument("--ablate", help="LSTC ablations, comma-separated: no-l2s, no-s2l, no-persistent-subgoal, "
-                   "no-candidates, no-multi-action, no-step-abstraction, no-routing, no-stall-loop")
+                   "no-candidates, no-multi-action, no-step-abstraction, no-routing, no-stall-loop, "
+                   "no-failure-abstraction (not in the paper: no Step Abstraction call for a failed step, for slow local models)")
     _runtime_options(p)
     p.add_argument("--call-timeout", type=float, metavar="S",
                    help="wall-clock limit of one model call (default 600); a late call is cancelled, not retried, "
