@@ -85,7 +85,14 @@ class GuiOffice:
                 f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext", str(self.document)]
         self.process = ManagedProcess("LibreOffice (GUI)", args, log=self.profile / "soffice.log", env=env)
         self._context = self._connect(uno, pipe)
-        self.process.wait_until(lambda: self.document_model() is not None, START_TIMEOUT_S, "opening the document")
+        self.process.wait_until(self._window_shown, START_TIMEOUT_S, "showing the document's window")
+
+    def _window_shown(self) -> bool:
+        model = self.document_model()
+        if model is None:
+            return False
+        controller = model.getCurrentController()
+        return controller is not None and bool(controller.getFrame().getContainerWindow().isVisible())
 
     def _connect(self, uno: Any, pipe: str) -> Any:
         local = uno.getComponentContext()

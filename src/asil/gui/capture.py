@@ -31,15 +31,22 @@ def grab(display: str) -> Frame:
     return Frame(image, image.tobytes())
 
 
-def settle(display: str, before: Frame | None = None, cap_s: float = SETTLE_CAP_S) -> Frame:
-    """The screen once two consecutive grabs are equal (and differ from ``before``, within the grace)."""
+def settle(display: str, before: Frame | None = None, cap_s: float = SETTLE_CAP_S, quiet_s: float = 0.0) -> Frame:
+    """The screen once two consecutive grabs are equal (and differ from ``before``, within the grace).
+
+    ``quiet_s`` asks for the same frame over that long instead (a program that has just started paints
+    its window in bursts with pauses between them).
+    """
     started = time.monotonic()
     last = grab(display)
+    since = time.monotonic()  # when the screen last changed
     changed = before is None or last.raw != before.raw
     while time.monotonic() - started < cap_s:
         time.sleep(POLL_S)
         now = grab(display)
-        if now.raw == last.raw and (changed or time.monotonic() - started >= CHANGE_GRACE_S):
+        if now.raw != last.raw:
+            since = time.monotonic()
+        elif (changed or time.monotonic() - started >= CHANGE_GRACE_S) and time.monotonic() - since >= quiet_s:
             return now
         changed = changed or (before is not None and now.raw != before.raw)
         last = now

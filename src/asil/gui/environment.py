@@ -25,6 +25,8 @@ from asil.tasks.model import Task
 from asil.tasks.setup import prepare_workspace
 from asil.workspace import Workspace
 
+LAUNCH_QUIET_S = 0.6  # a program that has just started is taken as shown once its screen is still this long
+LAUNCH_SETTLE_CAP_S = 15.0
 GUI_BUDGET = 50  # the paper's GUI / 50max; reports can cut runs at 15 (GUI / 15max)
 
 
@@ -99,7 +101,7 @@ class GuiEnv:
         self.workspace = prepare_workspace(self.task, self._workspace_given)
         started = time.perf_counter()
         self.session = launch(self.workspace, self.task.document_for(self.task.apps[0]))
-        self._frame = capture.settle(self.session.display_name)
+        self._frame = capture.settle(self.session.display_name, cap_s=LAUNCH_SETTLE_CAP_S, quiet_s=LAUNCH_QUIET_S)
         self.launch_s = time.perf_counter() - started
         self.steps, self.outcome, self.answer, self.sync_note = 0, None, None, None
         return self.screen()
@@ -153,7 +155,7 @@ class GuiEnv:
         self._stop_session()
         launch = gui_launcher(self.task.apps[0])
         self.session = launch(self.workspace, self.task.document_for(self.task.apps[0]))
-        self._frame = capture.settle(self.session.display_name)
+        self._frame = capture.settle(self.session.display_name, cap_s=LAUNCH_SETTLE_CAP_S, quiet_s=LAUNCH_QUIET_S)
         return self.screen()
 
     def evaluate(self) -> Evaluation:
