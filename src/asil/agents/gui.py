@@ -82,7 +82,7 @@ class GuiAgent(FeedsBackUnusableReplies):
         self.history, self._pending = [], None
         self.parse_failures = self.parse_errors = self.steps = 0
 
-    def act(self, observation: Screen, last: ActionResult | None) -> Decision:  # type: ignore[override]
+    def act(self, observation: Screen, last: ActionResult | None) -> Decision:
         self._remember(last)
         if self.parse_failures >= self.stall_cutoff:
             return Decision(action=None, stop="stall_cutoff", tokens=self.client.take_tokens(),

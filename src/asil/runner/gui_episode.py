@@ -61,7 +61,7 @@ class _GuiEpisode:
                 step = self.env.step(gui_params(decision.action))
             self.writer.write(TraceLine(
                 step=self.env.steps, observation_digest=screen.digest(), thought=decision.thought,
-                action=decision.action, channel="gui", status=step.status, error=step.error,  # type: ignore[arg-type]
+                action=decision.action, channel="gui", status=step.status, error=step.error,
                 latency_ms=round(step.latency_ms, 3), tokens=decision.tokens, agent_log=decision.log))
             screen = step.screen
             self.keep(screen)
@@ -73,7 +73,7 @@ class _GuiEpisode:
 
 def _as_result(step: GuiStep) -> ActionResult:
     """What the agent learns of a step besides the screenshot: how it ended."""
-    return ActionResult(ok=step.ok, status=step.status, error=step.error,  # type: ignore[arg-type]
+    return ActionResult(ok=step.ok, status=step.status, error=step.error,
                         latency_ms=step.latency_ms)
 
 
@@ -121,7 +121,7 @@ def run_gui_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None 
         agent=getattr(agent, "name", type(agent).__name__),
         score=evaluation.score if evaluation else 0.0, success=bool(evaluation and evaluation.success),
         checkpoints=evaluation.checkpoints if evaluation else [], steps=env.steps, budget=env.budget,
-        tokens=tokens, time_s=round(time.monotonic() - started, 3), termination=episode.termination,  # type: ignore[arg-type]
+        tokens=tokens, time_s=round(time.monotonic() - started, 3), termination=episode.termination,
         error=episode.error, metrics=metrics)
     writer.finish(result)
     return result
