@@ -142,3 +142,9 @@ def test_the_gui_agent_runs_a_demonstration_and_keeps_every_screenshot(tmp_path:
     assert [s["channel"] for s in steps] == ["gui"] * 3 and steps[-1]["action"]["action_type"] == "done"
     assert sorted(p.name for p in folder.glob("step_*.png")) == [f"step_{n}.png" for n in range(4)]
     assert result.metrics["gui"]["sync"].startswith("stored memo.odt")
+    from tests.conftest import run_cli
+
+    assert run_cli("report", str(tmp_path)).returncode == 0
+    page = (tmp_path / "report.html").read_text()
+    strip = page.split('<div class="strip">', 1)[1].split("</div>", 1)[0]
+    assert [f"writer-retitle/step_{n}.png" in strip for n in range(4)] == [True] * 4
