@@ -25,7 +25,8 @@ from asil.tasks.model import Task
 from asil.tasks.setup import prepare_workspace
 from asil.workspace import Workspace
 
-LAUNCH_QUIET_S = 0.6  # a program that has just started is taken as shown once its screen is still this long
+LAUNCH_QUIET_S = 0.4  # a program that has just started is taken as shown once its screen is still this long
+# (shorter than the 0.5 s text-cursor blink of Writer and Impress, which would otherwise never let it be still)
 LAUNCH_SETTLE_CAP_S = 15.0
 GUI_BUDGET = 50  # the paper's GUI / 50max; reports can cut runs at 15 (GUI / 15max)
 
