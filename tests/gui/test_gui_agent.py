@@ -42,3 +42,24 @@ def test_cli_runs_the_gui_agent_against_a_model_server(tmp_path: Path) -> None:
     assert "PARSE ERROR: your previous reply could not be used: The reply's 'action' must be one of" in after_refusal
     trajectory = [json.loads(line) for line in (tmp_path / "writer-retitle" / "traj.jsonl").read_text().splitlines()]
     assert [line["status"] for line in trajectory] == ["invalid", "ok", "ok", "ok"]
+
+
+def test_bench_runs_the_gui_participant_and_the_report_scores_it(tmp_path: Path) -> None:
+    ran = run_cli("bench", "--agent", "gui", "--task", "calc-sort-scores", "--workers", "1", "--out", str(tmp_path))
+    assert ran.returncode == 0, ran.stderr
+    result = json.loads((tmp_path / "calc-sort-scores" / "result.json").read_text())
+    assert result["success"] and result["budget"] == 50 and result["metrics"]["gui"]["launch_s"] > 0
+    assert len(result["metrics"]["gui"]["screenshot_bytes"]) == result["steps"] + 1
+
+
+def test_an_app_without_a_gui_launch_spec_is_refused_in_one_sentence() -> None:
+    from asil.gui.environment import GuiEnv, NoGuiSpec
+    from asil.tasks.loader import load_tasks
+
+    task = load_tasks(suite="core", app="inkscape")[0]
+    env = GuiEnv(task)
+    with pytest.raises(NoGuiSpec) as refused:
+        env.reset()
+    assert refused.value.message == ("The app 'inkscape' has no GUI launch spec; GUI episodes run on calc, impress, "
+                                     "writer.")
+    assert env.workspace is None  # refused before anything was built
