@@ -10,8 +10,12 @@ from __future__ import annotations
 import io
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from PIL import Image, ImageGrab
+from asil.protocol import AppUnavailable
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 POLL_S = 0.04  # between two grabs: short against LibreOffice's 0.5 s cursor blink, so a blink rarely splits a pair
 SETTLE_CAP_S = 3.0  # a screen still changing after this is taken as it is (an animation, a progress bar)
@@ -27,6 +31,11 @@ class Frame:
 
 
 def grab(display: str) -> Frame:
+    try:
+        from PIL import ImageGrab
+    except ImportError:
+        raise AppUnavailable("GUI screenshots need Pillow, which is not installed.",
+                             hint="Install it with: pip install 'asil[gui]'") from None
     image = ImageGrab.grab(xdisplay=display)
     return Frame(image, image.tobytes())
 
