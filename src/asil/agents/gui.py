@@ -21,7 +21,7 @@ from asil.agents.prompting import render
 from asil.gui.vocabulary import ACTIONS, Screen, gui_action
 from asil.llm.base import LLMError, Message
 from asil.llm.parse import DecisionParseError
-from asil.llm.scripted import REPLY_SHAPES, ScriptedProvider
+from asil.llm.scripted import ScriptedProvider
 from asil.protocol import ActionResult, ActionSchema
 from asil.tasks.model import Task
 
@@ -47,8 +47,6 @@ def scripted_reply(script: ScriptedProvider, context: dict[str, Any], fault: str
         return {"thought": f"Recorded step {step + 1} of {len(steps)}.", **steps[step]}
     return {"thought": "The demonstration is complete.", "action": "done"}
 
-
-REPLY_SHAPES.add("gui", scripted_reply)
 
 
 def _check_reply(data: dict[str, Any]) -> None:
