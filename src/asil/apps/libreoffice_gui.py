@@ -162,5 +162,9 @@ def launch(workspace: Workspace, document: str | None) -> GuiOffice:
     if document is None:
         raise AppUnavailable("A LibreOffice GUI episode needs the task's document, and this task names none.")
     office = GuiOffice(workspace.resolve(document))
-    office.start()
+    try:
+        office.start()
+    except BaseException:  # a half-started office still holds its Xvfb and profile
+        office.stop()
+        raise
     return office
