@@ -30,8 +30,11 @@ def test_the_reply_shapes_are_declared_lazily_beside_their_agents() -> None:
     from asil.agents import uno
 
     assert REPLY_SHAPES["uno"] is uno.scripted_reply
+    from asil.agents import gui
+
+    assert REPLY_SHAPES["gui"] is gui.scripted_reply
     assert set(REPLY_SHAPES) == {"react", "planner", "abstraction", "verification", "refinement", "judge", "onboard_draft",
-                                 "uno"}
+                                 "uno", "gui"}
 
 
 def test_a_call_kind_without_a_reply_shape_is_an_llm_error() -> None:

@@ -12,7 +12,8 @@ from typing import Any, Protocol
 from asil.protocol import AsilError
 from asil.tasks.model import Task
 
-Message = dict[str, str]
+# A chat message: "content" is text, or a list of OpenAI content parts (text and image_url) for multimodal models.
+Message = dict[str, Any]
 Until = Callable[[str], bool]  # True once the text so far holds a complete answer (streaming stops there)
 
 
@@ -61,7 +62,14 @@ def estimate_tokens(text: str) -> int:
 
 
 def prompt_text(messages: list[Message]) -> str:
-    return "\n".join(m["content"] for m in messages)
+    """The messages' text; of a list of content parts, the text parts (images are counted by their provider)."""
+    return "\n".join(_text(m["content"]) for m in messages)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(part.get("text", "")) for part in content if part.get("type") == "text")
 
 
 @dataclass
