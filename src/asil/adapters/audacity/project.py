@@ -228,8 +228,13 @@ def add_label(params: act.AddLabel, scope: Scope) -> Step:
     else:
         holders = [t for t in scope.project.tracks if t.kind == "label"] or scope.project.audio
         index = holders[0].index if holders else 0
-    return Step([f"Select: Start={number(params.start)} End={number(end)} Track={index} TrackCount=1 Mode=Set",
-                 "AddLabel"], ["@labels"], {"label_text": params.text, "label_span": [params.start, end]})
+    select = f"Select: Start={number(params.start)} End={number(end)} Track={index} TrackCount=1 Mode=Set"
+    # AddLabel writes into the first label track at or after the focused track, whatever is selected: with
+    # several label tracks, the chosen one gets the focus first.
+    several = sum(t.kind == "label" for t in scope.project.tracks) > 1
+    focus = [select, "SetTrack: Focused=1"] if several else []
+    return Step([*focus, select, "AddLabel"], ["@labels"],
+                {"label_text": params.text, "label_span": [params.start, end]})
 
 
 def edit_label(params: act.EditLabel, scope: Scope) -> Step:
