@@ -212,7 +212,8 @@ EXAMPLES = [
 
 TIPS = [
     "Elements: '@project' (rate, length, selection), one element per track (id = track name) and one per "
-    "label (id 'label:N', N from 0 in time order; with several label tracks, track by track). Times are seconds from the project start.",
+    "label (id 'label:N', N from 0 in time order; with several label tracks, track by track). Times are "
+    "seconds from the project start.",
     "Edits (amplify, normalize, fade_in, fade_out, change_tempo, change_pitch, delete_range, reduce_noise) take optional "
     "start/end/tracks; what is omitted comes from the last 'select', else the whole project and all audio tracks.",
     "Generators write into a new track unless params.track names an existing one (its audio in the range is "

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.audacity import actions as act
-from asil.adapters.audacity.aup3 import ProjectUnreadable, read_tracks
 from asil.adapters.audacity.audio import AudioUnreadable, format_labels, read_labels, read_wav, synthesize, waveform_png
+from asil.adapters.audacity.aup3 import ProjectUnreadable, read_tracks
 from asil.adapters.audacity.project import (
     FUNCTIONS,
     NoiseProfile,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from asil.adapters.audacity.aup3 import ProjectUnreadable, read_tracks
 from asil.adapters.audacity.audio import Audio, AudioUnreadable, frequency, parse_range, peak_db, read_labels, read_wav, rms_db
+from asil.adapters.audacity.aup3 import ProjectUnreadable, read_tracks
 from asil.evaluate.checkpoints import Checkpoint, CheckpointUnreadable, EvalContext, checkpoint_type, require
 
 
