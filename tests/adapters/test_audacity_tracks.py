@@ -217,3 +217,14 @@ def test_a_file_that_is_not_a_project_is_refused_unchanged(tmp_path: Path) -> No
     assert ws.resolve("broken.aup3").read_bytes() == b"SQLite format 3\x00 but not really"
     with pytest.raises(ProjectUnreadable):
         read_tracks(ws.resolve("broken.aup3"))
+
+
+def test_after_set_track_the_kept_project_matches_a_fresh_read(adapter: AudacityAdapter) -> None:
+    # set_track updates the project the adapter read before instead of asking Audacity again (see _run)
+    for edit in (call("set_track", track="Drums", gain_db=-4.37, pan=0.123, mute=True),
+                 call("set_track", track="Keys", solo=True, gain_db=2.0), call("set_track", track="Notes", name="N")):
+        assert adapter.execute(edit, observe=False).ok
+    kept = adapter.observe().model_dump(exclude={"metadata"})
+    adapter._project = None
+    assert adapter.observe().model_dump(exclude={"metadata"}) == kept
+    assert kept["elements"][1]["value"]["gain_db"] == -4.37

@@ -294,7 +294,12 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
             self._selected = (self.session, selects)
         if "noise_profile" in step.after and self.session is not None:
             self._noise = (self.session, step.after["noise_profile"])
-        if name not in KEEP_LAYOUT:
+        if "track_settings" in step.after and self._project is not None:
+            # SetTrack changed exactly these settings of one track: the project read before stays true
+            # with them applied, and the next action needs no GetInfo (each costs a window refresh).
+            index, settings = step.after["track_settings"]
+            vars(self._project.tracks[index]).update(settings)
+        elif name not in KEEP_LAYOUT:
             self._project = None
         if "selection" in step.after:
             self.selection = step.after["selection"]

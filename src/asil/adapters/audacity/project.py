@@ -290,7 +290,12 @@ def set_track(params: act.SetTrack, scope: Scope) -> Step:
         parts.append(f"Pan={number(params.pan * 100)}")  # SetTrack takes pan in percent
     parts += [f"{key.title()}={int(value)}" for key in ("mute", "solo") if (value := getattr(params, key)) is not None]
     select = f"Select: Start=0 End=0 Track={track.index} TrackCount=1 Mode=Set"
-    return Step([select, f"SetTrack: {' '.join(parts)}"], [track.name] + ([params.name] if params.name else []))
+    # The settings as a fresh GetInfo would report them (gain_db to 0.01 dB, pan to 4 places).
+    settings: dict[str, Any] = {"name": params.name, "gain_db": None if params.gain_db is None else round(params.gain_db, 2),
+                                "pan": None if params.pan is None else round(params.pan, 4),
+                                "mute": params.mute, "solo": params.solo}
+    after = {"track_settings": (track.index, {k: v for k, v in settings.items() if v is not None})}
+    return Step([select, f"SetTrack: {' '.join(parts)}"], [track.name] + ([params.name] if params.name else []), after)
 
 
 def _whole(track: Track, project: Project) -> list[str]:
