@@ -219,10 +219,11 @@ def test_a_file_that_is_not_a_project_is_refused_unchanged(tmp_path: Path) -> No
         read_tracks(ws.resolve("broken.aup3"))
 
 
-def test_after_set_track_the_kept_project_matches_a_fresh_read(adapter: AudacityAdapter) -> None:
-    # set_track updates the project the adapter read before instead of asking Audacity again (see _run)
+def test_after_set_track_and_remove_label_the_kept_project_matches_a_fresh_read(adapter: AudacityAdapter) -> None:
+    # set_track and remove_label update the project the adapter read before instead of asking Audacity again
     for edit in (call("set_track", track="Drums", gain_db=-4.37, pan=0.123, mute=True),
-                 call("set_track", track="Keys", solo=True, gain_db=2.0), call("set_track", track="Notes", name="N")):
+                 call("set_track", track="Keys", solo=True, gain_db=2.0), call("set_track", track="Notes", name="N"),
+                 call("remove_label", label=1)):
         assert adapter.execute(edit, observe=False).ok
     kept = adapter.observe().model_dump(exclude={"metadata"})
     adapter._project = None

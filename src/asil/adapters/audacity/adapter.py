@@ -299,6 +299,9 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
             # with them applied, and the next action needs no GetInfo (each costs a window refresh).
             index, settings = step.after["track_settings"]
             vars(self._project.tracks[index]).update(settings)
+        elif "label_removed" in step.after and self._project is not None:
+            # Only that label went (remove_label moves it past all others first); later ones renumber.
+            del self._project.labels[step.after["label_removed"]], self._project.label_owners[step.after["label_removed"]]
         elif name not in KEEP_LAYOUT:
             self._project = None
         if "selection" in step.after:

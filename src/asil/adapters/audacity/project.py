@@ -270,7 +270,7 @@ def remove_label(params: act.RemoveLabel, scope: Scope) -> Step:
     far = math.ceil(max([project.end, *(e for _s, e, _t in project.labels)])) + 10.0
     return Step([f"SetLabel: Label={params.label} Start={number(far)} End={number(far)}",
                  f"Select: Start={number(far - 0.001)} End={number(far + 0.001)} Track={owner} TrackCount=1 Mode=Set",
-                 "Delete"], [f"label:{params.label}"])
+                 "Delete"], [f"label:{params.label}"], {"label_removed": params.label})
 
 
 SET_TRACK_AUDIO = ("gain_db", "pan", "mute", "solo")  # the settings only audio tracks have
