@@ -7,6 +7,10 @@ session away; the next call starts Audacity from that copy and replays the journ
 is as after the last good action (generated noise is drawn anew). An .aup3 checkpoint would not
 do: Audacity keeps writing every change into the project file it last saved to. The user's .wav
 is written only by :meth:`save` (export to a temp file in the same folder, then rename).
+
+An .aup3 document is Audacity's own multi-track project: each session opens a fresh copy of the
+private copy (``OpenProject2``), and :meth:`save` has Audacity write the project itself (``SaveCopy``
+to a temp file beside the document, read back, then renamed over it).
 """
 
 from __future__ import annotations
