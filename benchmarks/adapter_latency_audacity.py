@@ -11,11 +11,14 @@ with ``time.perf_counter``:
   agent gets back; exports excluded;
 * ``save()`` (export to a temp file in the same folder, then rename; labels file);
 * ``reduce_noise`` on a 30 s hissy take: the first call (preferences, noise profile of 1 s, reduction of
-  the whole take) and later calls reusing the profile on a 1 s range.
+  the whole take) and later calls reusing the profile on a 1 s range;
+* a real multi-track project (``.aup3``, 8 tracks, 2 label tracks with 20 labels) that Audacity builds and
+  saves: building it, opening it, ``set_track`` (gain / pan / mute), ``add_label`` + ``remove_label``,
+  ``edit_label`` (a move), each as ``execute(observe=False)``, and ``save`` (Audacity's SaveCopy).
 
 It asserts that actions succeed, never on timings.
 
-    .venv/bin/python benchmarks/adapter_latency_audacity.py [--repeats 30] [--noise-only]
+    .venv/bin/python benchmarks/adapter_latency_audacity.py [--repeats 30] [--noise-only | --project-only]
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from timing import pair, percentile, timed
 
 from asil.adapters.audacity.adapter import AudacityAdapter
 from asil.adapters.audacity.audio import format_labels, synthesize
+from asil.adapters.audacity.builders import make_project
 from asil.llm.base import estimate_tokens
 from asil.protocol import Action
 from asil.workspace import Workspace
@@ -132,16 +136,68 @@ def measure_noise(repeats: int) -> str:
     return f"| 30 s, 1 track | {first_ms:.0f} | {pair(later)} |"
 
 
+def call(function: str, **params: Any) -> Action:
+    return Action(action_type="invoke_function", target=function, params=params)
+
+
+PROJECT = {"tracks": [{"name": f"Track {i}", "audio": {**SPEC, "parts": [{"kind": "sine", "frequency": 200 + 40 * i,
+                                                                        "amplitude": 0.05}]}} for i in range(8)],
+           "label_tracks": [{"name": name, "labels": [[0.1 * k + 0.05 * j, 0.1 * k + 0.05 * j, f"{name} {k}"]
+                                                      for k in range(10)]}
+                            for j, name in enumerate(("Sections", "Notes"))]}
+
+
+def measure_project(repeats: int) -> list[str]:
+    """Markdown rows of the .aup3 timings (ms)."""
+    ws = Workspace.temporary(prefix="asil-bench-audacity-aup3-")
+    build_ms, _ = timed(lambda: make_project(PROJECT, ws.root / "band.aup3"))
+    adapter = AudacityAdapter(ws, "band.aup3")
+    times: dict[str, list[float]] = {"set_track gain": [], "set_track pan+mute": [], "add_label + remove_label": [],
+                                     "edit_label (move)": [], "save (SaveCopy)": []}
+    try:
+        open_ms, _ = timed(adapter.observe)
+        for i in range(repeats):
+            steps = {"set_track gain": [call("set_track", track="Track 3", gain_db=-6.0 if i % 2 else -3.0)],
+                     "set_track pan+mute": [call("set_track", track="Track 5", pan=0.5 if i % 2 else -0.5,
+                                                 mute=bool(i % 2))],
+                     "add_label + remove_label": [call("add_label", text="tmp", start=2.9, track="Notes"),
+                                                  call("remove_label", label=20)],
+                     "edit_label (move)": [call("edit_label", label=3, start=0.3 + 0.01 * (i % 2))]}
+            for name, actions in steps.items():
+                ms = 0.0
+                for action in actions:
+                    took, result = timed(lambda a=action: adapter.execute(a, observe=False))
+                    assert result.ok, (action, result.error)
+                    ms += took
+                times[name].append(ms)
+            adapter.dirty = True  # save() writes only a changed project; each round changed it
+            times["save (SaveCopy)"].append(timed(adapter.save)[0])
+        assert len(adapter.project_data().labels) == 20
+    finally:
+        adapter.close()
+        ws.cleanup()
+    rows = [f"| build (Audacity imports 8 tracks, 20 labels, saves) | {build_ms:.0f} |",
+            f"| open (new Audacity, OpenProject2, first observe) | {open_ms:.0f} |"]
+    return rows + [f"| {name} | {pair(values)} |" for name, values in times.items()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--noise-only", action="store_true", help="only the reduce_noise table")
+    parser.add_argument("--project-only", action="store_true", help="only the .aup3 project table")
     args = parser.parse_args()
     version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "audacity"], capture_output=True,
                              text=True).stdout.strip()
     with open("/proc/loadavg") as handle:
         load = handle.read().split()[0]
     print(f"# Audacity {version}, Python {platform.python_version()}, {args.repeats} repeats, load average {load}")
+    print("| .aup3 project (8 tracks, 20 labels) | ms (p50/p95 over the repeats) |")
+    print("|-------------------------------------|------------------------------:|")
+    print("\n".join(measure_project(args.repeats)))
+    if args.project_only:
+        return
+    print()
     print("| reduce_noise take | first call (profile + whole take) ms | later 1 s range p50/p95 ms |")
     print("|-------------------|-------------------------------------:|---------------------------:|")
     print(measure_noise(args.repeats))

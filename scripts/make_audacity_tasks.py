@@ -202,6 +202,78 @@ TASKS = [
 ]
 
 
+# ---------------------------------------------------------------- real multi-track projects (.aup3)
+def tone(duration: float, frequency: float, amplitude: float = 0.3) -> dict[str, Any]:
+    return {"rate": RATE, "channels": 1, "duration": duration, "parts": [sine(duration, frequency, amplitude)]}
+
+
+def project(path: str, tracks: list[dict[str, Any]], label_tracks: list[dict[str, Any]] | None = None,
+            ) -> dict[str, Any]:
+    """A set-up .aup3 that a real Audacity builds from these tracks and saves (kind audacity_project)."""
+    content: dict[str, Any] = {"tracks": tracks}
+    if label_tracks:
+        content["label_tracks"] = label_tracks
+    return {"path": path, "kind": "audacity_project", "content": content}
+
+
+def track_cp(kind: str, document: str, target: str | None, expected: Any, tolerance: float | None = None,
+             ) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": kind, "app": "audacity", "document": document, "expected": expected}
+    if target is not None:
+        out["target"] = target
+    if tolerance is not None:
+        out["tolerance"] = tolerance
+    return out
+
+
+BAND = [{"name": "Drums", "audio": tone(4, 110)}, {"name": "Bass", "audio": tone(4, 55)},
+        {"name": "Guitar", "audio": tone(4, 330, 0.2)}]
+
+PROJECT_TASKS = [
+    task("project-balance-mix", "mixing", "In the Audacity project band.aup3, turn the Drums track's gain down to "
+         "-6 dB and pan the Guitar track 40% to the left. Leave the Bass track as it is and save the project.",
+         [project("band.aup3", BAND)],
+         [[track_cp("audacity_track", "band.aup3", "Drums:gain_db", -6.0, 0.1),
+           track_cp("audacity_track", "band.aup3", "Guitar:pan", -0.4, 0.01),
+           track_cp("audacity_track", "band.aup3", "Bass:gain_db", 0.0, 0.1),
+           track_cp("audacity_track", "band.aup3", "Bass:pan", 0.0, 0.01)]],
+         [call("set_track", track="Drums", gain_db=-6.0), call("set_track", track="Guitar", pan=-0.4),
+          call("save")], open_doc="band.aup3"),
+    task("project-solo-and-mute", "mixing", "session.aup3 is a rough recording. Mute the 'Click' track, solo the "
+         "'Vocals' track and give the track called 'Audio 3' the name 'Piano'; keep the track order.",
+         [project("session.aup3", [{"name": "Vocals", "audio": tone(3, 220)},
+                                   {"name": "Click", "audio": tone(3, 1000, 0.1)},
+                                   {"name": "Audio 3", "audio": tone(3, 440, 0.2)}])],
+         [[track_cp("audacity_track", "session.aup3", "Click:mute", True),
+           track_cp("audacity_track", "session.aup3", "Vocals:solo", True),
+           track_cp("audacity_track", "session.aup3", "Vocals:mute", False),
+           track_cp("audacity_tracks", "session.aup3", None, ["Vocals", "Click", "Piano"])]],
+         [call("set_track", track="Click", mute=True), call("set_track", track="Vocals", solo=True),
+          call("set_track", track="Audio 3", name="Piano"), call("save")], open_doc="session.aup3"),
+    task("project-tidy-section-labels", "labels", "In podcast.aup3 the 'Sections' label track has a stray label "
+         "'take 2 (bad)'. Remove it, move the 'Chorus' label so it starts at exactly 5.0 s, and add a point "
+         "label 'Outro' at 7.5 s to the same label track. Save the project.",
+         [project("podcast.aup3", [{"name": "Voice", "audio": tone(8, 200)}],
+                  [{"name": "Sections", "labels": [[0, 0, "Intro"], [2.0, 2.0, "Verse"], [3.5, 3.5, "take 2 (bad)"],
+                                                   [5.2, 5.2, "Chorus"]]}])],
+         [[track_cp("audacity_project_labels", "podcast.aup3", "Sections",
+                    [[0.0, 0.0, "Intro"], [2.0, 2.0, "Verse"], [5.0, 5.0, "Chorus"], [7.5, 7.5, "Outro"]], 0.001)]],
+         [call("remove_label", label=2), call("edit_label", label=2, start=5.0, end=5.0),
+          call("add_label", text="Outro", start=7.5, track="Sections"), call("save")],
+         budget=15, open_doc="podcast.aup3"),
+    task("project-add-bass-track", "mixing", "Add the recording bass.wav to the project song.aup3 as a new track "
+         "named 'Bass' whose gain is -3 dB, after the existing tracks, and save the project.",
+         [project("song.aup3", [{"name": "Drums", "audio": tone(4, 110)}]),
+          audio("bass.wav", 4, [sine(4, frequency=55, amplitude=0.4)])],
+         [[track_cp("audacity_tracks", "song.aup3", None, ["Drums", "Bass"]),
+           track_cp("audacity_track", "song.aup3", "Bass:gain_db", -3.0, 0.1),
+           track_cp("audacity_track", "song.aup3", "Bass:end", 4.0, 0.01)]],
+         [call("import_audio", path="bass.wav"), call("set_track", track="bass", name="Bass", gain_db=-3.0),
+          call("save")], open_doc="song.aup3"),
+]
+TASKS += PROJECT_TASKS
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.glob("*.json"):

@@ -133,6 +133,31 @@ class AddLabel(Params):
     text: LabelText
     start: Seconds
     end: Seconds | None = Field(None, description="End of a region label; a point label when omitted.")
+    track: TrackRef | None = Field(None, description="The label track to add to; the first one (or a new one) "
+                                   "when omitted.")
+
+
+class RemoveLabel(Params):
+    label: Annotated[int, Field(ge=0)] = Field(description="The label's index (element 'label:N').")
+
+
+class SetTrack(Params):
+    """Track settings as in Audacity's track control panel; what is omitted stays as it is."""
+
+    track: TrackRef
+    name: Name | None = Field(None, description="A new name (the element id becomes it).")
+    gain_db: Annotated[float, Field(ge=-36, le=36)] | None = Field(
+        None, description="The track's gain slider in dB (-36 to +36; 0 is unity). Audio tracks only.")
+    pan: Annotated[float, Field(ge=-1, le=1)] | None = Field(
+        None, description="Pan from -1 (full left) through 0 (centre) to 1 (full right). Audio tracks only.")
+    mute: bool | None = Field(None, description="Mute the track (audio tracks only).")
+    solo: bool | None = Field(None, description="Solo the track (audio tracks only).")
+
+    @model_validator(mode="after")
+    def _something(self) -> SetTrack:
+        if all(getattr(self, key) is None for key in ("name", "gain_db", "pan", "mute", "solo")):
+            raise ValueError("give at least one of name, gain_db, pan, mute or solo")
+        return self
 
 
 class EditLabel(Params):
@@ -172,6 +197,9 @@ EXAMPLES = [
      "params": {"frequency": 1000, "amplitude": 0.3, "start": 0.0, "duration": 0.5, "name": "Beep"}},
     {"action_type": "invoke_function", "target": "add_label", "params": {"text": "Intro", "start": 0.0}},
     {"action_type": "invoke_function", "target": "select", "params": {"start": 0.5, "end": 1.0}},
+    {"action_type": "invoke_function", "target": "set_track",
+     "params": {"track": "sample", "gain_db": -6.0, "pan": -0.5, "mute": False}},
+    {"action_type": "invoke_function", "target": "remove_label", "params": {"label": 0}},
     {"action_type": "invoke_function", "target": "change_pitch", "params": {"semitones": 2}},
     {"action_type": "invoke_function", "target": "reduce_noise",
      "params": {"noise_start": 0.0, "noise_end": 0.5, "start": 0.0, "end": 2.0, "reduction_db": 12}},
@@ -184,13 +212,17 @@ EXAMPLES = [
 
 TIPS = [
     "Elements: '@project' (rate, length, selection), one element per track (id = track name) and one per "
-    "label (id 'label:N', N from 0 in time order). Times are seconds from the project start.",
+    "label (id 'label:N', N from 0 in time order; with several label tracks, track by track). Times are "
+    "seconds from the project start.",
     "Edits (amplify, normalize, fade_in, fade_out, change_tempo, change_pitch, delete_range, reduce_noise) take optional "
     "start/end/tracks; what is omitted comes from the last 'select', else the whole project and all audio tracks.",
     "Generators write into a new track unless params.track names an existing one (its audio in the range is "
     "replaced). Beyond a track's end they extend it.",
     "save() writes the mix to the document .wav (16-bit PCM) and the labels to <name>.labels.txt beside it; a "
     "labels file there is loaded when the document opens. 'export' writes other files.",
+    "An .aup3 document is a real Audacity project: every track keeps its gain_db, pan, mute and solo "
+    "(set_track changes them), label tracks are elements too (type 'label_track'), and save() has Audacity "
+    "write the project itself.",
     "A batch is atomic: if one action fails, the project is as before the batch.",
     "reduce_noise is Audacity's own Noise Reduction: it learns the noise from noise_start-noise_end (a region "
     "with only noise, at least 0.2 s (more below 22 kHz), inside every edited track), then lowers the noise in "

@@ -7,6 +7,10 @@ session away; the next call starts Audacity from that copy and replays the journ
 is as after the last good action (generated noise is drawn anew). An .aup3 checkpoint would not
 do: Audacity keeps writing every change into the project file it last saved to. The user's .wav
 is written only by :meth:`save` (export to a temp file in the same folder, then rename).
+
+An .aup3 document is Audacity's own multi-track project: each session opens a fresh copy of the
+private copy (``OpenProject2``), and :meth:`save` has Audacity write the project itself (``SaveCopy``
+to a temp file beside the document, read back, then renamed over it).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 
 from asil.adapters.audacity import actions as act
 from asil.adapters.audacity.audio import AudioUnreadable, format_labels, read_labels, read_wav, synthesize, waveform_png
+from asil.adapters.audacity.aup3 import ProjectUnreadable, read_tracks
 from asil.adapters.audacity.project import (
     FUNCTIONS,
     NoiseProfile,
@@ -63,8 +68,19 @@ def check_wav(path: Path, document: str) -> int:
                             hint="Open a .wav file (PCM, 8/16/24/32-bit).") from None
 
 
+def check_project(path: Path, document: str) -> int:
+    """The rate of a saved Audacity 3 project; DocumentError (file untouched) otherwise."""
+    if not path.is_file():
+        raise DocumentError(f"The project {document!r} does not exist.", hint="Give the path of an .aup3 file.")
+    try:
+        return read_tracks(path)[0]
+    except ProjectUnreadable as exc:
+        raise DocumentError(f"{document!r} is not an Audacity 3 project ({exc}).",
+                            hint="Open an .aup3 file that Audacity 3 saved.") from None
+
+
 class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
-    """Tracks (ids = names) and labels ('label:N') of one Audacity project built from a .wav."""
+    """Tracks (ids = names) and labels ('label:N') of one Audacity project: a real .aup3, or one built from a .wav."""
 
     state_name = "project"
     vocabulary = act.VOCABULARY
@@ -73,8 +89,10 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
                  **options: Any):
         super().__init__(workspace, document, limit=limit)
-        self.path, document = self._open_document("a .wav file")
-        self.rate = check_wav(self.path, document)
+        self.path, document = self._open_document("a .wav or .aup3 file")
+        # An .aup3 is Audacity's own project (tracks with their settings, label tracks); a .wav is one track.
+        self.is_project = self.path.suffix.lower() == ".aup3"
+        self.rate = check_project(self.path, document) if self.is_project else check_wav(self.path, document)
         self.labels_path = self.path.with_name(f"{self.path.stem}.labels.txt")
         self.selection: dict[str, Any] | None = None
         self._project: Project | None = None
@@ -82,16 +100,18 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
         self._noise: tuple[AudacitySession, NoiseProfile] | None = None  # which Audacity learnt which profile
         self._selected: tuple[AudacitySession, list[str]] | None = None  # the Select lines that Audacity holds
         self.journal: list[Action] = []  # every change since the document was opened
-        self.base = workspace.private() / f"audacity-{os.getpid()}-{id(self)}.wav"
+        self.base = workspace.private() / f"audacity-{os.getpid()}-{id(self)}{self.path.suffix.lower()}"
         self.base_labels = self.base.with_suffix(".labels.txt")
-        if self.labels_path.is_file():
+        # Audacity writes every edit into the project file it has open: each session opens its own copy.
+        self.working = self.base.with_name(f"{self.base.stem}-open.aup3")
+        if self.labels_path.is_file() and not self.is_project:
             try:
                 read_labels(self.labels_path)
             except (ValueError, IndexError, OSError, UnicodeDecodeError):
                 raise DocumentError(f"{self.labels_path.name} is not an Audacity label file.",
                                     hint="Each line: start<TAB>end<TAB>text (seconds).") from None
         shutil.copyfile(self.path, self.base)
-        if self.labels_path.is_file():
+        if self.labels_path.is_file() and not self.is_project:
             shutil.copyfile(self.labels_path, self.base_labels)
 
     # ------------------------------------------------------------ the Audacity session
@@ -112,7 +132,7 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
         return session
 
     def _work_files(self) -> tuple[Path, ...]:
-        return self.base, self.base_labels
+        return (self.base, self.base_labels, self.working, *_sidecars(self.working))
 
     def _after_start(self) -> None:
         self._replay()
@@ -130,6 +150,12 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
                                hint="Close and reopen the document.") from None
 
     def _load_document(self, session: AudacitySession) -> None:
+        if self.is_project:
+            for stale in (self.working, *_sidecars(self.working)):
+                stale.unlink(missing_ok=True)
+            shutil.copyfile(self.base, self.working)
+            session.command(f"OpenProject2: Filename={quote(str(self.working))} AddToHistory=0")
+            return
         session.command(f"Import2: Filename={quote(str(self.base))}")
         session.command("Select: Start=0 End=0 Track=0 TrackCount=1 Mode=Set")
         session.command(f"SetTrack: Name={quote(self.path.stem)}")
@@ -184,7 +210,7 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
         session = {"state": "running", "restarts": self.restarts}
         return build_observation(project, step=self.step, name=self.path.name, document=self.document,
                                  dirty=self.dirty, selection=self.selection, offset=self.offset, limit=self.limit,
-                                 session=session)
+                                 session=session, label_tracks=self.is_project)
 
     def project_data(self) -> Project:
         return self._read(clips=True)
@@ -272,11 +298,19 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
             self._selected = (self.session, selects)
         if "noise_profile" in step.after and self.session is not None:
             self._noise = (self.session, step.after["noise_profile"])
-        if name not in KEEP_LAYOUT:
+        if "track_settings" in step.after and self._project is not None:
+            # SetTrack changed exactly these settings of one track: the project read before stays true
+            # with them applied, and the next action needs no GetInfo (each costs a window refresh).
+            index, settings = step.after["track_settings"]
+            vars(self._project.tracks[index]).update(settings)
+        elif "label_removed" in step.after and self._project is not None:
+            # Only that label went (remove_label moves it past all others first); later ones renumber.
+            del self._project.labels[step.after["label_removed"]], self._project.label_owners[step.after["label_removed"]]
+        elif name not in KEEP_LAYOUT:
             self._project = None
         if "selection" in step.after:
             self.selection = step.after["selection"]
-        if name in ("rename_track", "delete_track"):
+        if name in ("rename_track", "delete_track") or (name == "set_track" and params.name is not None):
             self._follow_track(params.track, getattr(params, "name", None))
         if "label_text" in step.after:
             return [self._name_new_label(before, step.after["label_text"], step.after["label_span"])]
@@ -299,7 +333,8 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
 
     def _item_ids(self) -> list[str]:
         project = self._read()
-        return [t.name for t in project.audio] + [f"label:{i}" for i in range(len(project.labels))]
+        tracks = [t.name for t in project.tracks if t.kind == "wave" or (self.is_project and t.kind == "label")]
+        return tracks + [f"label:{i}" for i in range(len(project.labels))]
 
     # ------------------------------------------------------------ export, save, render
     def _export_target(self, params: act.Export) -> Path:
@@ -343,8 +378,13 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
             temp.unlink(missing_ok=True)
 
     def save(self) -> None:
-        """Write the mix to the document (16-bit PCM WAV) and the labels beside it, atomically."""
+        """Write the document atomically: an .aup3 as Audacity saves it, else the mix (16-bit PCM WAV) and
+        the labels beside it."""
         if not self.dirty:
+            return
+        if self.is_project:
+            self._save_project()
+            self.dirty = False
             return
         project = self._read()
         if project.audio:
@@ -353,6 +393,26 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
         if project.labels or self.labels_path.is_file():
             atomic_write(self.labels_path, format_labels([(s, e, t) for s, e, t in project.labels]).encode("utf-8"))
         self.dirty = False
+
+    def _save_project(self) -> None:
+        """Audacity saves the project itself, as a copy in the document's folder that then replaces it.
+
+        SaveCopy, not SaveProject2: SaveProject2 would make the document Audacity's open project, written
+        on every later edit and kept in a write-ahead log beside it; SaveCopy writes a closed, whole file.
+        """
+        temp = self.path.with_name(f".{self.path.stem}.asil-save.aup3")
+        try:
+            temp.unlink(missing_ok=True)
+            self._command(f"SaveCopy: Filename={quote(str(temp))}")
+            if not temp.is_file():
+                raise ActionFailed("Audacity wrote no project file.", hint="Check that the folder is writable.")
+            read_tracks(temp)  # the copy must be a readable project before it replaces the document
+            commit_file(temp, self.path)
+        except ProjectUnreadable as exc:
+            raise ActionFailed(f"Audacity saved a project that cannot be read back ({exc}).") from None
+        finally:
+            for left in (temp, *_sidecars(temp)):
+                left.unlink(missing_ok=True)
 
     def render(self, path: Path) -> Path:
         """A waveform of the mix with label positions (PNG)."""
@@ -384,6 +444,11 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
         spec = {"rate": 22050, "duration": 2.5, "parts": [{"kind": "sine", "frequency": 440, "amplitude": 0.4}]}
         workspace.write_bytes("sample.wav", synthesize(spec))
         return "sample.wav"
+
+
+def _sidecars(project: Path) -> tuple[Path, ...]:
+    """The SQLite journal files Audacity keeps beside an open project."""
+    return tuple(project.with_name(project.name + suffix) for suffix in ("-wal", "-shm", "-journal"))
 
 
 def read_wav_silence(rate: int) -> Any:

@@ -30,6 +30,9 @@ class Track:
     end: float = 0.0
     channels: int = 1
     mute: bool = False
+    solo: bool = False
+    gain_db: float = 0.0
+    pan: float = 0.0  # -1 (left) .. 1 (right)
     clips: list[list[float]] = field(default_factory=list)
 
 
@@ -38,6 +41,17 @@ class Project:
     tracks: list[Track]
     labels: list[list[Any]]  # [start, end, text] in the pipe's SetLabel order
     rate: int
+    label_owners: list[int] = field(default_factory=list)  # the label track index of each label
+
+    def any_track(self, name: str) -> Track:
+        """An audio or label track by name (set_track and add_label take either)."""
+        found = [t for t in self.tracks if t.name == name and t.kind in ("wave", "label")]
+        if len(found) != 1:
+            names = ", ".join(repr(t.name) for t in self.tracks if t.kind in ("wave", "label")) or "none"
+            problem = "no track" if not found else "several tracks"
+            raise InvalidAction(f"There is {problem} named {name!r}.", hint=f"Tracks: {names}.",
+                                code="unknown_track" if not found else "ambiguous_track")
+        return found[0]
 
     @property
     def audio(self) -> list[Track]:
@@ -59,17 +73,24 @@ class Project:
         return found[0]
 
 
+def gain_db(linear: float) -> float:
+    """GetInfo reports a track's gain as a factor; its slider (and SetTrack) speaks dB."""
+    return round(20 * math.log10(linear), 2) if linear > 0 else -200.0
+
+
 def read_project(tracks: list[dict[str, Any]], clips: list[dict[str, Any]], labels: list[Any], rate: int) -> Project:
     """Build a Project from the JSON of GetInfo Tracks, Clips and Labels."""
     result = [Track(index=i, name=str(t.get("name", "")), kind=str(t.get("kind", "")),
                     start=float(t.get("start", 0.0)), end=float(t.get("end", 0.0)),
-                    channels=int(t.get("channels", 1)), mute=bool(t.get("mute", 0)))
+                    channels=int(t.get("channels", 1)), mute=bool(t.get("mute", 0)), solo=bool(t.get("solo", 0)),
+                    gain_db=gain_db(float(t.get("gain", 1.0))), pan=round(float(t.get("pan", 0.0)), 4))
               for i, t in enumerate(tracks)]
     for clip in clips:
         if 0 <= int(clip["track"]) < len(result):
             result[int(clip["track"])].clips.append([float(clip["start"]), float(clip["end"])])
     flat = [[float(s), float(e), str(text)] for _track, rows in labels for s, e, text in rows]
-    return Project(result, flat, rate)
+    owners = [int(track) for track, rows in labels for _row in rows]
+    return Project(result, flat, rate, owners)
 
 
 def quote(text: str) -> str:
@@ -198,10 +219,22 @@ def add_label(params: act.AddLabel, scope: Scope) -> Step:
     if end < params.start:
         raise InvalidAction("A label's end cannot be before its start.", hint="Give end >= start.", code="bad_range")
     # AddLabel writes into the selected label track; with none, Audacity makes one.
-    holders = [t for t in scope.project.tracks if t.kind == "label"] or scope.project.audio
-    index = holders[0].index if holders else 0
-    return Step([f"Select: Start={number(params.start)} End={number(end)} Track={index} TrackCount=1 Mode=Set",
-                 "AddLabel"], ["@labels"], {"label_text": params.text, "label_span": [params.start, end]})
+    if params.track is not None:
+        holder = scope.project.any_track(params.track)
+        if holder.kind != "label":
+            raise InvalidAction(f"{params.track!r} is an audio track, not a label track.",
+                                hint="Name a label track (type 'label_track'), or omit track.", code="not_label_track")
+        index = holder.index
+    else:
+        holders = [t for t in scope.project.tracks if t.kind == "label"] or scope.project.audio
+        index = holders[0].index if holders else 0
+    select = f"Select: Start={number(params.start)} End={number(end)} Track={index} TrackCount=1 Mode=Set"
+    # AddLabel writes into the first label track at or after the focused track, whatever is selected: with
+    # several label tracks, the chosen one gets the focus first.
+    several = sum(t.kind == "label" for t in scope.project.tracks) > 1
+    focus = [select, "SetTrack: Focused=1"] if several else []
+    return Step([*focus, select, "AddLabel"], ["@labels"],
+                {"label_text": params.text, "label_span": [params.start, end]})
 
 
 def edit_label(params: act.EditLabel, scope: Scope) -> Step:
@@ -218,6 +251,51 @@ def edit_label(params: act.EditLabel, scope: Scope) -> Step:
     if params.text is not None:
         parts.append(f"Text={quote(params.text)}")
     return Step([f"SetLabel: {' '.join(parts)}"], [f"label:{params.label}"])
+
+
+def _label(scope: Scope, label: int) -> list[Any]:
+    labels = scope.project.labels
+    if label >= len(labels):
+        raise InvalidAction(f"There is no label {label}; the project has {len(labels)}.",
+                            hint="Labels are 'label:0', 'label:1', ... in the observation.", code="unknown_label")
+    return list(labels[label])
+
+
+def remove_label(params: act.RemoveLabel, scope: Scope) -> Step:
+    """Audacity has no scripted 'delete label': the label is moved past everything else in its track and
+    the time around it is deleted from that label track alone, so no other label moves or goes."""
+    _label(scope, params.label)
+    project = scope.project
+    owner = project.label_owners[params.label]
+    far = math.ceil(max([project.end, *(e for _s, e, _t in project.labels)])) + 10.0
+    return Step([f"SetLabel: Label={params.label} Start={number(far)} End={number(far)}",
+                 f"Select: Start={number(far - 0.001)} End={number(far + 0.001)} Track={owner} TrackCount=1 Mode=Set",
+                 "Delete"], [f"label:{params.label}"], {"label_removed": params.label})
+
+
+SET_TRACK_AUDIO = ("gain_db", "pan", "mute", "solo")  # the settings only audio tracks have
+
+
+def set_track(params: act.SetTrack, scope: Scope) -> Step:
+    track = scope.project.any_track(params.track)
+    asked = [key for key in SET_TRACK_AUDIO if getattr(params, key) is not None]
+    if track.kind != "wave" and asked:
+        raise InvalidAction(f"{track.name!r} is a label track, which has no {', '.join(asked)}.",
+                            hint="Only audio tracks have gain_db, pan, mute and solo; a label track takes name only.",
+                            code="not_audio_track")
+    parts = [f"Name={quote(params.name)}"] if params.name is not None else []
+    if params.gain_db is not None:
+        parts.append(f"Gain={number(params.gain_db)}")
+    if params.pan is not None:
+        parts.append(f"Pan={number(params.pan * 100)}")  # SetTrack takes pan in percent
+    parts += [f"{key.title()}={int(value)}" for key in ("mute", "solo") if (value := getattr(params, key)) is not None]
+    select = f"Select: Start=0 End=0 Track={track.index} TrackCount=1 Mode=Set"
+    # The settings as a fresh GetInfo would report them (gain_db to 0.01 dB, pan to 4 places).
+    settings: dict[str, Any] = {"name": params.name, "gain_db": None if params.gain_db is None else round(params.gain_db, 2),
+                                "pan": None if params.pan is None else round(params.pan, 4),
+                                "mute": params.mute, "solo": params.solo}
+    after = {"track_settings": (track.index, {k: v for k, v in settings.items() if v is not None})}
+    return Step([select, f"SetTrack: {' '.join(parts)}"], [track.name] + ([params.name] if params.name else []), after)
 
 
 def _whole(track: Track, project: Project) -> list[str]:
@@ -343,6 +421,10 @@ FUNCTIONS = FunctionTable[Planner]("Audacity", [
                 destructive=True, acts_on="range", handler=effect(lambda p: ["Delete"])),
     AppFunction("add_label", act.AddLabel, "Add a point or region label.", acts_on="labels", handler=add_label),
     AppFunction("edit_label", act.EditLabel, "Change a label's text or times.", acts_on="labels", handler=edit_label),
+    AppFunction("remove_label", act.RemoveLabel, "Remove a label; later labels are renumbered.", destructive=True,
+                acts_on="labels", handler=remove_label),
+    AppFunction("set_track", act.SetTrack, "Set a track's name, gain (dB), pan, mute or solo.", acts_on="track",
+                handler=set_track),
     AppFunction("rename_track", act.RenameTrack, "Rename a track; its element id becomes the new name.",
                 acts_on="track", handler=rename_track),
     AppFunction("delete_track", act.TrackOnly, "Remove a track.", destructive=True, acts_on="track",

@@ -2,7 +2,8 @@
 
 It walks the RIFF chunks itself with ``struct`` (no ``wave`` module, no code shared with
 ``audio.py``), decodes the samples with ``struct.iter_unpack``, and does the level arithmetic
-again here. Label files are split by hand. Anything unreadable is a failed checkpoint (fail closed).
+again here. Label files are split by hand. Tracks of a saved .aup3 are read by a real Audacity that opens
+the file again (``validator_project.py``). Anything unreadable is a failed checkpoint (fail closed).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
+from asil.adapters.audacity.validator_project import project_value
 from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
 from asil.workspace import Workspace
@@ -99,6 +101,8 @@ def _labels(path: Path) -> list[list[Any]]:
 
 
 def _read(cp: Checkpoint, workspace: Workspace) -> Any:
+    if cp.type.startswith("audacity_"):  # tracks of a saved .aup3, read through a real Audacity
+        return project_value(cp, workspace)
     target = str(cp.target)
     if cp.type == "audio_labels":
         return _labels(Path(workspace.root, target))

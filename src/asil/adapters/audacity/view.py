@@ -8,7 +8,7 @@ from asil.adapters.audacity.project import Project, Track
 from asil.protocol import AppState, Element, Metadata, Navigation, Observation, Paging
 
 DEFAULT_LIMIT = 40
-TRACK_ACTIONS = ["amplify", "normalize", "fade_in", "fade_out", "change_tempo", "change_pitch", "delete_range",
+TRACK_ACTIONS = ["set_track", "amplify", "normalize", "fade_in", "fade_out", "change_tempo", "change_pitch", "delete_range",
                  "generate_tone", "generate_noise", "generate_silence", "rename_track", "delete_track"]
 
 
@@ -25,25 +25,42 @@ def project_element(project: Project, selection: dict[str, Any] | None, document
 
 def track_element(track: Track) -> Element:
     meta: dict[str, Any] = {"clips": [[_r(s), _r(e)] for s, e in track.clips], "index": track.index}
-    if track.mute:
-        meta["mute"] = True
-    return Element(id=track.name, type="audio_track", label=track.name,
-                   value={"start": _r(track.start), "end": _r(track.end), "channels": track.channels},
-                   data_type="audio", meta=meta)
+    value = {"start": _r(track.start), "end": _r(track.end), "channels": track.channels,
+             "gain_db": track.gain_db, "pan": track.pan, "mute": track.mute, "solo": track.solo}
+    return Element(id=track.name, type="audio_track", label=track.name, value=value, data_type="audio", meta=meta,
+                   actions=["set_track"])
 
 
-def label_element(index: int, label: list[Any]) -> Element:
+def label_track_element(track: Track, labels: int) -> Element:
+    return Element(id=track.name, type="label_track", label=track.name, value={"labels": labels},
+                   data_type="labels", meta={"index": track.index}, actions=["set_track", "add_label"])
+
+
+def label_element(index: int, label: list[Any], track: str | None = None) -> Element:
     start, end, text = label
-    return Element(id=f"label:{index}", type="label", label=text,
-                   value={"start": _r(start), "end": _r(end), "text": text}, data_type="label",
-                   actions=["edit_label"])
+    value = {"start": _r(start), "end": _r(end), "text": text}
+    if track is not None:
+        value["track"] = track
+    return Element(id=f"label:{index}", type="label", label=text, value=value, data_type="label",
+                   actions=["edit_label", "remove_label"])
+
+
+def _items(project: Project, label_tracks: bool) -> list[Element]:
+    """Audio tracks, then (for a real project) label tracks, then labels, in Audacity's order."""
+    items: list[Element] = [track_element(t) for t in project.audio]
+    names = {t.index: t.name for t in project.tracks}
+    if label_tracks:
+        owners = project.label_owners
+        items += [label_track_element(t, owners.count(t.index)) for t in project.tracks if t.kind == "label"]
+        return items + [label_element(i, label, names.get(owners[i]) if i < len(owners) else None)
+                        for i, label in enumerate(project.labels)]
+    return items + [label_element(i, label) for i, label in enumerate(project.labels)]
 
 
 def build_observation(project: Project, *, step: int, name: str, document: str | None, dirty: bool,
                       selection: dict[str, Any] | None, offset: int, limit: int,
-                      session: dict[str, Any]) -> Observation:
-    items: list[Element] = [track_element(t) for t in project.audio]
-    items += [label_element(i, label) for i, label in enumerate(project.labels)]
+                      session: dict[str, Any], label_tracks: bool = False) -> Observation:
+    items = _items(project, label_tracks)
     total = len(items)
     page = items[offset:offset + limit]
     shown = f"items {offset + 1}-{offset + len(page)} of {total}" if total > len(page) else f"{total} items"
