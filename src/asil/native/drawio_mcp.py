@@ -50,18 +50,19 @@ def step_call(action: Action) -> McpCall:
     """The step's tool call, or InvalidAction naming what is wrong and what is valid (checked against the
     input schemas the server itself lists, before the server is started for the call)."""
     tools = {tool["name"]: tool for tool in server.server_tools()}
-    if action.target not in tools:
+    name = action.target or ""
+    if name not in tools:
         raise InvalidAction(f"The draw.io MCP server has no tool {action.target!r}; its tools are "
                             f"{', '.join(tools)} (and {LIST_TOOLS} to list them).",
                             hint='e.g. {"target": "list_pages", "params": {"arguments": {"path": "diagram.drawio"}}}')
     arguments = action.params.get("arguments", {})
     if not isinstance(arguments, dict):
-        raise InvalidAction(f"A {action.target} call's params.arguments is a JSON object of the tool's arguments.")
-    _check_arguments(action.target, arguments, tools[action.target]["inputSchema"])
+        raise InvalidAction(f"A {name} call's params.arguments is a JSON object of the tool's arguments.")
+    _check_arguments(name, arguments, tools[name]["inputSchema"])
     timeout = action.params.get("timeout_s", DEFAULT_TIMEOUT_S)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= MAX_TIMEOUT_S:
         raise InvalidAction(f"A {CHANNEL} step's timeout_s is a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}.")
-    return McpCall(action.target, arguments, float(timeout))
+    return McpCall(name, arguments, float(timeout))
 
 
 def _check_arguments(tool: str, arguments: dict[str, Any], schema: Mapping[str, Any]) -> None:
