@@ -304,6 +304,8 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
                  if given is not None]
     if lstc_only and args.agent != "lstc":
         raise UsageError(f"{lstc_only[0]} applies to the lstc agent only.", hint="Use --agent lstc.")
+    if args.hybrid_vision and args.agent != "react":  # the one agent that sends image parts so far
+        raise UsageError("--hybrid-vision applies to the react agent only.", hint="Use --agent react.")
     if args.agent == "oracle":
         return {}
     options: dict[str, Any] = {"model": args.model, "params": _runtime_params(args)}
@@ -326,6 +328,8 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         options["ablate"] = args.ablate
     if args.max_candidates is not None:
         options["max_candidates"] = args.max_candidates
+    if args.hybrid_vision:
+        options["hybrid_vision"] = True
     return options
 
 
@@ -519,6 +523,9 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="asil-results")
     p.add_argument("--render", action="store_true",
                    help="write step_N.png and step_N.render.json (skipped when ASIL_DISABLE_RENDER=1)")
+    p.add_argument("--hybrid-vision", action="store_true",
+                   help="react: attach the app's render of the current state to each observation as an image part "
+                   "(multimodal endpoints; apps without a render say so once and go without)")
 
 
 def _runtime_options(p: argparse.ArgumentParser) -> None:

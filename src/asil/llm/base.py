@@ -12,7 +12,9 @@ from typing import Any, Protocol
 from asil.protocol import AsilError
 from asil.tasks.model import Task
 
-Message = dict[str, str]
+# A chat message: "content" is text, or for multimodal endpoints a list of OpenAI content parts
+# ({"type": "text", "text": ...}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,..."}}).
+Message = dict[str, Any]
 Until = Callable[[str], bool]  # True once the text so far holds a complete answer (streaming stops there)
 
 
@@ -60,8 +62,15 @@ def estimate_tokens(text: str) -> int:
     return max(1, (len(text) + 3) // 4)
 
 
+def message_text(content: str | list[dict[str, Any]]) -> str:
+    """The text of a message's content; an image part stands as ``[image]`` (its tokens are the server's count)."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text", "") if part.get("type") == "text" else "[image]" for part in content)
+
+
 def prompt_text(messages: list[Message]) -> str:
-    return "\n".join(m["content"] for m in messages)
+    return "\n".join(message_text(m["content"]) for m in messages)
 
 
 @dataclass
