@@ -192,3 +192,15 @@ def test_cli_runs_the_agent_against_a_model_server_and_feeds_errors_back(tmp_pat
     assert result["success"] and result["steps"] == 4
     second_prompt = server.requests[1]["body"]["messages"][-1]["content"]
     assert 'failed: The draw.io MCP server refused get_page: No page with name or id "Page-1" found.' in second_prompt
+
+
+def test_bench_runs_the_baseline_beside_other_participants(tmp_path: Path) -> None:
+    """``asil bench --agent drawio-mcp``: the same tasks, evaluator and result files as any participant."""
+    from tests.conftest import run_cli
+
+    ran = run_cli("bench", "--task", "drawio-connect-missing", "--task", "drawio-move-resize", "--agent", "drawio-mcp",
+                  "--model", "scripted", "--workers", "1", "--out", str(tmp_path))
+    assert ran.returncode == 0, ran.stderr
+    results = [json.loads((tmp_path / task / "result.json").read_text())
+               for task in ("drawio-connect-missing", "drawio-move-resize")]
+    assert [(r["agent"], r["success"], r["steps"]) for r in results] == [("drawio-mcp", True, 3)] * 2
