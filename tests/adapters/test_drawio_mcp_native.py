@@ -204,3 +204,10 @@ def test_bench_runs_the_baseline_beside_other_participants(tmp_path: Path) -> No
     results = [json.loads((tmp_path / task / "result.json").read_text())
                for task in ("drawio-connect-missing", "drawio-move-resize")]
     assert [(r["agent"], r["success"], r["steps"]) for r in results] == [("drawio-mcp", True, 3)] * 2
+
+
+def test_the_agent_on_a_task_that_is_not_draw_io_ends_naming_why(tmp_path: Path) -> None:
+    result = run_episode(get_task("ink-add-frame"), make_agent("drawio-mcp", model="scripted"), tmp_path)
+    assert result.termination == "agent_error" and not result.success and result.error is not None
+    assert result.error.endswith("The draw.io MCP handshake failed: The drawio-mcp channel works on draw.io diagrams, "
+                                 "and 'inkscape' is not one.")

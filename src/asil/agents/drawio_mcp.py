@@ -21,7 +21,7 @@ from asil.agents.prompting import render
 from asil.llm.base import LLMError, Message
 from asil.llm.parse import DecisionParseError
 from asil.llm.scripted import REPLY_SHAPES, ScriptedProvider
-from asil.protocol import Action, ActionResult, ActionSchema, Observation
+from asil.protocol import Action, ActionResult, ActionSchema, AsilError, Observation
 from asil.tasks.model import Task
 
 PROMPTS = "asil.agents"
@@ -124,9 +124,9 @@ class DrawioMcpAgent(FeedsBackUnusableReplies):
         if last is None:
             return Decision(action=Action(action_type="invoke_function", target=LIST_TOOLS), channel=CHANNEL,
                             thought="MCP handshake: list the server's tools")
-        if not last.ok or not last.output:
-            reason = last.error.message if last.error else "the server listed nothing"
-            return Decision(action=None, stop="tools_unavailable", thought=f"no MCP tools: {reason}")
+        if not last.ok or not last.output:  # e.g. the task is not a draw.io task: there is nothing to call
+            reason = last.error.message if last.error else "the server listed no tools"
+            raise AsilError(f"The draw.io MCP handshake failed: {reason}")
         self.tools = last.output
         return None
 

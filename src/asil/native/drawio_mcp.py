@@ -84,11 +84,8 @@ def drawio_mcp_step(env: Env, action: Action) -> StepOutcome:
     if not isinstance(env.adapters.get(app), DrawioAdapter):
         return env.reject(InvalidAction(f"The {CHANNEL} channel works on draw.io diagrams, and {app!r} is not one.",
                                         hint="Use it on a drawio task."))
-    if action.target == LIST_TOOLS:
-        try:
-            return _list_tools(env)
-        except AsilError as exc:
-            return env.reject(exc)
+    if action.target == LIST_TOOLS:  # no server here (AppUnavailable) ends the episode as an env_error
+        return _list_tools(env)
     try:
         call = step_call(action)
     except AsilError as exc:  # a bad call, or no server to check it against (AppUnavailable)
