@@ -51,8 +51,10 @@ class MeasuringClient(OpenAICompatibleClient):
 
 def run_agent(name: str, base_url: str, tasks: list[str], budget: int, out: Path, args: argparse.Namespace
               ) -> dict[str, Any]:
+    own = ({"observations": args.observations} if name == "react" else
+           {"ablate": args.lstc_ablate} if name == "lstc" and args.lstc_ablate else {})
     agent = make_agent(name, model=SMOLLM2_NAME, base_url=base_url, server="llama-cpp-python",
-                       context_length=args.n_ctx, constrained=args.constrained, timeout_s=args.call_timeout)
+                       context_length=args.n_ctx, constrained=args.constrained, timeout_s=args.call_timeout, **own)
     measuring = MeasuringClient(SMOLLM2_NAME, base_url=base_url, server="llama-cpp-python",
                                 context_length=args.n_ctx, constrained=args.constrained,
                                 timeout_s=args.call_timeout, savings_sample=args.savings_sample)
@@ -106,6 +108,8 @@ def main() -> None:
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--agents", default="react,lstc")
     parser.add_argument("--constrained", action="store_true")
+    parser.add_argument("--observations", choices=["full", "changes"], default="full", help="react's observations")
+    parser.add_argument("--lstc-ablate", help="lstc ablations, e.g. no-failure-abstraction")
     parser.add_argument("--call-timeout", type=float, default=120.0)
     parser.add_argument("--savings-sample", type=int, default=5)
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: every core)")
@@ -121,7 +125,8 @@ def main() -> None:
             rows += table(name, run_agent(name, base_url, tasks, args.budget, out, args))
     print(f"SmolLM2-135M-Instruct Q4_1, llama-cpp-python server ({args.threads or 'all'} threads), n_ctx {args.n_ctx}, "
           f"budget {args.budget}, "
-          f"constrained={args.constrained}, {len(tasks)} tasks, results in {out}")
+          f"constrained={args.constrained}, react observations={args.observations}, lstc ablate={args.lstc_ablate}, "
+          f"{len(tasks)} tasks, results in {out}")
     print("agent  eps steps calls  tok/call  s/call s/step  early  saved  parse  valid  ep wall  won")
     print("\n".join(rows))
     print("(medians per call, per step and per episode; 's/step' = model time to a complete action;")

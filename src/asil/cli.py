@@ -304,6 +304,8 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
                  if given is not None]
     if lstc_only and args.agent != "lstc":
         raise UsageError(f"{lstc_only[0]} applies to the lstc agent only.", hint="Use --agent lstc.")
+    if args.observations is not None and args.agent != "react":
+        raise UsageError("--observations applies to the react agent only.", hint="Use --agent react.")
     if args.hybrid_vision and args.agent != "react":  # the one agent that sends image parts so far
         raise UsageError("--hybrid-vision applies to the react agent only.", hint="Use --agent react.")
     if args.agent == "oracle":
@@ -328,6 +330,8 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         options["ablate"] = args.ablate
     if args.max_candidates is not None:
         options["max_candidates"] = args.max_candidates
+    if args.observations is not None:
+        options["observations"] = args.observations
     if args.hybrid_vision:
         options["hybrid_vision"] = True
     return options
@@ -508,8 +512,13 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--constrained", action="store_true",
                    help="send each reply's JSON Schema so the server constrains decoding to it (vLLM, llama.cpp, "
                    "llama-cpp-python, Ollama, OpenAI)")
+    p.add_argument("--observations", choices=["full", "changes"],
+                   help="react: 'full' shows the current observation each step (default); 'changes' shows the first "
+                   "observation once and then what each action changed, so a local server re-reads only the "
+                   "newest step (its prompt cache keeps the rest)")
     p.add_argument("--ablate", help="LSTC ablations, comma-separated: no-l2s, no-s2l, no-persistent-subgoal, "
-                   "no-candidates, no-multi-action, no-step-abstraction, no-routing, no-stall-loop")
+                   "no-candidates, no-multi-action, no-step-abstraction, no-routing, no-stall-loop, "
+                   "no-failure-abstraction (not in the paper: no Step Abstraction call for a failed step, for slow local models)")
     _runtime_options(p)
     p.add_argument("--call-timeout", type=float, metavar="S",
                    help="wall-clock limit of one model call (default 600); a late call is cancelled, not retried, "

@@ -21,7 +21,7 @@ def lstc(tmp_path: Path, ablate: str | None, faults: list[str] | None = None, ta
 
 def test_every_ablation_of_the_paper_is_a_switch() -> None:
     assert set(ABLATIONS) == {"no-l2s", "no-s2l", "no-persistent-subgoal", "no-candidates", "no-multi-action",
-                              "no-step-abstraction", "no-routing", "no-stall-loop"}
+                              "no-step-abstraction", "no-routing", "no-stall-loop", "no-failure-abstraction"}
     assert configure("no-candidates,no-multi-action").model_dump(include={"candidates", "multi_action"}) == {
         "candidates": False, "multi_action": False}
     with pytest.raises(UnknownAblation, match="no-magic"):
@@ -105,6 +105,19 @@ def test_no_step_abstraction(tmp_path: Path) -> None:
     assert result.metrics["context_refinements"] == full.metrics["context_refinements"] == 1
     assert result.metrics["model_calls"]["verification"]["calls"] == 1
     assert all("candidates" in r for r in planner_records(tmp_path, "no-step-abstraction"))
+
+
+def test_no_failure_abstraction(tmp_path: Path) -> None:
+    _, full = lstc(tmp_path, None, ["wrong_action"])
+    agent, result = lstc(tmp_path, "no-failure-abstraction", ["wrong_action"])
+    assert result.success and full.success and result.metrics["abstractions_skipped"] == 1
+    calls = result.metrics["model_calls"]["abstraction"]["calls"]
+    assert calls == full.metrics["model_calls"]["abstraction"]["calls"] - 1 == result.metrics["actions"] - 1
+    failed = route_logs(tmp_path, "no-failure-abstraction")[0]
+    assert (failed["assigned"], failed["rule"]) == ("error", "execution_failure")
+    assert agent.state.all_evidence()[0].startswith('api {"action_type"')  # the error message is the evidence
+    # unchanged: recovery feedback reaches the planner
+    assert result.metrics["events"]["recovery_entries"] == 1 and "RECOVERY" in prompts(agent, "planner")[1]
 
 
 def test_no_routing(tmp_path: Path) -> None:

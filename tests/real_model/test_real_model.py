@@ -73,6 +73,13 @@ def test_constrained_decoding_makes_every_react_reply_a_valid_action(base_url: s
     assert replies and all(json.loads(text)["action"]["action_type"] for text in replies)
 
 
+def test_react_with_observation_changes_takes_the_honest_path(base_url: str, tmp_path: Path) -> None:
+    result, folder = episode("react", "drawio-connect-missing", base_url, tmp_path, constrained=True,
+                             observations="changes")
+    assert_honest_path(result, folder)
+    assert result.metrics["model_calls"]["react"]["calls"] >= result.steps
+
+
 def test_the_server_kind_is_detected_and_a_refused_field_is_named(base_url: str) -> None:
     from asil.llm.client import OpenAICompatibleClient
 

@@ -40,7 +40,33 @@ def _params(json_schema: dict[str, Any]) -> str:
 
 
 def observation_text(observation: Observation) -> str:
-    return json.dumps(observation.to_agent_dict(), ensure_ascii=False, separators=(",", ":"))
+    return compact_json(observation.to_agent_dict())
+
+
+def compact_json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def observation_changes(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What changed from one observation (``to_agent_dict``) to the next: elements by id (new and changed ones
+    in full, removed ones by id) and every other field whose value changed. The step counter is no change.
+    An empty dict means nothing visible changed."""
+    changes: dict[str, Any] = {}
+    old = {e["id"]: e for e in before.get("elements", [])}
+    new = {e["id"]: e for e in after.get("elements", [])}
+    changed = [e for key, e in new.items() if old.get(key) != e]
+    if changed:
+        changes["elements"] = changed
+    removed = [key for key in old if key not in new]
+    if removed:
+        changes["removed_elements"] = removed
+    for field in after.keys() - {"elements"}:
+        was, now = before.get(field), after[field]
+        if field == "metadata":
+            was, now = {**(was or {}), "step": 0}, {**now, "step": 0}
+        if was != now:
+            changes[field] = now
+    return changes
 
 
 def render(package: str, name: str, **values: Any) -> str:

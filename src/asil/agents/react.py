@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from asil.agents.base import Decision
 from asil.agents.llm_agent import FeedsBackUnusableReplies, ModelClient
-from asil.agents.prompting import action_json_schema, observation_text, render, schema_text
+from asil.agents.prompting import action_json_schema, compact_json, observation_changes, render, schema_text
 from asil.llm.base import Message
 from asil.llm.parse import DecisionParseError
 from asil.llm.scripted import ScriptedProvider
@@ -18,6 +18,7 @@ from asil.protocol import Action, ActionResult, ActionSchema, Observation
 from asil.tasks.model import Task
 
 PROMPTS = "asil.agents"
+OBSERVATION_MODES = ("full", "changes")
 
 
 def parse_action_reply(data: dict[str, Any]) -> Action:
@@ -48,6 +49,21 @@ def user_prompt(instruction: str, entries: list[str], observation: str, left_out
     history = (f"({left_out} earlier steps not shown)\n" if left_out else "") + "\n".join(entries)
     return render(PROMPTS, "react_user.md", instruction=instruction, history=history or "(none yet)",
                   observation=observation)
+
+
+def user_prompt_changes(instruction: str, start: str, entries: list[str]) -> str:
+    """ReAct's user turn with ``observations="changes"``: the first observation once, then each action with
+    what it changed. Every step only appends to the prompt, so the server reuses its cache of the rest."""
+    return render(PROMPTS, "react_user_changes.md", instruction=instruction, start=start,
+                  history="\n".join(entries) or "(none yet)")
+
+
+def changes_text(changes: dict[str, Any], observation: dict[str, Any]) -> str:
+    """An entry's tail: what changed, or the whole new observation when that is shorter."""
+    if not changes:
+        return "; nothing visible changed"
+    shown, whole = compact_json(changes), compact_json(observation)
+    return f"; now: {whole}" if len(whole) <= len(shown) else f"; changed: {shown}"
 
 
 def history_entry(number: int, action: Action, status: str, error: str | None = None) -> str:
@@ -85,9 +101,13 @@ class ReActAgent(FeedsBackUnusableReplies):
     name = "react"
 
     def __init__(self, model: str = "scripted", stall_cutoff: int = 3, history_window: int = 30,
-                 hybrid_vision: bool = False, **options: Any):
+                 observations: str = "full", hybrid_vision: bool = False, **options: Any):
+        if observations not in OBSERVATION_MODES:
+            raise ValueError(f"observations must be one of {', '.join(OBSERVATION_MODES)}, not {observations!r}.")
         self.client = ModelClient.from_options(model, **options)
-        self.hybrid_vision = hybrid_vision  # the runner hands over the app's render of each state (see())
+        # "changes": the first observation, then what each action changed (cheap to re-read on a slow server)
+        self.observations = observations
+        self.hybrid_vision = hybrid_vision  # the runner hands over the app's render of each state (see_render())
         self.picture: str | None = None  # the latest render, as a data URL
         self.pictures_sent = 0
         self.stall_cutoff = stall_cutoff
@@ -98,6 +118,9 @@ class ReActAgent(FeedsBackUnusableReplies):
         self.task: Task | None = None
         self.system = ""
         self.history: list[str] = []
+        self.changes: list[str] = []  # with observations="changes": each history entry's observation change
+        self.start: dict[str, Any] | None = None  # the first observation, and the last one seen
+        self.seen: dict[str, Any] = {}
         self.succeeded: list[dict[str, Any]] = []
         self._pending: Action | None = None
 
@@ -106,21 +129,23 @@ class ReActAgent(FeedsBackUnusableReplies):
         self.client.bind(task)
         self.system = system_prompt(schemas)
         self.reply_schema = reply_schema(schemas)
-        self.history, self.succeeded, self._pending = [], [], None
+        self.history, self.changes, self.succeeded, self._pending = [], [], [], None
+        self.start, self.seen = None, {}
         self.parse_failures = self.parse_errors = self.pictures_sent = 0
         self.picture = None
 
-    def see(self, picture: bytes | None) -> None:
+    def see_render(self, picture: bytes | None) -> None:
         """Hybrid vision: the app's render (PNG) of the state the next observation describes, or None."""
         self.picture = "data:image/png;base64," + base64.b64encode(picture).decode() if picture else None
 
     def act(self, observation: Observation, last: ActionResult | None) -> Decision:
         assert self.task is not None
         self._remember(last)
+        self._see(observation.to_agent_dict())
         if self.parse_failures >= self.stall_cutoff:
             return Decision(action=None, stop="stall_cutoff", tokens=self.client.take_tokens(),
                             thought=f"{self.parse_failures} unusable replies in a row")
-        shown = observation_text(observation)
+        shown = compact_json(self.seen)
         window = [self.history_window]
 
         def shorter(_: list[Message]) -> list[Message] | None:  # the context is short: halve the history shown
@@ -143,10 +168,24 @@ class ReActAgent(FeedsBackUnusableReplies):
     def _messages(self, observation: str, keep: int) -> list[Message]:
         assert self.task is not None
         entries = self.history[-keep:] if keep else []
-        user: Any = user_prompt(self.task.instruction, entries, observation, len(self.history) - len(entries))
+        if self.observations == "changes" and len(entries) == len(self.history) and self.start is not None:
+            shown = [entry + change for entry, change in zip(entries, self.changes, strict=True)]
+            user: Any = user_prompt_changes(self.task.instruction, compact_json(self.start), shown)
+        else:
+            user = user_prompt(self.task.instruction, entries, observation, len(self.history) - len(entries))
         if self.hybrid_vision and self.picture is not None:  # the observation's image part, beside its JSON
             user = [{"type": "text", "text": user}, {"type": "image_url", "image_url": {"url": self.picture}}]
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+
+    def _see(self, now: dict[str, Any]) -> None:
+        """Record the observation; with observations="changes", the last history entry gets what changed."""
+        if self.start is None:
+            self.start = now
+        change = changes_text(observation_changes(self.seen, now), now)
+        while len(self.changes) < len(self.history):  # one new entry per step (an unusable reply's: no change)
+            self.changes.append(change)
+            change = ""
+        self.seen = now
 
     def _remember(self, last: ActionResult | None) -> None:
         if self._pending is None or last is None:

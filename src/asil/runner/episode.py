@@ -73,7 +73,7 @@ class _Episode:
         per episode why there is no picture, so a run without images is never mistaken for one with them."""
         if not self.vision:
             return
-        self.agent.see(picture)  # type: ignore[attr-defined]
+        self.agent.see_render(picture)  # type: ignore[attr-defined]
         if picture is None and not self.told_no_picture:
             self.told_no_picture = True
             print(f"hybrid vision: {missing}; the observations of {self.task.id} go to the model without an image.",

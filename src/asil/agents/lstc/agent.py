@@ -53,7 +53,8 @@ class LSTCAgent:
         self.succeeded, self.routes = [], []
         self.stop_log = None
         self.counts = {"planner_steps": 0, "planner_errors": 0, "commitments": 0, "api": 0, "bash": 0, "control": 0,
-                       "steps": 0, "abstraction_errors": 0, "refinement_errors": 0, "verification_errors": 0}
+                       "steps": 0, "abstraction_errors": 0, "abstractions_skipped": 0, "refinement_errors": 0,
+                       "verification_errors": 0}
         self.controller_seconds = 0.0
 
     def act(self, observation: Observation, last: ActionResult | None) -> Decision:
@@ -180,7 +181,13 @@ class LSTCAgent:
         assert executed is not None
         if result.ok and executed.channel == "api":
             self.succeeded.append(executed.action.model_dump(mode="json"))
-        if self.cfg.step_abstraction:
+        if self.cfg.step_abstraction and not self.cfg.abstract_failures and self.cfg.stall_loop and not result.ok:
+            # The rules route a failed step to error whatever the model says, and the error message is the
+            # evidence: a model call would only restate it (on a small local model, 5-15 s per failed step).
+            self.counts["abstractions_skipped"] += 1
+            self.step_log["abstraction"] = "skipped: the step failed, routed to error by rule"
+            evidence, model_route = control.raw_evidence(executed, result)
+        elif self.cfg.step_abstraction:
             try:
                 evidence, model_route = control.abstract_step(self.client, self.state, self.cfg, executed, result,
                                                               observation.summary)

@@ -21,6 +21,8 @@ class LSTCConfig(BaseModel):
     multi_action: bool = Field(True, description="commit to an ordered action list, not one action a call")
     # Short-to-Long control
     step_abstraction: bool = Field(True, description="a model call turns each outcome into evidence")
+    abstract_failures: bool = Field(True, description="Step Abstraction asks the model about failed steps too (off: "
+                                    "a failed step's evidence is its error message, one call less per failure)")
     subgoal_evidence: bool = Field(True, description="evidence is aligned to subgoals (else task-level)")
     routing: bool = Field(True, description="apply continue/advance/error/stall/finish routing to control")
     subgoal_transitions: bool = Field(True, description="'advance' closes the subgoal (stage transitions)")
@@ -60,6 +62,9 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "no-routing": {"routing": False, "recovery_feedback": False, "advance_refinement": False,
                    "final_verification": False, "stall_loop": False},
     "no-stall-loop": {"stall_loop": False},
+    # Not in the paper: for slow local models. Routing sends a failed step to error whatever the model says,
+    # so the abstraction call of a failure only restates its error message.
+    "no-failure-abstraction": {"abstract_failures": False},
 }
 
 

@@ -35,6 +35,7 @@ def episode_metrics(agent: LSTCAgent, termination: str) -> dict[str, Any]:
         "parse_errors": {kind: counts.get(f"{kind}_errors", 0)  # every call kind: none of them ends the episode
                          for kind in ("planner", "abstraction", "refinement", "verification")},
         "steps": counts.get("steps", 0),
+        "abstractions_skipped": counts.get("abstractions_skipped", 0),  # failed steps, with no-failure-abstraction
         "actions": actions,
         "subgoals": subgoals,
         "subgoal_history": [s.as_dict() for s in state.subgoals],
