@@ -85,3 +85,11 @@ def test_hybrid_vision_is_refused_for_agents_that_send_no_images(tmp_path: Path)
 
     ran = run_cli("run", "drawio-relabel-typo", "--agent", "lstc", "--hybrid-vision", "--out", str(tmp_path))
     assert ran.returncode != 0 and "--hybrid-vision applies to the react agent only." in ran.stderr
+
+
+def test_pictures_go_with_change_only_observations_too(tmp_path: Path) -> None:
+    agent = make_agent("react", model="scripted", observations="changes", hybrid_vision=True)
+    result = run_episode(get_task("drawio-relabel-typo"), agent, tmp_path)
+    users = [messages[-1]["content"] for _, messages in agent.client.provider.calls]  # type: ignore[attr-defined]
+    assert result.success and len(users) == 2 and all(isinstance(content, list) for content in users)
+    assert [part["type"] for part in users[1]] == ["text", "image_url"]
