@@ -4,9 +4,13 @@
 set -euo pipefail
 
 packages=()
-command -v soffice >/dev/null 2>&1 || packages+=(libreoffice-calc-nogui)
-[ -f /usr/lib/libreoffice/program/libswlo.so ] || packages+=(libreoffice-writer-nogui)
-[ -f /usr/lib/libreoffice/program/libsdlo.so ] || packages+=(libreoffice-impress-nogui)
+# The GUI builds (not the -nogui ones): the GUI participant shows a real window (libvclplug_genlo.so, the X11
+# plugin); the adapters still run them --headless. Installing them replaces any -nogui package of the same version.
+[ -f /usr/lib/libreoffice/program/libvclplug_genlo.so ] || packages+=(libreoffice-core libreoffice-draw)
+dpkg -s libreoffice-calc >/dev/null 2>&1 || packages+=(libreoffice-calc)
+dpkg -s libreoffice-writer >/dev/null 2>&1 || packages+=(libreoffice-writer)
+dpkg -s libreoffice-impress >/dev/null 2>&1 || packages+=(libreoffice-impress)
+command -v xdotool >/dev/null 2>&1 || packages+=(xdotool)  # the GUI participant's mouse and keyboard (XTEST)
 command -v pdftoppm >/dev/null 2>&1 || packages+=(poppler-utils)
 [ -f /usr/lib/libreoffice/program/pythonscript.py ] || packages+=(libreoffice-script-provider-python)
 [ -f /usr/lib/python3/dist-packages/uno.py ] || packages+=(python3-uno)

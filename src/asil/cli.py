@@ -495,7 +495,8 @@ def _task_filters(p: argparse.ArgumentParser) -> None:
 
 def _agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", default="oracle",
-                   help="oracle, react, lstc, or a native baseline: uno (LibreOffice UNO), drawio-mcp (draw.io MCP)")
+                   help="oracle, react, lstc, gui (screenshots and computer-use input), or a native baseline: uno "
+                   "(LibreOffice UNO), drawio-mcp (draw.io MCP)")
     p.add_argument("--model", default="scripted",
                    help="model name on the server, or 'scripted', or 'replay:FILE.jsonl' (react/lstc)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 "

@@ -51,6 +51,10 @@ class AppPlugin:
         render: whether the adapter renders its state to a PNG (``Adapter.render``).
         scratch: workspace paths (``fnmatch`` patterns) where the app's program keeps its own working
             files, not state any checkpoint reads — a Thunderbird profile; kept final states leave them out.
+        gui: the app's GUI launch spec for the GUI participant (``asil.gui``), ``"module:function"``:
+            ``launch(workspace, document)`` starts the real program's window on the task's files in a
+            private display and returns a session with ``display_name``, ``size``, ``sync()`` (bring the
+            GUI's state to the files the evaluator reads) and ``stop()``; None for apps without one.
         region: the benchmark region the app's single-app tasks are reported under (one of
             :data:`REGIONS`, or a region of its own); None puts them under :data:`OTHER_REGION`.
     """
@@ -67,6 +71,7 @@ class AppPlugin:
     suite: str | None = None
     render: bool = False
     region: str | None = None
+    gui: str | None = None
     scratch: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:

@@ -19,7 +19,7 @@ class Decision:
     thought: str = ""
     tokens: dict[str, int] = field(default_factory=dict)
     error: AsilError | None = None
-    channel: str = "api"  # execution channel: api (ASIL actions) or bash
+    channel: str = "api"  # execution channel: api (ASIL actions), bash, uno, or gui (computer-use input)
     stop: str | None = None  # the agent ends the episode without an action (e.g. "stall_cutoff")
     log: dict[str, Any] | None = None  # the agent's own record of this step, written to the trace as agent_log
 
@@ -48,6 +48,7 @@ AGENTS.declare("react", "asil.agents.react:ReActAgent")
 AGENTS.declare("lstc", "asil.agents.lstc.agent:LSTCAgent")
 AGENTS.declare("uno", "asil.agents.uno:UnoAgent")  # the LibreOffice UNO native baseline
 AGENTS.declare("drawio-mcp", "asil.agents.drawio_mcp:DrawioMcpAgent")  # the draw.io MCP native baseline
+AGENTS.declare("gui", "asil.agents.gui:GuiAgent")  # screenshots and computer-use input (asil.gui)
 
 
 def make_agent(name: str, **options: Any) -> Agent:

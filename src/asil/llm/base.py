@@ -12,8 +12,7 @@ from typing import Any, Protocol
 from asil.protocol import AsilError
 from asil.tasks.model import Task
 
-# A chat message: "content" is text, or for multimodal endpoints a list of OpenAI content parts
-# ({"type": "text", "text": ...}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,..."}}).
+# A chat message: "content" is text, or a list of OpenAI content parts (text and image_url) for multimodal models.
 Message = dict[str, Any]
 Until = Callable[[str], bool]  # True once the text so far holds a complete answer (streaming stops there)
 
@@ -62,15 +61,16 @@ def estimate_tokens(text: str) -> int:
     return max(1, (len(text) + 3) // 4)
 
 
-def message_text(content: str | list[dict[str, Any]]) -> str:
-    """The text of a message's content; an image part stands as ``[image]`` (its tokens are the server's count)."""
+def prompt_text(messages: list[Message]) -> str:
+    """The messages' text; of a list of content parts, the text parts (images are counted by their provider)."""
+    return "\n".join(message_text(m["content"]) for m in messages)
+
+
+def message_text(content: Any) -> str:
+    """A message's text: the string, or the text parts of a list of content parts."""
     if isinstance(content, str):
         return content
-    return "\n".join(part.get("text", "") if part.get("type") == "text" else "[image]" for part in content)
-
-
-def prompt_text(messages: list[Message]) -> str:
-    return "\n".join(message_text(m["content"]) for m in messages)
+    return "\n".join(str(part.get("text", "")) for part in content if part.get("type") == "text")
 
 
 @dataclass

@@ -53,6 +53,7 @@ for _kind in ("planner", "abstraction", "verification", "refinement"):
     REPLY_SHAPES.declare(_kind, f"asil.agents.lstc.scripted:{_kind}_reply")
 REPLY_SHAPES.declare("judge", "asil.annotate.scripted:judge_reply")  # control-failure annotation
 REPLY_SHAPES.declare("onboard_draft", "asil.onboard.draft:scripted_reply")  # write paths drafted from prose
+REPLY_SHAPES.declare("gui", "asil.agents.gui:scripted_reply")  # the GUI participant's recorded demonstrations
 DECISION_KINDS = ("planner", "react", "judge")  # the calls whose replies ``faults`` replace, in turn
 
 

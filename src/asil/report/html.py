@@ -41,6 +41,7 @@ table.steps td,table.steps th{border-top:1px solid #eaeef2;vertical-align:top;pa
 table.steps td.n{width:28px}table.steps pre{white-space:pre-wrap;word-break:break-word;margin:0;font-size:12px}
 .status.ok{color:#1a7f37}.status.invalid,.status.error{color:#cf222e}
 .render img{max-width:100%;border:1px solid #d0d7de}
+.strip{display:flex;gap:4px;overflow-x:auto;margin:6px 0}.strip figure{flex:none}.strip img{height:96px;border:1px solid #d0d7de}
 .checkpoints{font-size:12px}.checkpoints .pass{color:#1a7f37}.checkpoints .fail{color:#cf222e}
 .error{color:#cf222e}.toolbar{margin:8px 0}
 """

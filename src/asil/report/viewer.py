@@ -49,6 +49,17 @@ def _render(folder: Path, step: int, links: ImageLinks, caption: str) -> str:
             f"(loading…)</span></figcaption></figure>")
 
 
+def _strip(folder: Path, links: ImageLinks) -> str:
+    """Every step's picture in one row (a GUI episode's screenshots, or a rendered run's states), in step order."""
+    shots = sorted((p for p in folder.glob("step_*.png") if p.stem.removeprefix("step_").isdigit()),
+                   key=lambda p: int(p.stem.removeprefix("step_")))
+    if len(shots) < 2:
+        return ""
+    items = "".join(f'<figure><img src="{escape(links.src(p))}" alt="{escape(p.stem)}" title="{escape(p.stem)}">'
+                    f"<figcaption>{escape(p.stem.removeprefix('step_'))}</figcaption></figure>" for p in shots)
+    return f'<div class="strip">{items}</div>'
+
+
 def _evidence(line: dict[str, Any]) -> str:
     """What the step showed: changed elements, channel output, the error and its hint."""
     parts = []
@@ -99,7 +110,7 @@ def task_view(run_index: int, run: Run, result: EpisodeResult, links: ImageLinks
         "<p>No steps were recorded.</p>"
     anchor = f"task-{run_index}-{result.task_id}"
     return (f'<details class="task {verdict}" id="{escape(anchor)}" data-app="{escape(result.apps[0])}">'
-            f"<summary>{summary}</summary>{error}{_checkpoints(result)}{initial}{table}</details>")
+            f"<summary>{summary}</summary>{error}{_checkpoints(result)}{_strip(folder, links)}{initial}{table}</details>")
 
 
 def viewer(runs: list[Run], links: ImageLinks) -> str:

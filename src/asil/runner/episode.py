@@ -121,6 +121,10 @@ def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = No
     the episode is doing while a slow model works (see ``LiveStatus``). With ``hints`` the agent reads the
     task's success hint after its instruction; ``keep_final_state`` adds ``final_state.tar.gz`` (the judged
     files, for ``asil audit``)."""
+    if getattr(agent, "interface", "asil") == "gui":  # screenshots and X input instead of ASIL observations
+        from asil.runner.gui_episode import run_gui_episode
+
+        return run_gui_episode(task, agent, out_dir, budget=budget, timeout_s=timeout_s, status=status, hints=hints)
     started = time.monotonic()
     writer = TraceWriter(out_dir / task.id, full_observations)
     env = Env(task, budget=budget)

@@ -1,0 +1,187 @@
+"""GuiEnv: one task's episode through screenshots and real X input on the real program.
+
+The task's workspace is built as for every participant; the task's first app's plugin record names its
+GUI launch spec (``AppPlugin.gui``, ``"module:function"``), which starts the real program with its window
+on the task's document in a private Xvfb and returns a :class:`GuiSession`. Each step is one
+computer-use action (:mod:`asil.gui.vocabulary`) sent with xdotool, followed by the settle wait and a
+screenshot. At the end the session's ``sync`` brings the GUI's state to the files (LibreOffice: store the
+document through the same LibreOffice), the program is stopped, and the task's unchanged evaluator
+judges the files, exactly as for ASIL, UNO or any other participant.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from asil.evaluate.evaluator import Evaluation, evaluate_paths
+from asil.gui import capture, xinput
+from asil.gui.vocabulary import Screen, check_gui_action
+from asil.plugins import plugin
+from asil.protocol import ActionError, AsilError, InvalidAction
+from asil.registry import load_target
+from asil.tasks.model import Task
+from asil.tasks.setup import prepare_workspace
+from asil.workspace import Workspace
+
+LAUNCH_QUIET_S = 0.4  # a program that has just started is taken as shown once its screen is still this long
+# (shorter than the 0.5 s text-cursor blink of Writer and Impress, which would otherwise never let it be still)
+LAUNCH_SETTLE_CAP_S = 15.0
+GUI_BUDGET = 50  # the paper's GUI / 50max; reports can cut runs at 15 (GUI / 15max)
+
+
+class GuiSession(Protocol):
+    """What an app's GUI launch spec returns: a running program with its window on a private display."""
+
+    display_name: str  # the DISPLAY value, e.g. ":12"
+    size: tuple[int, int]
+
+    def sync(self) -> str: ...  # bring the GUI's state to the files the evaluator reads; say how
+
+    def stop(self) -> None: ...
+
+
+@dataclass
+class GuiStep:
+    """One step's outcome: how it ended, the screen after it, and whether the episode is over."""
+
+    status: str  # ok | invalid | error
+    screen: Screen
+    latency_ms: float
+    error: ActionError | None = None
+    terminated: bool = False
+    truncated: bool = False
+    reason: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+class NoGuiSpec(InvalidAction):
+    code = "no_gui"
+
+
+def gui_launcher(app: str) -> Any:
+    """The app's GUI launch spec, or NoGuiSpec naming the apps that have one."""
+    from asil.plugins import app_names
+
+    target = plugin(app).gui
+    if target is None:
+        having = [name for name in app_names() if plugin(name).gui]
+        raise NoGuiSpec(f"The app {app!r} has no GUI launch spec; GUI episodes run on {', '.join(having)}.")
+    return load_target(target)
+
+
+class GuiEnv:
+    """An episode of screenshot-and-click control: reset, step with a budget, sync, evaluate."""
+
+    def __init__(self, task: Task, budget: int | None = None, workspace: Workspace | None = None):
+        self.task = task
+        self.budget = budget or GUI_BUDGET
+        self._workspace_given = workspace
+        self.workspace: Workspace | None = None
+        self.session: GuiSession | None = None
+        self.steps = 0
+        self.outcome: str | None = None
+        self.answer: str | None = None
+        self.sync_note: str | None = None
+        self.launch_s = 0.0
+        self._frame: capture.Frame | None = None
+
+    @property
+    def size(self) -> tuple[int, int]:
+        assert self.session is not None
+        return self.session.size
+
+    def reset(self) -> Screen:
+        """A fresh workspace, the real program started on it, and the first settled screenshot."""
+        self.close()
+        launch = gui_launcher(self.task.apps[0])
+        self.workspace = prepare_workspace(self.task, self._workspace_given)
+        started = time.perf_counter()
+        self.session = launch(self.workspace, self.task.document_for(self.task.apps[0]))
+        self._frame = capture.settle(self.session.display_name, cap_s=LAUNCH_SETTLE_CAP_S, quiet_s=LAUNCH_QUIET_S)
+        self.launch_s = time.perf_counter() - started
+        self.steps, self.outcome, self.answer, self.sync_note = 0, None, None, None
+        return self.screen()
+
+    def screen(self, notes: list[str] | None = None) -> Screen:
+        assert self._frame is not None
+        width, height = self.size
+        return Screen(capture.png_bytes(self._frame), width, height, self.steps, notes or [])
+
+    def step(self, params: dict[str, Any]) -> GuiStep:
+        """Check and run one computer-use action; every step counts toward the budget."""
+        assert self.session is not None, "step() before reset()"
+        started = time.perf_counter()
+        self.steps += 1
+        name = params.get("action")
+        if name in ("done", "infeasible"):
+            self.outcome = str(name)
+            self.answer = str(params["reason"]) if params.get("reason") is not None else None
+            return GuiStep("ok", self.screen(), 0.0, terminated=True, reason=str(name))
+        try:
+            check_gui_action(params, self.size)
+            self._run(params)
+        except AsilError as exc:  # refused before any input was sent, or xdotool failed
+            status = "invalid" if isinstance(exc, InvalidAction) else "error"
+            return self._finish(GuiStep(status, self.screen(), _ms(started), error=exc.to_error()))
+        return self._finish(GuiStep("ok", self.screen(), _ms(started)))
+
+    def _run(self, params: dict[str, Any]) -> None:
+        assert self.session is not None
+        display = self.session.display_name
+        if params["action"] == "wait":  # the one step that waits on purpose: the agent asked for it
+            time.sleep(float(params.get("seconds", 1)))
+        xinput.send(display, params)
+        self._frame = capture.settle(display, before=self._frame)
+
+    def _finish(self, step: GuiStep) -> GuiStep:
+        if self.steps >= self.budget:
+            step.truncated, step.reason = True, "budget"
+        return step
+
+    def sync(self) -> str:
+        """Bring the GUI's state to the task's files (the app's own sync) and say how."""
+        assert self.session is not None
+        self.sync_note = self.session.sync()
+        return self.sync_note
+
+    def restart(self) -> Screen:
+        """Sync, stop the program and start it again on the same files (what a person's reopening shows)."""
+        assert self.workspace is not None
+        self.sync()
+        self._stop_session()
+        launch = gui_launcher(self.task.apps[0])
+        self.session = launch(self.workspace, self.task.document_for(self.task.apps[0]))
+        self._frame = capture.settle(self.session.display_name, cap_s=LAUNCH_SETTLE_CAP_S, quiet_s=LAUNCH_QUIET_S)
+        return self.screen()
+
+    def evaluate(self) -> Evaluation:
+        """Sync, stop the program, and judge the task's files with its unchanged evaluator."""
+        if self.workspace is None:
+            raise RuntimeError("evaluate() before reset()")
+        if self.session is not None:
+            self.sync()
+        self._stop_session()
+        return evaluate_paths(self.task.evaluator.paths, self.workspace, self.outcome, self.answer)
+
+    def _stop_session(self) -> None:
+        if self.session is not None:
+            self.session.stop()
+            self.session = None
+
+    def close(self, remove_workspace: bool = True) -> None:
+        self._stop_session()
+        if self.workspace is not None and remove_workspace and self._workspace_given is None:
+            self.workspace.cleanup()
+        self.workspace = None
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+__all__ = ["GUI_BUDGET", "GuiEnv", "GuiSession", "GuiStep", "gui_launcher"]
