@@ -13,7 +13,12 @@ two forms (plain XML and compressed), it measures with ``time.perf_counter``:
 Every edit is checked outside the timer (the new label is in the next observation), so the
 benchmark cannot time no-ops. It prints a report and never asserts on timings.
 
-    .venv/bin/python benchmarks/adapter_latency_drawio.py [--repeats 200] [--sizes 12,150,5000]
+With ``--mcp-repeats N`` (default 10; 0 skips) it also times the ``drawio-mcp`` channel of the draw.io MCP
+native baseline beside the ASIL action making the same edit;
+``--mcp-only`` skips the adapter sizes.
+
+    PYTHONPATH=src:benchmarks .venv/bin/python benchmarks/adapter_latency_drawio.py [--repeats 200] [--sizes 12,150,5000]
+        [--mcp-repeats 10] [--mcp-only]
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from timing import fmt, markdown_table, pair, percentile
+from timing import fmt, markdown_table, pair, percentile, timed
 
 from asil.adapters.drawio.adapter import DrawioAdapter
 from asil.protocol import Action
@@ -155,12 +160,66 @@ def print_table(rows: list[Row]) -> None:
     markdown_table(header, lines)
 
 
+# The drawio-mcp channel: one task per form of page draw.io stores (plain, compressed), the cell relabelled.
+MCP_CASES = [("drawio-relabel-typo", "order.drawio", "n2"), ("drawio-restyle-decision", "order.drawio", "n2")]
+
+
+def mcp(env: Any, tool: str, **arguments: str) -> Any:
+    return env.dispatch("drawio-mcp", Action(action_type="invoke_function", target=tool,
+                                             params={"arguments": arguments})).result
+
+
+def measure_mcp(task_id: str, document: str, cell: str, repeats: int) -> list[str]:
+    """One row: list_pages, get_page, set_page (a relabel written as page XML) and the ASIL relabel, each the
+    whole Env step (save before, confined server start, MCP handshake, the call, re-read after)."""
+    import re
+
+    from asil.env import Env
+    from asil.tasks import get_task
+
+    env = Env(get_task(task_id), budget=100_000)
+    env.reset()
+    samples: dict[str, list[float]] = {"list_pages": [], "get_page": [], "set_page": [], "api": []}
+    try:
+        for i in range(1 + repeats):  # the first round warms the server's files into the page cache
+            times = {"list_pages": timed(lambda: mcp(env, "list_pages", path=document)),
+                     "get_page": timed(lambda: mcp(env, "get_page", path=document, page="0"))}
+            page = times["get_page"][1].output
+            relabelled = re.sub(rf'(<mxCell id="{cell}" value=")[^"]*', rf"\g<1>MCP {i}", page)
+            times["set_page"] = timed(lambda c=relabelled: mcp(env, "set_page", path=document, page="0", content=c))
+            times["api"] = timed(lambda n=i: env.step(Action(action_type="invoke_function", target="relabel",
+                                                         params={"cell": cell, "label": f"API {n}"})).result)
+            assert all(result.ok for _, result in times.values()), {k: r.error for k, (_, r) in times.items()}
+            if i:
+                for kind, (ms, _) in times.items():
+                    samples[kind].append(ms)
+        assert any(e.value == f"API {repeats}" for e in env.observe().elements), "the last relabel did not land"
+    finally:
+        env.close()
+    form = "compressed" if task_id == "drawio-restyle-decision" else "plain"
+    return [task_id, form, *(pair(samples[k]) for k in ("list_pages", "get_page", "set_page", "api"))]
+
+
+def print_mcp_table(repeats: int) -> int:
+    from asil.apps import drawio_mcp
+
+    print(f"drawio-mcp channel (@drawio/mcp {drawio_mcp.VERSION}, a confined server per call), repeats={repeats}:")
+    rows = [measure_mcp(task, document, cell, repeats) for task, document, cell in MCP_CASES]
+    markdown_table(["task", "page form", "list_pages p50/p95 ms", "get_page p50/p95 ms", "set_page p50/p95 ms",
+                    "ASIL relabel (+ observation) p50/p95 ms"], rows)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--sizes", default="12,150,5000", help="cells per page (default 12,150,5000)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--mcp-repeats", type=int, default=10, help="steps per kind on the drawio-mcp channel (0 skips)")
+    parser.add_argument("--mcp-only", action="store_true", help="only the drawio-mcp channel's table")
     args = parser.parse_args(argv)
+    if args.mcp_only:
+        return print_mcp_table(max(1, args.mcp_repeats))
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     if not sizes or min(sizes) < 3 or args.repeats < 1:
         parser.error("--sizes must be at least 3 cells each and --repeats >= 1")
@@ -188,6 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     largest = max(r.tokens for r in rows)
     print(f"  observation <= {TARGET_TOKENS:,} tokens at every size: {'MET' if largest <= TARGET_TOKENS else 'NOT MET'} "
           f"(largest ≈{largest:,})")
+    if args.mcp_repeats > 0:
+        print()
+        return print_mcp_table(args.mcp_repeats)
     return 0
 
 

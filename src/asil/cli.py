@@ -306,6 +306,8 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"{lstc_only[0]} applies to the lstc agent only.", hint="Use --agent lstc.")
     if args.observations is not None and args.agent != "react":
         raise UsageError("--observations applies to the react agent only.", hint="Use --agent react.")
+    if args.hybrid_vision and args.agent != "react":  # the one agent that sends image parts so far
+        raise UsageError("--hybrid-vision applies to the react agent only.", hint="Use --agent react.")
     if args.agent == "oracle":
         return {}
     options: dict[str, Any] = {"model": args.model, "params": _runtime_params(args)}
@@ -330,6 +332,8 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         options["max_candidates"] = args.max_candidates
     if args.observations is not None:
         options["observations"] = args.observations
+    if args.hybrid_vision:
+        options["hybrid_vision"] = True
     return options
 
 
@@ -490,8 +494,9 @@ def _task_filters(p: argparse.ArgumentParser) -> None:
 
 
 def _agent_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--agent", default="oracle", help="oracle, react, lstc, uno (the LibreOffice UNO native baseline) "
-                   "or gui (screenshots and computer-use input)")
+    p.add_argument("--agent", default="oracle",
+                   help="oracle, react, lstc, gui (screenshots and computer-use input), or a native baseline: uno "
+                   "(LibreOffice UNO), drawio-mcp (draw.io MCP)")
     p.add_argument("--model", default="scripted",
                    help="model name on the server, or 'scripted', or 'replay:FILE.jsonl' (react/lstc)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 "
@@ -528,6 +533,9 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="asil-results")
     p.add_argument("--render", action="store_true",
                    help="write step_N.png and step_N.render.json (skipped when ASIL_DISABLE_RENDER=1)")
+    p.add_argument("--hybrid-vision", action="store_true",
+                   help="react: attach the app's render of the current state to each observation as an image part "
+                   "(multimodal endpoints; apps without a render say so once and go without)")
 
 
 def _runtime_options(p: argparse.ArgumentParser) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from asil.adapters.base import Adapter
 from asil.evaluate.evaluator import Evaluation, evaluate_paths
+from asil.native.drawio_mcp import drawio_mcp_step
 from asil.native.uno import uno_step
 from asil.plugins import adapter_class
 from asil.protocol import Action, ActionError, ActionResult, ActionSchema, AsilError, InvalidAction, Observation
@@ -210,7 +211,7 @@ def _bash(env: Env, action: Action) -> StepOutcome:
 
 
 # Execution channels, by name. A GUI channel joins later.
-CHANNELS = {"api": Env.step, "bash": _bash, "uno": uno_step}
+CHANNELS = {"api": Env.step, "bash": _bash, "uno": uno_step, "drawio-mcp": drawio_mcp_step}
 
 
 __all__ = ["CHANNELS", "Env", "StepOutcome"]

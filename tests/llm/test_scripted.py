@@ -27,14 +27,15 @@ def test_the_reply_shapes_are_declared_lazily_beside_their_agents() -> None:
         assert REPLY_SHAPES[kind] is getattr(scripted, f"{kind}_reply")
     assert REPLY_SHAPES["judge"] is judge.judge_reply
     assert REPLY_SHAPES["onboard_draft"] is draft.scripted_reply
-    from asil.agents import uno
+    from asil.agents import drawio_mcp, uno
 
     assert REPLY_SHAPES["uno"] is uno.scripted_reply
+    assert REPLY_SHAPES["drawio-mcp"] is drawio_mcp.scripted_reply
     from asil.agents import gui
 
     assert REPLY_SHAPES["gui"] is gui.scripted_reply
     assert set(REPLY_SHAPES) == {"react", "planner", "abstraction", "verification", "refinement", "judge", "onboard_draft",
-                                 "uno", "gui"}
+                                 "uno", "drawio-mcp", "gui"}
 
 
 def test_a_call_kind_without_a_reply_shape_is_an_llm_error() -> None:

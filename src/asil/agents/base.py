@@ -47,6 +47,7 @@ AGENTS.declare("oracle", "asil.agents.oracle:OracleAgent")
 AGENTS.declare("react", "asil.agents.react:ReActAgent")
 AGENTS.declare("lstc", "asil.agents.lstc.agent:LSTCAgent")
 AGENTS.declare("uno", "asil.agents.uno:UnoAgent")  # the LibreOffice UNO native baseline
+AGENTS.declare("drawio-mcp", "asil.agents.drawio_mcp:DrawioMcpAgent")  # the draw.io MCP native baseline
 AGENTS.declare("gui", "asil.agents.gui:GuiAgent")  # screenshots and computer-use input (asil.gui)
 
 

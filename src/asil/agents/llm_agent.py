@@ -6,7 +6,18 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from asil.llm.base import LLMError, LLMReply, Message, Provider, Until, Usage, estimate_tokens, prompt_text, report_call
+from asil.llm.base import (
+    LLMError,
+    LLMReply,
+    Message,
+    Provider,
+    Until,
+    Usage,
+    estimate_tokens,
+    message_text,
+    prompt_text,
+    report_call,
+)
 from asil.llm.parse import DecisionParseError, extract_json, thinking_open
 from asil.llm.providers import make_provider
 from asil.tasks.model import Task
@@ -24,10 +35,13 @@ MAX_SHORTENINGS = 12  # history halvings (30 -> 0 takes 5), then halvings of the
 def clip_longest(messages: list[Message]) -> list[Message]:
     """The prompt with its longest message cut to half, from the middle, saying so (the fallback when an
     agent has no shorter prompt of its own: instructions and the newest state stay at the two ends)."""
-    longest = max(range(len(messages)), key=lambda i: len(messages[i]["content"]))
-    text = messages[longest]["content"]
+    longest = max(range(len(messages)), key=lambda i: len(message_text(messages[i]["content"])))
+    content = messages[longest]["content"]
+    text = content if isinstance(content, str) else message_text([p for p in content if p.get("type") == "text"])
     keep = len(text) // 4
-    clipped = f"{text[:keep]}\n[... {len(text) - 2 * keep} characters left out to fit the context ...]\n{text[-keep:]}"
+    clipped: Any = f"{text[:keep]}\n[... {len(text) - 2 * keep} characters left out to fit the context ...]\n{text[-keep:]}"
+    if not isinstance(content, str):  # a multimodal message keeps its images; only its text is cut
+        clipped = [{"type": "text", "text": clipped}, *(p for p in content if p.get("type") != "text")]
     return [*messages[:longest], {**messages[longest], "content": clipped}, *messages[longest + 1:]]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -100,12 +101,15 @@ class ReActAgent(FeedsBackUnusableReplies):
     name = "react"
 
     def __init__(self, model: str = "scripted", stall_cutoff: int = 3, history_window: int = 30,
-                 observations: str = "full", **options: Any):
+                 observations: str = "full", hybrid_vision: bool = False, **options: Any):
         if observations not in OBSERVATION_MODES:
             raise ValueError(f"observations must be one of {', '.join(OBSERVATION_MODES)}, not {observations!r}.")
         self.client = ModelClient.from_options(model, **options)
         # "changes": the first observation, then what each action changed (cheap to re-read on a slow server)
         self.observations = observations
+        self.hybrid_vision = hybrid_vision  # the runner hands over the app's render of each state (see_render())
+        self.picture: str | None = None  # the latest render, as a data URL
+        self.pictures_sent = 0
         self.stall_cutoff = stall_cutoff
         self.history_window = history_window  # newest history entries in a prompt; fewer if the context is short
         self.reply_schema: dict[str, Any] = {}
@@ -127,7 +131,12 @@ class ReActAgent(FeedsBackUnusableReplies):
         self.reply_schema = reply_schema(schemas)
         self.history, self.changes, self.succeeded, self._pending = [], [], [], None
         self.start, self.seen = None, {}
-        self.parse_failures = self.parse_errors = 0
+        self.parse_failures = self.parse_errors = self.pictures_sent = 0
+        self.picture = None
+
+    def see_render(self, picture: bytes | None) -> None:
+        """Hybrid vision: the app's render (PNG) of the state the next observation describes, or None."""
+        self.picture = "data:image/png;base64," + base64.b64encode(picture).decode() if picture else None
 
     def act(self, observation: Observation, last: ActionResult | None) -> Decision:
         assert self.task is not None
@@ -145,6 +154,7 @@ class ReActAgent(FeedsBackUnusableReplies):
             window[0] //= 2
             return self._messages(shown, window[0])
 
+        self.pictures_sent += self.hybrid_vision and self.picture is not None
         try:
             data = self.client.ask("react", self._messages(shown, window[0]), {"succeeded": self.succeeded},
                                    check=_check_reply, schema=self.reply_schema, shorten=shorter)
@@ -160,12 +170,12 @@ class ReActAgent(FeedsBackUnusableReplies):
         entries = self.history[-keep:] if keep else []
         if self.observations == "changes" and len(entries) == len(self.history) and self.start is not None:
             shown = [entry + change for entry, change in zip(entries, self.changes, strict=True)]
-            return [{"role": "system", "content": self.system},
-                    {"role": "user", "content": user_prompt_changes(self.task.instruction, compact_json(self.start),
-                                                                    shown)}]
-        return [{"role": "system", "content": self.system},
-                {"role": "user", "content": user_prompt(self.task.instruction, entries, observation,
-                                                        len(self.history) - len(entries))}]
+            user: Any = user_prompt_changes(self.task.instruction, compact_json(self.start), shown)
+        else:
+            user = user_prompt(self.task.instruction, entries, observation, len(self.history) - len(entries))
+        if self.hybrid_vision and self.picture is not None:  # the observation's image part, beside its JSON
+            user = [{"type": "text", "text": user}, {"type": "image_url", "image_url": {"url": self.picture}}]
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
     def _see(self, now: dict[str, Any]) -> None:
         """Record the observation; with observations="changes", the last history entry gets what changed."""
@@ -189,4 +199,5 @@ class ReActAgent(FeedsBackUnusableReplies):
     def metrics(self, termination: str) -> dict[str, Any]:
         return {"model_calls": self.client.usage.as_dict(), "tokens": self.client.usage.totals(),
                 "repairs": self.client.repairs, "parse_errors": self.parse_errors,
-                "shortened_prompts": self.client.shortenings}
+                "shortened_prompts": self.client.shortenings,
+                **({"pictures_sent": self.pictures_sent} if self.hybrid_vision else {})}

@@ -63,10 +63,11 @@ def estimate_tokens(text: str) -> int:
 
 def prompt_text(messages: list[Message]) -> str:
     """The messages' text; of a list of content parts, the text parts (images are counted by their provider)."""
-    return "\n".join(_text(m["content"]) for m in messages)
+    return "\n".join(message_text(m["content"]) for m in messages)
 
 
-def _text(content: Any) -> str:
+def message_text(content: Any) -> str:
+    """A message's text: the string, or the text parts of a list of content parts."""
     if isinstance(content, str):
         return content
     return "\n".join(str(part.get("text", "")) for part in content if part.get("type") == "text")

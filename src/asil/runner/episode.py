@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 import traceback
 from pathlib import Path
@@ -32,6 +33,8 @@ class _Episode:
         self.task, self.agent, self.writer, self.env = task, agent, writer, env
         self.hints = hints
         self.render = render
+        self.vision = bool(getattr(agent, "hybrid_vision", False))  # the agent takes the state's render as an image
+        self.told_no_picture = False
         self.deadline = time.monotonic() + timeout_s if timeout_s is not None else None
         self.timeout_s = timeout_s
         self.termination: Termination = "env_error"
@@ -48,13 +51,33 @@ class _Episode:
             latency_ms=round(result.latency_ms, 3), tokens=decision.tokens, agent_log=decision.log))
 
     def snapshot(self) -> None:
-        """step_N.png + step_N.render.json, when rendering is on and not disabled by ASIL_DISABLE_RENDER=1."""
-        if not self.render or os.environ.get("ASIL_DISABLE_RENDER") == "1":
+        """step_N.png + step_N.render.json, when rendering is on (or the agent takes pictures: hybrid vision)
+        and not disabled by ASIL_DISABLE_RENDER=1; then the picture goes to an agent that takes it."""
+        if not (self.render or self.vision) or os.environ.get("ASIL_DISABLE_RENDER") == "1":
+            self.show(None, "rendering is disabled (ASIL_DISABLE_RENDER=1)")
             return
         folder = self.writer.folder
-        info = self.env.render(folder / f"step_{self.env.steps}.png")
+        picture = folder / f"step_{self.env.steps}.png"
+        info = self.env.render(picture)
         if info is not None:
             atomic_write(folder / f"step_{self.env.steps}.render.json", json.dumps(info, indent=2).encode())
+        if info is None:
+            self.show(None, f"the {self.env.active_app or self.task.apps[0]} adapter has no render of its state")
+        elif "error" in info:
+            self.show(None, f"the {info['app']} adapter could not render ({info['error']})")
+        else:
+            self.show(picture.read_bytes(), None)
+
+    def show(self, picture: bytes | None, missing: str | None) -> None:
+        """Hybrid vision: hand the agent the render of the state it is about to act on, or nothing; say once
+        per episode why there is no picture, so a run without images is never mistaken for one with them."""
+        if not self.vision:
+            return
+        self.agent.see_render(picture)  # type: ignore[attr-defined]
+        if picture is None and not self.told_no_picture:
+            self.told_no_picture = True
+            print(f"hybrid vision: {missing}; the observations of {self.task.id} go to the model without an image.",
+                  file=sys.stderr, flush=True)
 
     def loop(self) -> None:
         observation = self.env.reset()
