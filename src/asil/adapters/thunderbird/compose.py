@@ -160,7 +160,7 @@ COMPOSE_FUNCTIONS: list[AppFunction[Any]] = [
                 "subject and the message quoted inline, or attached when as_attachment=true; add recipients with "
                 "edit_compose).", acts_on="compose", batch=False, handler=_open_forward,
                 examples=({"action_type": "invoke_function", "target": "open_forward",
-                           "params": {"message": "INBOX#2", "as_attachment": True}},)),
+                           "params": {"message": "INBOX#1", "as_attachment": True}},)),
 ]
 
 
