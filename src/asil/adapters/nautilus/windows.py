@@ -206,6 +206,8 @@ class WindowKeeper:
             candidates = views.get(window, [])
             view = self._tab_view(candidates, location, published)
             items = self.atspi().items_in(view, published) if view is not None else None
+            if items is None and view is not None and len(candidates) > 1:
+                items = self._walked_items(view)
             chosen = ([i.name for i in items if i.selected] if items is not None else
                       self._walked_selection(window) if len(candidates) <= 1 else None)
             if chosen is not None:
@@ -242,6 +244,12 @@ class WindowKeeper:
             return os.path.basename(location.rstrip("/"))
         return (self.root if location == "." else self.root / location).name
 
+    def _walked_items(self, view: Ref) -> list[Any] | None:
+        try:
+            return list(self.atspi().items(view))
+        except (ActionFailed, LookupError):
+            return None
+
     def _walked_selection(self, window: Ref) -> list[str] | None:
         try:
             view = self.atspi().view(window)
@@ -261,8 +269,11 @@ class WindowKeeper:
             return None
         fitting = []
         for view in candidates:
-            items = self.atspi().items_in(view, published)
-            if items is not None and all(item.name in names for item in items):
+            try:  # from the published widgets, or walked when GTK has not published them all
+                items: list[Any] | None = self.atspi().items_in(view, published) or self.atspi().items(view)
+            except (ActionFailed, LookupError):
+                items = None
+            if items and all(item.name in names for item in items):
                 fitting.append(view)
         return fitting[0] if len(fitting) == 1 else None
 
