@@ -70,7 +70,9 @@ def warm_actions(adapter: NautilusAdapter, root: Path, repeats: int) -> dict[str
 WINDOW_PATHS = {"open_window": "GApplication Open (new-window)", "go_to": "window action open-location",
                 "go_back": "window action back", "go_forward": "window action forward", "go_up": "window action up",
                 "select_items": "AT-SPI Selection", "select_all": "AT-SPI Selection",
-                "clear_selection": "AT-SPI Selection"}
+                "clear_selection": "AT-SPI Selection", "new_tab": "window action new-tab (+ open-location)",
+                "switch_tab": "window action go-to-tab", "close_tab": "window action close-current-view",
+                "close_window": "close-current-view per tab"}
 
 
 def window_actions(adapter: NautilusAdapter, repeats: int) -> dict[str, list[float]]:
@@ -87,8 +89,15 @@ def window_actions(adapter: NautilusAdapter, repeats: int) -> dict[str, list[flo
         samples["select_items"].append(run(adapter, fn("select_items", window=1, paths=["work/a.txt"])))
         samples["select_all"].append(run(adapter, fn("select_all", window=1)))
         samples["clear_selection"].append(run(adapter, fn("clear_selection", window=1)))
+        samples["new_tab"].append(run(adapter, fn("new_tab", window=1, path="copies/1")))
+        samples["switch_tab"].append(run(adapter, fn("switch_tab", window=1, tab=0)))
+        samples["close_tab"].append(run(adapter, fn("close_tab", window=1, tab=1)))
     window = next(e for e in adapter.observe().elements if e.id == "window:1")
-    assert window.value == "work" and window.meta["selection"] == [], window
+    assert window.value == "work" and window.meta["selection"] == [] and "tabs" not in window.meta, window
+    for _ in range(repeats):  # a window with two tabs opened and closed again
+        number = int(adapter.execute(fn("open_window", path="new"), observe=False).changed[0].split(":")[1])
+        run(adapter, fn("new_tab", window=number, path="work"))
+        samples["close_window"].append(run(adapter, fn("close_window", window=number)))
     return samples
 
 
@@ -113,6 +122,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--only-windows", action="store_true", help="measure only the window and tab functions")
     args = parser.parse_args()
     package = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "nautilus"], capture_output=True, text=True)
     version = f"Nautilus {package.stdout.strip() or '(version unknown)'}"
@@ -125,6 +135,9 @@ def main() -> None:
     adapter = NautilusAdapter(ws)
     try:
         cold_ms = run(adapter, fn("create_folder", path="first"))
+        if args.only_windows:
+            print_windows(window_actions(adapter, args.repeats))
+            return
         samples = warm_actions(adapter, ws.root, args.repeats)
         small = observe_stats(adapter, args.repeats)
         window_samples = window_actions(adapter, args.repeats)
@@ -143,10 +156,7 @@ def main() -> None:
     for name, values in samples.items():
         print(f"| {name} | {paths[name]} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} |")
     print(f"| **all** | | **{percentile(every, 50):.1f}** | **{percentile(every, 95):.1f}** |")
-    print("\n| window action | path | p50 ms | p95 ms |")
-    print("|---------------|------|-------:|-------:|")
-    for name, values in window_samples.items():
-        print(f"| {name} | {WINDOW_PATHS[name]} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} |")
+    print_windows(window_samples)
     print("\n| tree | entries | observe p50 ms | observation tokens |")
     print("|------|--------:|---------------:|-------------------:|")
     for label, (p50, tokens, total) in (("small", small), ("small, 3 windows open", with_windows),
@@ -155,6 +165,13 @@ def main() -> None:
     met = percentile(every, 50) <= TARGET_ACTION_P50_MS and large[1] <= TARGET_TOKENS
     print(f"\ntargets: warm action p50 <= {TARGET_ACTION_P50_MS:g} ms, observation <= {TARGET_TOKENS:,} tokens "
           f"for the large tree: {'met' if met else 'NOT met'}")
+
+
+def print_windows(window_samples: dict[str, list[float]]) -> None:
+    print("\n| window action | path | p50 ms | p95 ms |")
+    print("|---------------|------|-------:|-------:|")
+    for name, values in window_samples.items():
+        print(f"| {name} | {WINDOW_PATHS[name]} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} |")
 
 
 if __name__ == "__main__":

@@ -99,7 +99,12 @@ def setup_rounds(i: int) -> list[Action]:
             fn("create_profile", name=f"Profile {i}"), fn("switch_profile", profile="Untitled"),
             fn("set_studio_mode", enabled=True), fn("set_preview_scene", scene="Break"),
             fn("transition_to_program"), fn("set_preview_scene", scene="Main"), fn("transition_to_program"),
-            fn("set_studio_mode", enabled=False)]
+            fn("set_studio_mode", enabled=False),
+            # OBS restarts to read its changed config files after each of these four (see config_ops)
+            fn("rename_collection", collection=f"Extra {i}", name=f"Renamed {i}"),
+            fn("remove_collection", collection=f"Renamed {i}"),
+            fn("rename_profile", profile=f"Profile {i}", name=f"Renamed Profile {i}"),
+            fn("remove_profile", profile=f"Renamed Profile {i}")]
 
 
 def measure_setup(repeats: int) -> dict[str, list[float]]:
@@ -125,10 +130,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=40)
     parser.add_argument("--setup-repeats", type=int, default=10)
+    parser.add_argument("--only-setup", action="store_true", help="measure only the collection/profile/studio functions")
     args = parser.parse_args()
     version = subprocess.run(["obs", "--version"], capture_output=True, text=True).stdout.strip()
     print(f"# {version}, Python {platform.python_version()}, {args.repeats} repeats (2 actions each)")
-    rows = [measure("small", SMALL, args.repeats), measure("large", large(50, 5), args.repeats)]
+    if not args.only_setup:
+        print_actions(args.repeats)
+    print(f"\n# collections, profiles and studio mode on the small collection, {args.setup_repeats} rounds")
+    print("| function | calls | p50/p95 ms |")
+    print("|----------|------:|-----------:|")
+    for name, times in measure_setup(args.setup_repeats).items():
+        print(f"| {name} | {len(times)} | {pair(times)} |")
+
+
+def print_actions(repeats: int) -> None:
+    rows = [measure("small", SMALL, repeats), measure("large", large(50, 5), repeats)]
     print("| state | scenes | inputs | elements | cold start s | observe p50/p95 ms | warm action p50/p95 ms "
           "| save ms | obs tokens≈ |")
     print("|-------|-------:|-------:|---------:|-------------:|-------------------:|-----------------------:"
@@ -136,11 +152,6 @@ def main() -> None:
     for r in rows:
         print(f"| {r['state']} | {r['scenes']} | {r['inputs']} | {r['total']:,} | {r['cold_s']:.2f} | {r['observe']} | "
               f"{r['action']} | {r['save']} | {r['tokens']:,} |")
-    print(f"\n# collections, profiles and studio mode on the small collection, {args.setup_repeats} rounds")
-    print("| function | calls | p50/p95 ms |")
-    print("|----------|------:|-----------:|")
-    for name, times in measure_setup(args.setup_repeats).items():
-        print(f"| {name} | {len(times)} | {pair(times)} |")
 
 
 if __name__ == "__main__":

@@ -19,11 +19,14 @@ For a small mailbox (8 messages) and a large one (5,000 messages in the inbox) i
   ``edit_compose`` (the body), ``attach_to_compose`` (a 20 KB file), ``save_compose_draft`` (until the
   draft is in Drafts), ``close_compose``, ``open_draft`` (Thunderbird fetches and opens the draft),
   ``send_compose`` (SMTP, copy to Sent, the draft removed, the window closed), and ``observe()`` with
-  three windows open.
+  three windows open;
+* replies and forwards (Thunderbird fills them in from the original message): per cycle
+  ``open_reply``, ``open_reply`` with reply_all, ``open_forward`` inline and as an attachment, each
+  closed again, and one reply sent.
 
 It asserts that actions succeed and land, never on timings.
 
-    .venv/bin/python benchmarks/adapter_latency_thunderbird.py [--repeats 30] [--only compose]
+    .venv/bin/python benchmarks/adapter_latency_thunderbird.py [--repeats 30] [--only compose|replies]
 """
 
 from __future__ import annotations
@@ -157,6 +160,41 @@ def measure_compose(repeats: int) -> dict[str, list[float]]:
     return times
 
 
+def reply_cycle(adapter: ThunderbirdAdapter, i: int, times: dict[str, list[float]]) -> None:
+    """Each kind of reply and forward of INBOX#1 opened (timed) and closed; one reply sent (timed)."""
+    kinds: dict[str, dict[str, Any]] = {"open_reply": {}, "open_reply (all)": {"reply_all": True}, "open_forward (inline)": {},
+             "open_forward (attachment)": {"as_attachment": True}}
+    for label, extra in kinds.items():
+        action = fn(label.split(" ")[0], message="INBOX#1", **extra)
+        ms, result = timed(lambda: adapter.execute(action, observe=False))  # noqa: B023  (called at once)
+        assert result.ok, result.error
+        times.setdefault(label, []).append(float(ms))
+        if label != "open_reply":
+            assert adapter.execute(fn("close_compose", window=result.changed[0]), observe=False).ok
+        else:
+            window = result.changed[0]
+    adapter.execute(fn("edit_compose", window=window, subject=f"Re: cycle {i}"), observe=False)
+    times.setdefault("send_compose (reply)", []).append(ok(adapter, fn("send_compose", window=window)))
+
+
+def print_replies(repeats: int) -> None:
+    ws = Workspace.temporary(prefix="asil-bench-thunderbird-")
+    build_maildir(ws.root / "mail", SMALL)
+    adapter = ThunderbirdAdapter(ws, "mail")
+    times: dict[str, list[float]] = {}
+    try:
+        adapter.observe()
+        for i in range(repeats):
+            reply_cycle(adapter, i, times)
+        assert len(list(adapter.outbox.glob("*.eml"))) == repeats
+    finally:
+        adapter.close()
+        ws.cleanup()
+    print(f"\n| replies and forwards ({repeats} cycles; ms, p50 / p95) | " + " | ".join(times) + " |")
+    print("|---|" + "---|" * len(times))
+    print("| small mailbox | " + " | ".join(pair(v) for v in times.values()) + " |")
+
+
 def print_compose(repeats: int) -> None:
     times = measure_compose(repeats)
     print(f"\n| compose windows ({repeats} cycles; ms, p50 / p95) | " + " | ".join(times) + " |")
@@ -167,10 +205,10 @@ def print_compose(repeats: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=30)
-    parser.add_argument("--only", choices=["compose"], help="run only the compose-window measurements")
+    parser.add_argument("--only", choices=["compose", "replies"], help="run only these measurements")
     args = parser.parse_args()
-    if args.only == "compose":
-        print_compose(args.repeats)
+    if args.only:
+        {"compose": print_compose, "replies": print_replies}[args.only](args.repeats)
         return
     rows = [measure("small", SMALL, args.repeats), measure("5,000 messages", LARGE, args.repeats)]
     print(f"Thunderbird adapter latency ({platform.machine()}, {args.repeats} repeats; ms, p50 / p95)\n")
@@ -187,6 +225,7 @@ def main() -> None:
     print(f"| page of 25 with attachments | {a['first_ms']:.0f} | {pair(a['observe'])} | {a['tokens']} | "
           f"{pair(a['save'])} | {pair(a['send'])} |")
     print_compose(args.repeats)
+    print_replies(args.repeats)
 
 
 if __name__ == "__main__":

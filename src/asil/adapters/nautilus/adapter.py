@@ -19,6 +19,7 @@ from asil.adapters.base import Adapter, Readiness, only_view, turn_page
 from asil.adapters.nautilus import actions as act
 from asil.adapters.nautilus import navigation
 from asil.adapters.nautilus import state as st
+from asil.adapters.nautilus import tabs as tabs  # registers the tab and window functions
 from asil.adapters.nautilus.api import FILE_MANAGER, FILE_OPS, NAUTILUS_API
 from asil.adapters.nautilus.layout import ensure_layout
 from asil.adapters.nautilus.operations import FUNCTIONS, Operation, open_locations, show_folder

@@ -94,7 +94,12 @@ class AtSpi:
 
     def views_in(self, published: dict[Ref, Any]) -> dict[Ref, Ref]:
         """Window -> its visible file view, from the published widgets (climbing each view's parents)."""
-        found: dict[Ref, Ref] = {}
+        return {window: views[-1] for window, views in self.all_views_in(published).items()}
+
+    def all_views_in(self, published: dict[Ref, Any]) -> dict[Ref, list[Ref]]:
+        """Window -> every visible file view in it: a window with tabs has one per tab, and GTK keeps the hidden
+        tabs' views VISIBLE (only not mapped), so the caller tells them apart by their items."""
+        found: dict[Ref, list[Ref]] = {}
         for ref, item in published.items():
             if item[7] not in VIEW_ROLES or not item[9][0] & VISIBLE:
                 continue
@@ -102,7 +107,7 @@ class AtSpi:
             while parent in published and published[parent][7] not in (ROLE_FRAME, ROLE_WINDOW):
                 parent = (str(published[parent][2][0]), str(published[parent][2][1]))
             if parent in published:
-                found[parent] = ref
+                found.setdefault(parent, []).append(ref)
         return found
 
     def items_in(self, view: Ref, published: dict[Ref, Any]) -> list[ViewItem] | None:

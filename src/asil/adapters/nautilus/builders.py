@@ -8,12 +8,15 @@ Spec (``content`` of the setup file, whose ``path`` is the folder the tree is bu
                  {"path": "b.tar.gz", "archive": {"b/x.txt": "x"}}],   # a .zip/.tar/.tar.gz of text files
      "trash": [{"path": "old/notes.txt", "content": "..."}],           # already in the trash
      "bookmarks": [{"path": "docs", "label": "Docs"}],
-     "windows": [{"path": "docs", "back": ["."], "forward": [], "selection": ["docs/a.txt"]}]}
+     "windows": [{"path": "docs", "back": ["."], "forward": [], "selection": ["docs/a.txt"],
+                  "tabs": ["docs", "music"]}]}                          # optional: every tab, 'path' the shown one
 
 ``trash``, ``bookmarks`` and ``windows`` need the setup path '.', because they live in the workspace's
 private area beside the tree. ``windows`` are Nautilus windows open when the task starts: each shows the
 folder ``path``, with the back (oldest first) and forward (nearest first) history and the selection given;
-the adapter opens them in Nautilus (walking each through its history) on its first observation.
+the adapter opens them in Nautilus (walking each through its history) on its first observation. ``tabs``
+lists the window's tabs in order (it must hold ``path``, the shown tab, whose history back/forward are);
+the other tabs start without history.
 """
 
 from __future__ import annotations
@@ -111,10 +114,17 @@ def _windows(task: Task, root: Path, specs: list[dict[str, Any]]) -> None:
     windows = []
     for number, spec in enumerate(specs, start=1):
         back, forward = [folder(x) for x in spec.get("back", [])], [folder(x) for x in spec.get("forward", [])]
-        windows.append({"window": number, "location": folder(spec["path"]), "can_go_back": bool(back),
+        shown = folder(spec["path"])
+        tabs = [folder(x) for x in spec.get("tabs", [])] or [shown]
+        if shown not in tabs:
+            raise SetupError(f"Task {task.id}: window {number} shows {shown!r}, which is not one of its tabs.")
+        active = tabs.index(shown)
+        windows.append({"window": number, "location": shown, "can_go_back": bool(back),
                         "can_go_forward": bool(forward), "back": back, "forward": forward,
-                        "selection": [str(_safe(task, x)) for x in spec.get("selection", [])], "tabs": [],
-                        "history_complete": True})
+                        "selection": [str(_safe(task, x)) for x in spec.get("selection", [])], "tabs": tabs,
+                        "active_tab": active, "history_complete": True,
+                        "tab_history": [{"back": back, "forward": forward} if index == active else
+                                        {"back": [], "forward": []} for index in range(len(tabs))]})
     record = session_folder(root) / "windows.json"
     record.parent.mkdir(parents=True, exist_ok=True)
     record.write_text(json.dumps({"windows": windows}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -158,6 +158,13 @@ def window_can_go(ctx: EvalContext, cp: Checkpoint) -> dict[str, bool]:
     return {"back": bool(window.get("can_go_back")), "forward": bool(window.get("can_go_forward"))}
 
 
+@checkpoint_type("nautilus_window_tabs")
+def window_tabs(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The folders of every tab (in tab order) of the window whose shown tab is the folder ``target``."""
+    window = _window_at(ctx, cp)
+    return [str(x) for x in window.get("tabs") or [window.get("location")]]
+
+
 @checkpoint_type("nautilus_selection")
 def selection(ctx: EvalContext, cp: Checkpoint) -> list[str]:
     """The sorted workspace paths selected in the window showing the folder ``target``."""

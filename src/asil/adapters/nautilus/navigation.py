@@ -90,7 +90,8 @@ def remember(ctx: Context) -> list[str]:
 
 
 def shows(ctx: Context, number: int, location: str) -> Callable[[], bool]:
-    return lambda: ctx.windows.locations().get(number, [None])[0] == location
+    """Whether window ``number``'s active tab shows ``location`` now."""
+    return lambda: ctx.windows.shown(number, ctx.windows.locations().get(number, [])) == location
 
 
 # ------------------------------------------------------------------ open and navigate
@@ -116,7 +117,9 @@ def open_window_at(ctx: Context, folder: str) -> int:
         return bool(new)
 
     wait_until(ctx, opened, f"open a window at {folder!r}")
+    ctx.windows.forget(new[0])  # a number Nautilus gives again after a window closed starts afresh
     ctx.windows.history[new[0]] = History()
+    ctx.windows.tabs_of(new[0], 1)
     return new[0]
 
 
@@ -177,7 +180,7 @@ def step_history(ctx: Context, window: Window, backwards: bool) -> None:
     expected = (history.back[-1:] if backwards else history.forward[:1]) if window.history_complete else []
     activate(ctx, window.window, "back" if backwards else "forward")
     moved: Callable[[], bool] = (shows(ctx, window.window, expected[0]) if expected else
-                                 lambda: ctx.windows.locations().get(window.window, [window.location])[0] != window.location)
+                                 lambda: not shows(ctx, window.window, window.location)())
     wait_until(ctx, moved, f"go {'back' if backwards else 'forward'} in window {window.window}")
     if backwards:
         history.forward.insert(0, window.location)
@@ -256,7 +259,10 @@ def select_names(ctx: Context, number: int, names: list[str], add: bool) -> None
     indexes: dict[str, int] = {}
 
     def laid_out() -> bool:
-        items = keeper.atspi().items(keeper.view_of(number))
+        try:
+            items = keeper.atspi().items(keeper.view_of(number))
+        except ActionFailed:  # the shown tab's view is not published (or not told apart) yet
+            return False
         indexes.update({i.name: i.index for i in items})
         return set(names) <= set(indexes)
 
@@ -321,18 +327,38 @@ def restore_windows(ctx: Context, recorded: list[dict[str, Any]]) -> list[str]:
 
 
 def _reopen(ctx: Context, entry: dict[str, Any]) -> list[str]:
-    chain = [str(x) for x in [*entry.get("back", []), entry.get("location", ""), *entry.get("forward", [])]]
-    kept = [folder for folder in chain if _is_folder(ctx, folder)]
+    """Reopen one recorded window: its first tab as a new window, the others with new-tab, each walked through
+    its recorded history; then its shown tab and that tab's selection."""
+    from asil.adapters.nautilus.tabs import open_tab_at, show_tab  # tabs builds on this module
+
+    tabs = [str(t) for t in entry.get("tabs") or []] or [str(entry.get("location", ""))]
+    active = entry.get("active_tab", 0) if isinstance(entry.get("active_tab"), int) else 0
+    active = active if 0 <= active < len(tabs) else 0
+    found = entry.get("tab_history")
+    histories: list[Any] = found if isinstance(found, list) else []
+    number: int | None = None
     problems: list[str] = []
-    if str(entry.get("location", "")) not in kept:
+    shown = 0
+    for index, tab in enumerate(tabs):
+        record = histories[index] if index < len(histories) and isinstance(histories[index], dict) else (
+            entry if index == active else {})
+        chain = [str(x) for x in [*record.get("back", []), tab, *record.get("forward", [])]]
+        kept = [folder for folder in chain if _is_folder(ctx, folder)]
+        if tab not in kept:
+            problems.append(f"tab at {tab!r} not reopened: the folder is gone")
+            continue
+        if number is None:
+            number = open_window_at(ctx, kept[0])
+        else:
+            open_tab_at(ctx, number, kept[0])
+        shown = shown + 1 if index else 0
+        _walk(ctx, number, kept, [f for f in record.get("forward", []) if f in kept])
+        if index == active:
+            active = shown
+    if number is None:
         return [f"window at {entry.get('location')!r} not reopened: the folder is gone"]
-    number = open_window_at(ctx, kept[0])
-    for previous, folder in zip(kept, kept[1:], strict=False):
-        if folder != previous:
-            go_to_folder(ctx, number, previous, folder)
-    ahead = len([f for f in entry.get("forward", []) if f in kept])
-    for _ in range(ahead):
-        step_history(ctx, ctx.windows.window(number, selection=False), backwards=True)
+    if ctx.windows.active.get(number) != active:
+        show_tab(ctx, number, active)
     names = [Path(str(p)).name for p in entry.get("selection") or [] if _is_item(ctx, str(p))]
     if names:
         try:
@@ -340,6 +366,15 @@ def _reopen(ctx: Context, entry: dict[str, Any]) -> list[str]:
         except ActionFailed as exc:
             problems.append(f"selection of window {number} not restored: {exc.message}")
     return problems
+
+
+def _walk(ctx: Context, number: int, kept: list[str], ahead: list[str]) -> None:
+    """Walk the shown tab of window ``number`` through ``kept``, then back over the ``ahead`` part."""
+    for previous, folder in zip(kept, kept[1:], strict=False):
+        if folder != previous:
+            go_to_folder(ctx, number, previous, folder)
+    for _ in range(len(ahead)):
+        step_history(ctx, ctx.windows.window(number, selection=False), backwards=True)
 
 
 def _is_folder(ctx: Context, folder: str) -> bool:

@@ -30,7 +30,7 @@ TRASH = PRIVATE / "data" / "Trash"
 BOOKMARKS = PRIVATE / "config" / "gtk-3.0" / "bookmarks"
 WINDOWS = PRIVATE / "windows.json"
 WINDOW_KINDS = ("nautilus_open_windows", "nautilus_window_open", "nautilus_window_back", "nautilus_window_forward",
-                "nautilus_window_can_go", "nautilus_selection")
+                "nautilus_window_can_go", "nautilus_selection", "nautilus_window_tabs")
 
 
 class RawUnreadable(Exception):
@@ -107,6 +107,8 @@ def _window_read(kind: str, root: Path, cp: Checkpoint) -> Any:
         return window["forward"]
     if kind == "nautilus_window_can_go":
         return {"back": window["can_go_back"], "forward": window["can_go_forward"]}
+    if kind == "nautilus_window_tabs":  # a record without tabs (a set-up's single-tab window) has one
+        return list(window.get("tabs") or [window["location"]])
     if window["selection"] is None:
         raise RawUnreadable("selection unknown")
     return sorted(window["selection"])

@@ -32,7 +32,8 @@ def bookmark_element(mark: st.Bookmark) -> Element:
                    value=mark.path or mark.uri, actions=["remove_bookmark"])
 
 
-WINDOW_ACTIONS = ["go_to", "go_back", "go_forward", "go_up", "select_items", "select_all", "clear_selection"]
+WINDOW_ACTIONS = ["go_to", "go_back", "go_forward", "go_up", "select_items", "select_all", "clear_selection",
+                  "new_tab", "switch_tab", "close_tab", "close_window"]
 
 
 def window_element(window: Window) -> Element:
@@ -41,8 +42,9 @@ def window_element(window: Window) -> Element:
         "can_go_back": window.can_go_back, "can_go_forward": window.can_go_forward,
         "back": window.back, "forward": window.forward, "history_complete": window.history_complete,
         "selection": window.selection}
-    if window.tabs:
+    if len(window.tabs) > 1:  # value is the shown tab's folder; the others are listed with their index
         meta["tabs"] = window.tabs
+        meta["active_tab"] = window.active_tab
     label = "workspace" if window.location == "." else window.location.rsplit("/", 1)[-1]
     return Element(id=f"window:{window.window}", type="window", label=label, value=window.location,
                    actions=WINDOW_ACTIONS, meta=meta)

@@ -9,7 +9,14 @@ Three real sources and one record:
 * the selection, from the window's file view on the accessibility bus (see ``atspi``);
 * the *list* of earlier and later locations is ASIL's record of navigation done through the adapter,
   because Nautilus publishes no API for it. A window whose real back/forward flags disagree with the
-  record (someone navigated it another way) is marked ``history_complete: false``.
+  record (someone navigated it another way) is marked ``history_complete: false``;
+* tabs: ``OpenWindowsWithLocations`` lists every tab's location, in tab order. Which tab is active is
+  ASIL's record of the tab actions (see ``tabs``), checked against the window's title on the accessibility
+  bus (Nautilus titles a window after its active tab's folder) whenever the selection is read. Back and
+  forward belong to a tab in Nautilus, so the record keeps a history per tab.
+
+Nautilus 43 keeps a window in ``OpenWindowsWithLocations`` after its last tab closed it, so a window
+counts as open only while its object path is still exported (``Introspect`` of the windows' folder).
 
 ``save()`` writes what the windows show to ``.asil/nautilus/windows.json``; the checkpoints read that file
 after the episode, and a restarted Nautilus reopens the recorded windows from it.
@@ -19,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,7 +56,9 @@ class Window:
     back: list[str]
     forward: list[str]
     selection: list[str] | None  # workspace-relative paths; None when the view could not be read
-    tabs: list[str] = field(default_factory=list)
+    tabs: list[str] = field(default_factory=list)  # every tab's location in tab order (one tab: [location])
+    active_tab: int = 0  # the index in tabs of the tab the window shows
+    tab_history: list[dict[str, list[str]]] = field(default_factory=list)  # per tab: ASIL's back/forward record
 
     @property
     def history_complete(self) -> bool:
@@ -88,7 +98,9 @@ class WindowKeeper:
 
     def __init__(self, root: Path):
         self.root = root
-        self.history: dict[int, History] = {}
+        self.history: dict[int, History] = {}  # each window's active tab's history
+        self.tab_histories: dict[int, list[History]] = {}  # each window's tabs' histories, in tab order
+        self.active: dict[int, int] = {}  # each window's active tab (ASIL's record, checked against the title)
         self.session: NautilusSession | None = None
         self._atspi: AtSpi | None = None
 
@@ -96,7 +108,7 @@ class WindowKeeper:
         """Follow a (new) session: its window numbers and widgets are not the old one's."""
         if session is not self.session:
             self.close()
-            self.session, self.history = session, {}
+            self.session, self.history, self.tab_histories, self.active = session, {}, {}, {}
 
     def close(self) -> None:
         if self._atspi is not None:
@@ -109,16 +121,50 @@ class WindowKeeper:
             self._atspi = AtSpi(self.session.accessibility_address())
         return self._atspi
 
+    # ------------------------------------------------------------ tabs (ASIL's record)
+    def tabs_of(self, number: int, count: int) -> list[History]:
+        """The histories of window ``number``'s ``count`` tabs, the active one being ``history[number]``."""
+        tabs = self.tab_histories.setdefault(number, [])
+        while len(tabs) < count:
+            tabs.append(History())
+        del tabs[max(count, 1):]
+        active = min(self.active.get(number, 0), len(tabs) - 1)
+        tabs[active] = self.history.setdefault(number, tabs[active])
+        self.active[number] = active
+        return tabs
+
+    def activate_tab(self, number: int, index: int) -> None:
+        """Record that tab ``index`` of window ``number`` is the one it shows."""
+        self.active[number] = index
+        self.history[number] = self.tab_histories[number][index]
+
+    def forget(self, number: int) -> None:
+        for record in (self.history, self.tab_histories, self.active):
+            record.pop(number, None)
+
     # ------------------------------------------------------------ reading
+    def live_windows(self, timeout_s: float | None = None) -> set[int]:
+        """The numbers of the windows whose object paths Nautilus still exports."""
+        assert self.session is not None
+        (xml,) = self.session.call((NAUTILUS, WINDOW_PATH.rstrip("/"), "org.freedesktop.DBus.Introspectable"),
+                                   "Introspect", timeout_s=timeout_s)
+        return {int(n) for n in re.findall(r'<node name="([0-9]+)"', str(xml))}
+
     def locations(self, timeout_s: float | None = None) -> dict[int, list[str]]:
         """Window number -> the workspace-relative locations of its tabs (URIs outside the workspace)."""
         assert self.session is not None
         raw: dict[str, list[str]] = self.session.get_property(FILE_MANAGER, "OpenWindowsWithLocations", timeout_s)
+        live = self.live_windows(timeout_s)
         found = {}
         for path, uris in raw.items():
             if path.startswith(WINDOW_PATH) and path[len(WINDOW_PATH):].isdigit():
-                found[int(path[len(WINDOW_PATH):])] = [self.relative(u) for u in uris]
+                if int(path[len(WINDOW_PATH):]) in live:
+                    found[int(path[len(WINDOW_PATH):])] = [self.relative(u) for u in uris]
         return dict(sorted(found.items()))
+
+    def shown(self, number: int, tabs: list[str]) -> str:
+        """The location window ``number`` shows: its active tab's."""
+        return tabs[min(self.active.get(number, 0), len(tabs) - 1)] if tabs else ""
 
     def relative(self, uri: str) -> str:
         path = st.uri_path(uri)
@@ -133,13 +179,17 @@ class WindowKeeper:
     def windows(self, timeout_s: float | None = None, *, selection: bool = True) -> list[Window]:
         """The open windows; ``selection=False`` leaves the selection unread (None), for the checks of an action."""
         located = self.locations(timeout_s)
+        for number, tabs in located.items():
+            self.tabs_of(number, len(tabs))
         selected = self._selections(located) if selection else {}
         found = []
         for number, tabs in located.items():
             back, forward = self.can_go(number)
-            history = self.history.setdefault(number, History())
-            found.append(Window(number, tabs[0] if tabs else "", back, forward, list(history.back),
-                                list(history.forward), selected.get(number), tabs if len(tabs) > 1 else []))
+            histories = self.tabs_of(number, len(tabs))
+            history = self.history[number]
+            found.append(Window(number, self.shown(number, tabs), back, forward, list(history.back),
+                                list(history.forward), selected.get(number), list(tabs), self.active[number],
+                                [{"back": list(h.back), "forward": list(h.forward)} for h in histories]))
         return found
 
     def _selections(self, located: dict[int, list[str]]) -> dict[int, list[str]]:
@@ -147,15 +197,19 @@ class WindowKeeper:
         windows = self._views(located)
         try:
             published = self.atspi().published()
-            views = self.atspi().views_in(published)
+            views = self.atspi().all_views_in(published)
         except (ActionFailed, LookupError):
             published, views = {}, {}
         found = {}
         for number, window in windows.items():
-            location = located[number][0]
-            items = self.atspi().items_in(views[window], published) if window in views else None
+            location = self.shown(number, located[number])
+            candidates = views.get(window, [])
+            view = self._tab_view(candidates, location, published)
+            items = self.atspi().items_in(view, published) if view is not None else None
+            if items is None and view is not None and len(candidates) > 1:
+                items = self._walked_items(view)
             chosen = ([i.name for i in items if i.selected] if items is not None else
-                      self._walked_selection(window))
+                      self._walked_selection(window) if len(candidates) <= 1 else None)
             if chosen is not None:
                 found[number] = sorted(n if location == "." else f"{location}/{n}" for n in chosen)
         return found
@@ -168,14 +222,19 @@ class WindowKeeper:
 
     def _views(self, located: dict[int, list[str]]) -> dict[int, Ref]:
         """Window number -> its accessible window. GTK lists windows in the order it made them and Nautilus numbers
-        them in that order too; a pair counts only if the title matches the folder (else: selection unknown)."""
+        them in that order too; a pair counts only if the title matches the active tab's folder (else: selection
+        unknown). A title that names exactly one other tab corrects the record of the active tab."""
         try:
             published = self.atspi().windows()
         except (ActionFailed, LookupError, OSError):
             return {}
         pairs = {}
         for (number, tabs), (ref, title) in zip(located.items(), published, strict=False):
-            if tabs and title == self.title(tabs[0]):
+            if tabs and title != self.title(self.shown(number, tabs)):
+                named = [index for index, tab in enumerate(tabs) if self.title(tab) == title]
+                if len(named) == 1:
+                    self.activate_tab(number, named[0])
+            if tabs and title == self.title(self.shown(number, tabs)):
                 pairs[number] = ref
         return pairs
 
@@ -185,6 +244,12 @@ class WindowKeeper:
             return os.path.basename(location.rstrip("/"))
         return (self.root if location == "." else self.root / location).name
 
+    def _walked_items(self, view: Ref) -> list[Any] | None:
+        try:
+            return list(self.atspi().items(view))
+        except (ActionFailed, LookupError):
+            return None
+
     def _walked_selection(self, window: Ref) -> list[str] | None:
         try:
             view = self.atspi().view(window)
@@ -192,11 +257,37 @@ class WindowKeeper:
         except (ActionFailed, LookupError):
             return None
 
+    def _tab_view(self, candidates: list[Ref], location: str, published: dict[Ref, Any]) -> Ref | None:
+        """The file view of the shown tab among a window's views: the only one, or the one whose laid-out items
+        are all in the shown folder (None when that cannot be told yet)."""
+        if len(candidates) <= 1:
+            return candidates[0] if candidates else None
+        folder = self.root if location == "." else self.root / location
+        try:
+            names = set(os.listdir(folder))
+        except OSError:
+            return None
+        fitting = []
+        for view in candidates:
+            try:  # from the published widgets, or walked when GTK has not published them all
+                items: list[Any] | None = self.atspi().items_in(view, published) or self.atspi().items(view)
+            except (ActionFailed, LookupError):
+                items = None
+            if items and all(item.name in names for item in items):
+                fitting.append(view)
+        return fitting[0] if len(fitting) == 1 else None
+
     def view_of(self, number: int) -> Ref:
         """The file view of window ``number`` on the accessibility bus; ActionFailed when it is not published."""
         located = self.locations()
         window = self._views(located).get(number)
-        view = self.atspi().view(window) if window is not None else None
+        view = None
+        if window is not None and len(located.get(number, [])) > 1:  # tabs: tell their views apart by items
+            published = self.atspi().published()
+            view = self._tab_view(self.atspi().all_views_in(published).get(window, []),
+                                  self.shown(number, located[number]), published)
+        elif window is not None:
+            view = self.atspi().view(window)
         if view is None:
             raise ActionFailed(f"Nautilus has not shown the files of window {number} yet.",
                                hint="Try again in a moment.", code="view_not_ready")

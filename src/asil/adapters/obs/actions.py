@@ -207,12 +207,20 @@ class NewCollection(Params):
     name: Name = Field(description="The new scene collection's name.")
 
 
+class RenameCollection(CollectionParams):
+    name: Name = Field(description="The collection's new name.")
+
+
 class ProfileParams(Params):
     profile: Ref = Field(description="A profile's name.")
 
 
 class NewProfile(Params):
     name: Name = Field(description="The new profile's name.")
+
+
+class RenameProfile(ProfileParams):
+    name: Name = Field(description="The profile's new name.")
 
 
 class StudioMode(Params):
@@ -276,6 +284,10 @@ VOCABULARY = Vocabulary(
         "'@collections' lists the scene collections (the open one is what every scene:/input: element shows); "
         "create_collection and duplicate_collection make the new one the open one, as OBS does. '@profiles' lists "
         "the profiles; each has its own video settings, so switch_profile changes '@program' video.",
+        "rename_collection, remove_collection, rename_profile and remove_profile change OBS's own config files "
+        "(obs-websocket has no requests for them), so OBS restarts to read them (a few seconds; a running "
+        "recording would stop, so they are refused while recording). The open collection and the current profile "
+        "can be renamed but not removed: switch to another one first.",
         "Studio mode: set_studio_mode, then set_preview_scene to prepare a scene and transition_to_program to put "
         "it on air (the old program scene becomes the preview). switch_scene changes the program scene directly.",
     ],

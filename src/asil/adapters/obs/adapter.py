@@ -24,7 +24,8 @@ from asil.adapters.obs.actions import VOCABULARY
 from asil.adapters.obs.api import OBS_API
 from asil.adapters.obs.collection import collection_state, export_collection, install_collection, load_collection
 from asil.adapters.obs.config import config_bytes, config_document, load_config, studio_state
-from asil.adapters.obs.functions import FUNCTIONS, SETUP, UNCHANGED, VIDEO
+from asil.adapters.obs.config_ops import ConfigEdit, Kept
+from asil.adapters.obs.functions import CONFIG, FUNCTIONS, SETUP, UNCHANGED, VIDEO, Handler
 from asil.adapters.obs.live import read_details, read_skeleton, read_state
 from asil.adapters.obs.operations import Context, Names, Operation
 from asil.adapters.obs.output_ops import screenshot
@@ -209,7 +210,7 @@ class ObsAdapter(Adapter):
         """(function, parsed params) for an invoke_function or each member of a batch."""
         return [(function.name, params) for function, params in self.vocabulary.invocations(action, self.functions)]
 
-    def _operation(self, name: str) -> Operation:
+    def _operation(self, name: str) -> Handler:
         return self.functions[name].require_handler()
 
     def _check(self, action: Action) -> None:
@@ -260,11 +261,15 @@ class ObsAdapter(Adapter):
         return self._run(steps, batch=action.action_type == "batch")
 
     def _run(self, steps: list[Step], *, batch: bool) -> list[str]:
+        if self.functions[steps[0][0]].acts_on == CONFIG:  # never batched, so always alone
+            return self._edit_config(*steps[0])
         context = Context(self._obs(), self.workspace)
         changed: list[str] = []
         for index, (name, params) in enumerate(steps, start=1):
+            operation = self._operation(name)
+            assert isinstance(operation, Operation)
             try:
-                changed += [c for c in self._operation(name).apply(context, params) if c not in changed]
+                changed += [c for c in operation.apply(context, params) if c not in changed]
             except ObsCrashed as exc:
                 self._restore()
                 raise ActionFailed(f"{exc.message} OBS was restarted from the state before this action (a "
@@ -283,6 +288,37 @@ class ObsAdapter(Adapter):
             if acts_on & set(SETUP):
                 self._capture_setup()
             self._keep_checkpoint()
+        return changed
+
+    def _edit_config(self, name: str, params: Any) -> list[str]:
+        """Rename or remove a collection or profile in what the adapter keeps for OBS, then restart OBS so that
+        it reads its config folder anew (see config_ops); if the restart fails, everything is put back."""
+        edit = self._operation(name)
+        assert isinstance(edit, ConfigEdit) and self.root is not None
+        self._keep_checkpoint()
+        backup = self.root / "config-backup"
+        shutil.rmtree(backup, ignore_errors=True)
+        shutil.copytree(self.root / "collections", backup)
+        shutil.copyfile(self.checkpoint, backup / "checkpoint.json")
+        before = (self.collection_name, dict(self.others), self.profile, dict(self.profiles))
+        kept = Kept(self.collection_name, self.checkpoint, dict(self.others), self.profile, dict(self.profiles))
+        changed = edit.edit(kept, params)
+        self.collection_name, self.others, self.profile, self.profiles = (kept.collection, kept.others, kept.profile,
+                                                                          kept.profiles)
+        try:
+            self._restore()
+            self._capture_setup()
+        except (ObsCrashed, ActionFailed) as exc:
+            self.collection_name, self.others, self.profile, self.profiles = before
+            shutil.rmtree(self.root / "collections")
+            shutil.move(backup / "checkpoint.json", self.checkpoint)
+            shutil.move(backup, self.root / "collections")
+            self._restore()
+            raise ActionFailed(f"OBS did not start again with the change ({exc.message}); nothing was changed.",
+                               hint="Try the action again.") from None
+        shutil.rmtree(backup, ignore_errors=True)
+        self.dirty = True
+        self._keep_checkpoint()
         return changed
 
     def _api_call(self, action: Action) -> list[str]:

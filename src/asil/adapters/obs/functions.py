@@ -12,6 +12,7 @@ from typing import Any
 
 from asil.adapters.functions import AppFunction, FunctionTable
 from asil.adapters.obs import actions as act
+from asil.adapters.obs import config_ops as config
 from asil.adapters.obs import item_ops as item
 from asil.adapters.obs import operations as ops
 from asil.adapters.obs import output_ops as out
@@ -20,16 +21,24 @@ from asil.adapters.params import NoParams, Params
 
 UNCHANGED = "file"  # acts_on of the functions that leave OBS's own state alone
 VIDEO = "video"
+CONFIG = "config"  # functions that change OBS's config files: the adapter restarts OBS on them
 # After these the adapter reads collections, profiles (with the current one's video) and studio mode back.
-SETUP = ("collection", "profile", "studio")
+SETUP = ("collection", "profile", "studio", CONFIG)
+Handler = ops.Operation | config.ConfigEdit
+
+
+def _config(name: str, params: type[Params], description: str, check: Any, edit: Any,
+            **options: Any) -> AppFunction[Handler]:
+    return AppFunction(name, params, description, acts_on=CONFIG, handler=config.ConfigEdit(check, edit),
+                       batch=False, **options)
 
 
 def _op(name: str, params: type[Params], description: str, acts_on: str, check: ops.Check, apply: ops.Apply,
-        **options: Any) -> AppFunction[ops.Operation]:
+        **options: Any) -> AppFunction[Handler]:
     return AppFunction(name, params, description, acts_on=acts_on, handler=ops.Operation(check, apply), **options)
 
 
-FUNCTIONS: FunctionTable[ops.Operation] = FunctionTable("OBS", [
+FUNCTIONS: FunctionTable[Handler] = FunctionTable("OBS", [
     _op("create_scene", act.CreateScene, "Create an empty scene.", "scene", ops.check_create_scene, ops.create_scene),
     _op("rename_scene", act.RenameScene, "Rename a scene.", "scene", ops.check_rename_scene, ops.rename_scene),
     _op("remove_scene", act.SceneParams, "Remove a scene (its items go; the inputs stay).", "scene",
@@ -77,11 +86,23 @@ FUNCTIONS: FunctionTable[ops.Operation] = FunctionTable("OBS", [
         studio.duplicate_collection, batch=False,
         examples=({"action_type": "invoke_function", "target": "duplicate_collection",
                    "params": {"name": "Show Backup"}},)),
+    _config("rename_collection", act.RenameCollection, "Rename a scene collection (the open one too), as OBS's "
+            "Rename does; OBS restarts to list it.", config.check_rename_collection, config.rename_collection,
+            examples=({"action_type": "invoke_function", "target": "rename_collection",
+                       "params": {"collection": "Sample", "name": "Sample 2026"}},)),
+    _config("remove_collection", act.CollectionParams, "Remove a scene collection that is not open (its file "
+            "goes, as OBS's Remove does); OBS restarts to forget it.", config.check_remove_collection,
+            config.remove_collection, destructive=True),
     _op("create_profile", act.NewProfile, "Create a profile with OBS's default settings and switch to it.",
         "profile", studio.check_create_profile, studio.create_profile, batch=False,
         examples=({"action_type": "invoke_function", "target": "create_profile", "params": {"name": "Vertical"}},)),
     _op("switch_profile", act.ProfileParams, "Switch to another profile (its own video settings apply).",
         "profile", studio.check_switch_profile, studio.switch_profile, batch=False),
+    _config("rename_profile", act.RenameProfile, "Rename a profile (the current one too), as OBS's Rename does; "
+            "OBS restarts to list it.", config.check_rename_profile, config.rename_profile),
+    _config("remove_profile", act.ProfileParams, "Remove a profile that is not the current one (its folder goes, "
+            "as OBS's Remove does); OBS restarts to forget it.", config.check_remove_profile, config.remove_profile,
+            destructive=True),
     _op("set_studio_mode", act.StudioMode, "Turn studio mode (preview beside program) on or off.", "studio",
         studio.check_set_studio_mode, studio.set_studio_mode,
         examples=({"action_type": "invoke_function", "target": "set_studio_mode", "params": {"enabled": True}},)),

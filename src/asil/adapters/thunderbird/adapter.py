@@ -418,8 +418,11 @@ class ThunderbirdAdapter(Adapter):
             windows = self._call("compose_list", {}, read_only=True)
         except (InvalidAction, ActionFailed):
             return []
+        # A reply keeps its References (and so its In-Reply-To); a forward reopens as a new message with the
+        # same fields and attachments (Thunderbird marks a forward only when it opens one from the original).
         return [{"number": int(w["id"].split(":")[1]), "to": w["to"], "cc": w["cc"], "subject": w["subject"],
-                 "body": w["body"], "attachments": w["attachments"]} for w in windows]
+                 "body": w["body"], "attachments": w["attachments"], "references": w.get("references", "")}
+                for w in windows]
 
     # ------------------------------------------------------------ persistence and life
     def save(self) -> None:

@@ -13,6 +13,9 @@ in its ``msgFilterRules.dat``, and sent mail in the SMTP sink's folder. Targets:
 * a saved attachment: its workspace-relative path (``mail_file_sha256``, ``mail_file_size``);
 * the attachments of a draft or sent message: its subject (``mail_draft_attachments``,
   ``mail_sent_attachments``: the file names; ``mail_sent_attachment_sha256``: ``"<subject>#<name>"``);
+* what a draft or sent message answers: its subject (``mail_draft_relation``, ``mail_sent_relation``:
+  ``"reply to <message-id>"``, ``"forward of <message-id>"`` or ``"new"``, from the headers Thunderbird
+  writes: X-Forwarded-Message-Id for a forward, In-Reply-To for a reply);
 * an open compose window: its subject (``mail_compose_text``, ``mail_compose_attachments``), read from
   ``saved/compose.json``, the record of the windows open when the state was saved (none: no target).
 """
@@ -192,7 +195,9 @@ def sent_text(ctx: EvalContext, cp: Checkpoint) -> str:
 
 
 def _attachments(message: Message) -> list[Message]:
-    return [part for part in message.walk() if not part.is_multipart() and part.get_filename()]
+    """The named parts; an attached message (a forward as attachment) counts whole, as one file."""
+    return [part for part in message.walk() if part.get_filename() and
+            (not part.is_multipart() or part.get_content_type() == "message/rfc822")]
 
 
 def _sent_message(ctx: EvalContext, subject: str) -> Message:
@@ -200,6 +205,32 @@ def _sent_message(ctx: EvalContext, subject: str) -> Message:
         if _subject(message) == subject:
             return message
     raise CheckpointUnreadable(f"no message with subject {subject!r} was sent")
+
+
+def _relation(message: Message) -> str:
+    """What a message Thunderbird wrote answers. A forward carries In-Reply-To as well (Thunderbird
+    derives it from References), so X-Forwarded-Message-Id decides first."""
+    forwarded = " ".join(str(message.get("X-Forwarded-Message-Id", "")).split())
+    if forwarded:
+        return f"forward of {forwarded}"
+    replied = " ".join(str(message.get("In-Reply-To", "")).split())
+    return f"reply to {replied}" if replied else "new"
+
+
+@checkpoint_type("mail_sent_relation")
+def sent_relation(ctx: EvalContext, cp: Checkpoint) -> str:
+    """'reply to <id>', 'forward of <id>' or 'new' for the sent message with subject ``target``."""
+    return _relation(_sent_message(ctx, require(cp.target, "subject")))
+
+
+@checkpoint_type("mail_draft_relation")
+def draft_relation(ctx: EvalContext, cp: Checkpoint) -> str:
+    """'reply to <id>', 'forward of <id>' or 'new' for the draft with subject ``target``."""
+    subject = require(cp.target, "draft subject")
+    for message in _live(_folder(ctx, cp, "Drafts")):
+        if _subject(message) == subject:
+            return _relation(message)
+    raise CheckpointUnreadable(f"there is no draft with subject {subject!r}")
 
 
 @checkpoint_type("mail_draft_attachments", default_compare="contains")
@@ -226,7 +257,9 @@ def sent_attachment_sha256(ctx: EvalContext, cp: Checkpoint) -> str:
     subject, _, name = require(cp.target, "'<subject>#<attachment name>' target").rpartition("#")
     for part in _attachments(_sent_message(ctx, subject)):
         if part.get_filename() == name:
-            data = part.get_payload(decode=True)
+            inner = part.get_payload() if part.get_content_type() == "message/rfc822" else None
+            first = inner[0] if isinstance(inner, list) and inner else None
+            data = first.as_bytes() if isinstance(first, Message) else part.get_payload(decode=True)
             return hashlib.sha256(data if isinstance(data, bytes) else b"").hexdigest()
     raise CheckpointUnreadable(f"the sent message {subject!r} has no attachment {name!r}")
 

@@ -80,6 +80,16 @@ class CloseCompose(_Params):
     discard: bool = Field(False, description="Close even with unsaved changes, losing them.")
 
 
+class OpenReply(_Params):
+    message: MessageId = Field(description="The message to reply to, such as 'INBOX#3'.")
+    reply_all: bool = Field(False, description="Reply to the sender and every other recipient (Reply All).")
+
+
+class OpenForward(_Params):
+    message: MessageId = Field(description="The message to forward, such as 'INBOX#3'.")
+    as_attachment: bool = Field(False, description="Attach the whole message (.eml) instead of quoting it inline.")
+
+
 class OpenDraft(_Params):
     draft: MessageId = Field(description="A message in the Drafts folder, such as 'Drafts#3'.")
 
@@ -92,17 +102,29 @@ def _open_draft(params: OpenDraft) -> MailCall:
     return "draft_open", {"id": params.draft}
 
 
+def _open_reply(params: OpenReply) -> MailCall:
+    return "compose_related", {"id": params.message, "kind": "reply_all" if params.reply_all else "reply"}
+
+
+def _open_forward(params: OpenForward) -> MailCall:
+    return "compose_related", {"id": params.message,
+                               "kind": "forward_attachment" if params.as_attachment else "forward_inline"}
+
+
 # What each operation checks first (in Thunderbird, without changing anything); its params are the
 # operation's own.
 PRECHECKS = {"compose_edit": "check_compose", "compose_attach": "check_compose", "compose_detach": "check_compose",
              "compose_save": "check_compose", "compose_send": "check_send", "compose_close": "check_close",
-             "draft_open": "check_draft"}
+             "draft_open": "check_draft", "compose_related": "check_related"}
 
 WINDOW_TIP = ("Compose windows ('compose:N' elements: to, cc, subject, body, attachments, the draft they edit, "
               "unsaved) are Thunderbird's own message windows: open_compose or open_draft opens one, edit_compose "
               "changes its fields, save_compose_draft stores it in Drafts (again: it replaces its draft), "
               "send_compose sends and closes it, close_compose closes it (refused with unsaved changes unless "
-              "discard=true). They are not batched, and a restart of Thunderbird closes them (saved drafts stay).")
+              "discard=true). open_reply and open_forward open a reply (to the sender, or to all) or a forward (quoted "
+              "inline, or the message as an attachment) that Thunderbird fills in itself; meta.kind and meta.original "
+              "say what a window answers. They are not batched, and a restart of Thunderbird closes them (saved "
+              "drafts stay).")
 COMPOSE_FUNCTIONS: list[AppFunction[Any]] = [
     AppFunction("open_compose", OpenCompose, "Open a new compose window (optionally filled in and with workspace "
                 "files attached); its id is in the result's changed list.", acts_on="compose", batch=False,
@@ -129,6 +151,16 @@ COMPOSE_FUNCTIONS: list[AppFunction[Any]] = [
     AppFunction("open_draft", OpenDraft, "Open a draft from the Drafts folder in a compose window to edit or "
                 "send it.", acts_on="compose", batch=False, handler=_open_draft,
                 examples=({"action_type": "invoke_function", "target": "open_draft", "params": {"draft": "Drafts#1"}},)),
+    AppFunction("open_reply", OpenReply, "Open Thunderbird's reply to a message in a compose window (To, 'Re:' "
+                "subject, quoted text and References filled in; reply_all adds the other recipients).",
+                acts_on="compose", batch=False, handler=_open_reply,
+                examples=({"action_type": "invoke_function", "target": "open_reply",
+                           "params": {"message": "INBOX#1", "reply_all": True}},)),
+    AppFunction("open_forward", OpenForward, "Open Thunderbird's forward of a message in a compose window ('Fwd:' "
+                "subject and the message quoted inline, or attached when as_attachment=true; add recipients with "
+                "edit_compose).", acts_on="compose", batch=False, handler=_open_forward,
+                examples=({"action_type": "invoke_function", "target": "open_forward",
+                           "params": {"message": "INBOX#1", "as_attachment": True}},)),
 ]
 
 

@@ -130,7 +130,11 @@ def _named_parts(message: EmailMessage) -> dict[str, bytes]:
     """File name -> decoded bytes of every attachment (iter_attachments, recursing into nested multiparts)."""
     found: dict[str, bytes] = {}
     for part in message.iter_attachments():
-        if part.is_multipart():
+        if part.get_content_type() == "message/rfc822" and part.get_filename():  # a forwarded message, whole
+            inner = part.get_payload()
+            first = inner[0] if isinstance(inner, list) and inner else None
+            found[str(part.get_filename())] = first.as_bytes() if isinstance(first, EmailMessage) else b""
+        elif part.is_multipart():
             assert isinstance(part, EmailMessage)
             found.update(_named_parts(part))
         elif part.get_filename():
@@ -232,6 +236,30 @@ def _filter(cp: Checkpoint, workspace: Workspace) -> dict[str, Any]:
     return {"enabled": enabled, "actions": actions, "conditions": conditions}
 
 
+# ---------------------------------------------------------------- replies and forwards
+def _answers(message: EmailMessage) -> str:
+    ids = {name: re.sub(r"\s+", " ", str(message.get(name) or "")).strip()
+           for name in ("X-Forwarded-Message-Id", "In-Reply-To")}
+    if ids["X-Forwarded-Message-Id"]:
+        return "forward of " + ids["X-Forwarded-Message-Id"]
+    return "reply to " + ids["In-Reply-To"] if ids["In-Reply-To"] else "new"
+
+
+def _sent_answers(cp: Checkpoint, workspace: Workspace) -> str:
+    found = [message for message, _ in _sent(workspace) if message["Subject"] == cp.target]
+    if not found:
+        raise RawMailError("not sent")
+    return _answers(found[0])
+
+
+def _draft_answers(cp: Checkpoint, workspace: Workspace) -> str:
+    found = [message for message, _ in _messages(_folder_path(workspace, cp, "Drafts"))
+             if message["Subject"] == cp.target]
+    if not found:
+        raise RawMailError("no such draft")
+    return _answers(found[0])
+
+
 # ---------------------------------------------------------------- compose windows (the adapter's record)
 def _windows(workspace: Workspace) -> list[dict[str, Any]]:
     path = Path(workspace.root, ".asil", "thunderbird", "saved", "compose.json")
@@ -279,6 +307,8 @@ READERS: dict[str, Any] = {
     "mail_filter_conditions": lambda cp, ws: _filter(cp, ws)["conditions"],
     "mail_filter_actions": lambda cp, ws: _filter(cp, ws)["actions"],
     "mail_filter_enabled": lambda cp, ws: _filter(cp, ws)["enabled"],
+    "mail_sent_relation": _sent_answers,
+    "mail_draft_relation": _draft_answers,
     "mail_compose_text": _window_text,
     "mail_compose_attachments": lambda cp, ws: sorted(a["name"] for a in _window(cp, ws)["attachments"]),
     "mail_compose_subjects": lambda cp, ws: sorted(w["subject"] for w in _windows(ws)),

@@ -55,6 +55,10 @@ def compose_element(item: dict[str, Any]) -> Element:
     meta: dict[str, Any] = {"unsaved": item["unsaved"]}
     if item.get("draft"):
         meta["draft"] = item["draft"]
+    if item.get("kind") not in (None, "new"):  # a reply, forward or draft: what it answers or continues
+        meta["kind"] = item["kind"]
+    if item.get("original"):
+        meta["original"] = item["original"]
     if len(body) > BODY_SHOWN:
         meta["body_length"] = len(body)
     return Element(id=item["id"], type="compose_window", label=item["subject"] or "(no subject)", value=value,

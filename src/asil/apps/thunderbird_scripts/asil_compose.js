@@ -18,6 +18,24 @@
     return found.sort((a, b) => a.asilComposeId - b.asilComposeId);
   }
   const windowId = (w) => `compose:${w.asilComposeId}`;
+  // Replies and forwards open with Thunderbird's own compose types, as its Reply, Reply All and Forward
+  // commands do; the window's gComposeType says which kind it is.
+  const T = Ci.nsIMsgCompType;
+  const RELATED = { reply: T.ReplyToSender, reply_all: T.ReplyAll, forward_inline: T.ForwardInline,
+                    forward_attachment: T.ForwardAsAttachment };
+  const KINDS = new Map([[T.New, "new"], [T.Draft, "draft"], [T.Reply, "reply"],
+                         ...Object.entries(RELATED).map(([kind, type]) => [type, kind])]);
+  // The message a reply or forward was opened from, as a message id ("INBOX#3"), while it still exists.
+  function originalOf(w) {
+    const uri = w.gMsgCompose.originalMsgURI;
+    if (!uri || !RELATED[KINDS.get(w.gComposeType)]) return null;
+    try {
+      const hdr = MailServices.messageServiceFromURI(uri).messageURIToMsgHdr(uri);
+      return hdr ? `${folderPath(hdr.folder)}#${hdr.messageKey}` : null;
+    } catch (e) {
+      return null;  // moved or deleted since
+    }
+  }
   function composeWindow(id) {
     const found = windows().find((w) => windowId(w) === id);
     if (!found) {
@@ -45,7 +63,8 @@
     const d = w.GetComposeDetails();
     return { id: windowId(w), to: addresses(d.to), cc: addresses(d.cc), subject: d.subject || "", body: plainBody(w),
              attachments: attachmentsOf(w).map((a) => ({ name: a.name, content_type: a.contentType || "", size: a.size, url: a.url })),
-             draft: draftOf(w), unsaved: !!(w.gContentChanged || w.gMsgCompose.bodyModified) };
+             draft: draftOf(w), kind: KINDS.get(w.gComposeType) || "new", original: originalOf(w),
+             references: w.gMsgCompose.compFields.references || "", unsaved: !!(w.gContentChanged || w.gMsgCompose.bodyModified) };
   }
   function attachmentFor(file) {  // a workspace file (checked by the adapter), or a url when windows are reopened
     const part = Cc["@mozilla.org/messengercompose/attachment;1"].createInstance(Ci.nsIMsgAttachment);
@@ -94,6 +113,7 @@
     fields.cc = (p.cc || []).join(", ");
     fields.subject = p.subject || "";
     fields.body = p.body || "";
+    fields.references = p.references || "";  // a reopened reply stays a reply (In-Reply-To comes from it)
     params.type = Ci.nsIMsgCompType.New;
     params.format = Ci.nsIMsgCompFormat.PlainText;
     params.identity = identity();
@@ -109,7 +129,44 @@
     return w;
   }
 
+  // A reply or forward of message p.id: Thunderbird fills To, Subject, the quoted or forwarded text (or
+  // the message as an attachment) and References itself. ForwardInline goes through
+  // OpenComposeWindow, as Thunderbird's WebExtension API does (bug 1513824); the others through
+  // nsIMsgComposeParams with originalMsgURI, as there.
+  async function openRelated(p) {
+    const [{ folder: f, headers: [hdr] }] = await messages([p.id]);
+    const type = RELATED[p.kind], uri = f.getUriForMsg(hdr);
+    const before = new Set([...Services.wm.getEnumerator("msgcompose")]);
+    if (type === T.ForwardInline) {
+      MailServices.compose.OpenComposeWindow(null, hdr, uri, type, Ci.nsIMsgCompFormat.Default, identity(), null, null);
+    } else {
+      const params = Cc["@mozilla.org/messengercompose/composeparams;1"].createInstance(Ci.nsIMsgComposeParams);
+      params.type = type;
+      params.format = Ci.nsIMsgCompFormat.PlainText;
+      params.identity = identity();
+      params.originalMsgURI = uri;
+      params.composeFields = Cc["@mozilla.org/messengercompose/composefields;1"].createInstance(Ci.nsIMsgCompFields);
+      Services.ww.openWindow(null, COMPOSE_URL, "_blank", "all,chrome,dialog=no,status,toolbar", params);
+    }
+    const isIt = (x) => !before.has(x) && !x.closed && x.composeEditorReady && x.gComposeType === type &&
+                        x.gMsgCompose.originalMsgURI === uri;
+    const w = await until(() => [...Services.wm.getEnumerator("msgcompose")].find(isIt), `Opening the ${p.kind.replace("_", " ")} of ${p.id}`);
+    w.asilComposeId = nextId++;
+    w.gContentChanged = false;  // what Thunderbird filled in is the window's starting content
+    w.gMsgCompose.bodyModified = false;
+    return w;
+  }
+
   Object.assign(mail.operations, {
+    async check_related(p) {
+      const [{ folder: f }] = await messages([p.id]);
+      if (f.flags & Ci.nsMsgFolderFlags.Drafts) throw invalid(`${p.id} is a draft; only received or sent messages can be replied to or forwarded.`, "Open a draft with open_draft instead.");
+      return null;
+    },
+    async compose_related(p) {
+      await mail.operations.check_related(p);
+      return [windowId(await openRelated(p))];
+    },
     async compose_list() { return windows().map(describe); },
     async check_compose(p) {
       const w = composeWindow(p.window);
