@@ -219,10 +219,33 @@ class Lab:
                      json.dumps({"kernels": kernels, "note": "kernels running when the episode was saved"},
                                 indent=1).encode())
 
+    def judged_state(self) -> tuple[list[str], str | None, list[dict[str, Any]]]:
+        """(open documents, active document, kernels): live while the server runs, else as saved and recorded."""
+        if self.running:
+            docs, active = self.layout()
+            return docs, active, self.kernels()
+        docs, active = saved_layout(self.workspace, self.first_document)
+        return docs, active, recorded_kernels(self.workspace)
+
     def close(self) -> None:
         if self.server is not None:
             self.server.stop()
             self.server = None
+
+
+def saved_layout(workspace: Workspace, notebook: str) -> tuple[list[str], str | None]:
+    """The layout of workspace ``default`` as jupyterlab_server saved it (its file: ``<slug>.jupyterlab-workspace``).
+
+    Before any was saved, JupyterLab opens with the task's notebook as its one, active tab.
+    """
+    for path in sorted((state_dir(workspace) / "workspaces").glob("*.jupyterlab-workspace")):
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if str(saved.get("metadata", {}).get("id", "")).lstrip("/") == WORKSPACE_ID:
+            return read_layout(saved.get("data", {}))
+    return [notebook], notebook
 
 
 def recorded_kernels(workspace: Workspace) -> list[dict[str, Any]]:
@@ -248,4 +271,4 @@ def _quote(path: str) -> str:
     return urllib.parse.quote(path)
 
 
-__all__ = ["Lab", "layout_data", "read_layout", "recorded_kernels", "require_relative"]
+__all__ = ["Lab", "layout_data", "read_layout", "recorded_kernels", "require_relative", "saved_layout"]
