@@ -119,7 +119,7 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "delete_cell", "params": {"cell": "cell-2"}}]}},
         {"action_type": "invoke_function", "target": "write_file", "params": {"path": "notes.md", "text": "# Notes\n"}},
         {"action_type": "invoke_function", "target": "open_document", "params": {"path": "notes.md"}},
-        {"action_type": "invoke_function", "target": "start_kernel", "params": {"document": "analysis.ipynb"}},
+        {"action_type": "invoke_function", "target": "start_kernel", "params": {"document": "sample.ipynb"}},
         {"action_type": "modify_file", "params": {"operations": [
             {"op": "insert_cell", "params": {"cell_type": "markdown", "source": "## Notes"}},
             {"op": "set_value", "target": "mean-cell", "params": {"source": "mean = total / len(values)"}}]}},

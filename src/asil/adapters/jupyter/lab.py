@@ -83,10 +83,12 @@ class Lab:
         self.first_document = first_document
         self.server: LabServer | None = None
         self.started_at: float | None = None
+        self.ended: list[str] = []  # notebooks whose kernels a previous server had: they ended with it
 
     # ------------------------------------------------------------ server
     def ensure(self) -> LabServer:
         if self.server is None or not self.server.alive:
+            self.ended = [str(k.get("document")) for k in recorded_kernels(self.workspace)]
             self.server = LabServer(self.workspace.root, state_dir(self.workspace) / "workspaces", self._kernel_argv)
             self.started_at = time.monotonic()
             if self._workspace_data() is None:  # a first start opens the task's notebook, as `jupyter lab NB` does
@@ -145,6 +147,11 @@ class Lab:
         return str(model["content"])
 
     def write_text(self, path: str, text: str) -> None:
+        """Create or replace a text file; missing folders on its path are made first (the server does not)."""
+        parents = Path(path).parents
+        for folder in reversed([str(p) for p in parents if str(p) != "."]):
+            if self.model(folder) is None:
+                self.request("PUT", f"/api/contents/{_quote(folder)}", {"type": "directory"})
         self.request("PUT", f"/api/contents/{_quote(path)}",
                      {"type": "file", "format": "text", "content": text})
 

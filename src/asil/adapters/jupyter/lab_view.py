@@ -53,13 +53,17 @@ def build_lab_observation(lab: Lab, *, step: int, notebook: str) -> Observation:
                f"{len(details['kernels'])} kernel(s) running"
                f"{' (' + ', '.join(k['document'] + ': ' + k['execution_state'] for k in running) + ')' if running else ''}"
                f"; {details['files']} file(s) in the workspace. The notebook {notebook} is in view 'notebook'.")
+    environment = {"server": "jupyter_server + JupyterLab on 127.0.0.1 (token), root = the workspace",
+                   "kernels": "confined like run_cell's kernel (bubblewrap, no network); they end with the server",
+                   "layout": "open documents are JupyterLab's saved workspace 'default'; they survive a restart"}
+    if lab.ended:  # said plainly: a restart keeps files and tabs, not kernels
+        environment["kernels_ended_by_restart"] = (f"the previous server's kernels ({', '.join(lab.ended)}) ended with "
+                                                   "it; start_kernel starts a new one (variables are gone)")
     return Observation(
-        metadata=Metadata(app="jupyter", source="service", step=step),
+        metadata=Metadata(app="jupyter", source="file", step=step),  # a file-backed adapter
         app_state=AppState(view="lab", active_document=active, document_path=notebook, details=details),
         elements=elements,
-        environment={"server": "jupyter_server + JupyterLab on 127.0.0.1 (token), root = the workspace",
-                     "kernels": "confined like run_cell's kernel (bubblewrap, no network); they end with the server",
-                     "layout": "open documents are JupyterLab's saved workspace 'default'; they survive a restart"},
+        environment=environment,
         navigation=Navigation(views=["notebook", "lab"]),
         summary=summary,
     )
