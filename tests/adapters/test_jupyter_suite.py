@@ -1,4 +1,5 @@
-"""The JupyterLab suite's shape: twenty-six tasks (five on JupyterLab's own state), an infeasible one, several with more than one success path."""
+"""The JupyterLab suite's shape: twenty-six tasks (five on JupyterLab's own state), an infeasible one, several with
+more than one success path."""
 
 from __future__ import annotations
 

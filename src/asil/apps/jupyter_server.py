@@ -11,6 +11,7 @@ JupyterLab's workspaces (the saved layout: open documents, the active one) are f
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import secrets
@@ -39,11 +40,8 @@ class JupyterServerError(ProgramFailed):
 
 
 def server_readiness() -> str | None:
-    """None when a JupyterLab server can start here, else what is missing."""
-    try:
-        import jupyter_server  # noqa: F401
-        import jupyterlab  # noqa: F401
-    except ImportError:
+    """None when a JupyterLab server can start here, else what is missing (nothing is imported)."""
+    if importlib.util.find_spec("jupyter_server") is None or importlib.util.find_spec("jupyterlab") is None:
         return "jupyter_server and jupyterlab are not installed; install them with: pip install 'asil[jupyter]'"
     return None
 

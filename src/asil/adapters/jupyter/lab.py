@@ -187,7 +187,7 @@ class Lab:
         The server marks a kernel idle only after it answered a first request; until then it says
         "starting". A kernel that does not answer in time is reported as it is, not hidden.
         """
-        from jupyter_client import BlockingKernelClient
+        from jupyter_client.blocking.client import BlockingKernelClient
 
         assert self.server is not None
         client = BlockingKernelClient(connection_file=str(self.server.private / "rt" / f"kernel-{kernel_id}.json"))
