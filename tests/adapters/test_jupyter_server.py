@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -205,6 +206,10 @@ def test_kernels_started_through_the_server_are_confined_and_nothing_outlives_cl
     assert reply["content"]["status"] == "ok"
     printed = "".join(m["content"].get("text", "") for m in seen if m["msg_type"] == "stream").split()
     assert printed[:2] == ["False", "False"] and printed[2] != "0"  # no home folders; the server is out of reach
+    with pytest.raises(urllib.error.HTTPError) as refused:  # no terminals: they would be unconfined shells
+        rest(lab, "/api/terminals")
+    refused.value.close()
+    assert refused.value.code == 404
     assert _lab_processes()
     lab.close()
     assert _lab_processes() == []

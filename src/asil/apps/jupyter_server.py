@@ -77,6 +77,7 @@ class LabServer:
                 f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
                 f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}",
                 "--ServerApp.terminals_enabled=False", "--ServerApp.open_browser=False",
+                "--LabApp.extension_manager=readonly",  # no pip installs through the extension manager's API
                 f"--LabApp.workspaces_dir={self.workspaces_dir}",
                 f"--KernelSpecManager.allowed_kernelspecs={KERNEL_NAME}",
                 "--KernelSpecManager.ensure_native_kernel=False",
