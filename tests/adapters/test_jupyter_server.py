@@ -168,9 +168,16 @@ def test_a_restart_keeps_files_and_open_documents_but_not_kernels(workspace: Wor
         assert obs.app_state.active_document == "notes.md"
         assert obs.app_state.details["kernels"] == [] and rest(second, "/api/kernels") == []
         assert "analysis.ipynb" in obs.environment["kernels_ended_by_restart"]
-        second.save()  # now nothing runs, and the record says so
+        second.save()  # nothing runs now, and the record says so
+        assert read_lab("lab_kernel_running", "analysis.ipynb", "analysis.ipynb", workspace) is False
+        assert second.execute(fn("start_kernel", document="analysis.ipynb")).ok  # a new kernel, no old variables
+        second.save()
     finally:
         second.close()
+    assert read_lab("lab_kernel_running", "analysis.ipynb", "analysis.ipynb", workspace) is True
+    unstarted = JupyterAdapter(workspace, "analysis.ipynb")  # saved without starting a server: no kernel can run
+    unstarted.save()
+    unstarted.close()
     assert read_lab("lab_kernel_running", "analysis.ipynb", "analysis.ipynb", workspace) is False
 
 

@@ -218,13 +218,17 @@ class Lab:
 
     # ------------------------------------------------------------ record and life
     def record(self) -> None:
-        """Write what runs now beside the layout, for judges that read the state after the server is gone."""
-        if not self.running:
+        """Write what runs now beside the layout, for judges that read the state after the server is gone.
+
+        Without a running server nothing runs: a record left by an earlier server (a restart) is emptied,
+        so it cannot claim kernels that ended with it.
+        """
+        path = state_dir(self.workspace) / RECORD
+        if not self.running and not path.exists():
             return
-        kernels = self.kernels()
-        atomic_write(state_dir(self.workspace) / RECORD,
-                     json.dumps({"kernels": kernels, "note": "kernels running when the episode was saved"},
-                                indent=1).encode())
+        kernels = self.kernels() if self.running else []
+        atomic_write(path, json.dumps({"kernels": kernels, "note": "kernels running when the episode was saved"},
+                                      indent=1).encode())
 
     def judged_state(self) -> tuple[list[str], str | None, list[dict[str, Any]]]:
         """(open documents, active document, kernels): live while the server runs, else as saved and recorded."""
