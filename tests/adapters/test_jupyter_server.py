@@ -181,6 +181,35 @@ def test_a_restart_keeps_files_and_open_documents_but_not_kernels(workspace: Wor
     assert read_lab("lab_kernel_running", "analysis.ipynb", "analysis.ipynb", workspace) is False
 
 
+def api(request: str, destructive: bool = False, **data: object) -> Action:
+    return Action(action_type="api_call", params={"request": request, "data": data, "destructive": destructive})
+
+
+def test_api_call_makes_allowlisted_server_requests_and_refuses_the_rest(lab: JupyterAdapter,
+                                                                          workspace: Workspace) -> None:
+    put = lab.execute(api("PUT /api/contents/{path}", path="todo.md", content="- totals\n"))
+    assert put.ok and (workspace.root / "todo.md").read_text() == "- totals\n"
+    started = lab.execute(api("POST /api/sessions", path="analysis.ipynb"))
+    assert started.ok and json.loads(started.output or "")["path"] == "analysis.ipynb"
+    (kernel,) = json.loads(lab.execute(api("GET /api/kernels")).output or "")
+    assert kernel["name"] == "asil-python" and kernel["execution_state"] == "idle"
+    refusals = [(api("POST /api/terminals"), "is not allowed"),
+                (api("DELETE /api/contents/{path}", path="todo.md"), "is destructive"),
+                (api("PUT /api/contents/{path}", path="analysis.ipynb", content="{}"), "may not write the notebook"),
+                (api("PATCH /api/contents/{path}", path="todo.md", new_path=".asil/x.md"), "not a path inside"),
+                (api("POST /api/kernels/{kernel_id}/restart", True, kernel_id="not-an-id"), "kernel_id")]
+    for action, says in refusals:
+        before = (_disk(workspace), lab.lab.kernels())
+        result = lab.execute(action)
+        assert result.status == "invalid" and result.error is not None and says in result.error.message, result.error
+        assert (_disk(workspace), lab.lab.kernels()) == before
+    missing = lab.execute(api("DELETE /api/contents/{path}", True, path="gone.md"))  # the server itself refuses
+    assert missing.status == "error" and missing.error is not None
+    assert "404" in missing.error.message and str(workspace.root) not in missing.error.message
+    assert lab.execute(api("DELETE /api/contents/{path}", True, path="todo.md")).ok
+    assert not (workspace.root / "todo.md").exists()
+
+
 def _lab_processes() -> list[str]:
     found = []
     for pid in descendants(os.getpid()):

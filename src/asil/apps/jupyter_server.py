@@ -114,7 +114,8 @@ class LabServer:
             with urllib.request.urlopen(req, timeout=REQUEST_TIMEOUT_S) as answer:  # noqa: S310 (loopback only)
                 raw = answer.read()
         except urllib.error.HTTPError as exc:
-            raise JupyterServerError(exc.code, _message(exc.read())) from None
+            # paths in the server's messages are absolute; the agent knows them relative to the workspace
+            raise JupyterServerError(exc.code, _message(exc.read()).replace(f"{self.root}/", "")) from None
         return json.loads(raw) if raw.strip() else None
 
     def stop(self) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from asil.adapters.api import response_text, with_api
 from asil.adapters.base import Adapter, Readiness, only_view, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.functions import FunctionTable
@@ -21,6 +22,7 @@ from asil.adapters.jupyter.fresh import FreshRun
 from asil.adapters.jupyter.kernel import CellRun, SandboxKernel, kernel_readiness
 from asil.adapters.jupyter.lab import Lab, require_relative
 from asil.adapters.jupyter.lab_actions import LAB_FUNCTIONS, register, restart_document_kernel
+from asil.adapters.jupyter.lab_api import API_EXAMPLES, API_TIPS, JUPYTER_API
 from asil.adapters.jupyter.lab_view import build_lab_observation
 from asil.adapters.jupyter.notebook import (
     MAX_CELLS,
@@ -111,9 +113,11 @@ class JupyterAdapter(Adapter):
                 "default_cell_timeout_s": act.DEFAULT_TIMEOUT_S}
 
     # ------------------------------------------------------------ actions
-    vocabulary = act.VOCABULARY
+    vocabulary = with_api(act.VOCABULARY, JUPYTER_API.specs(), examples=API_EXAMPLES, tips=API_TIPS)
     functions = FUNCTIONS
     doomed_operation = {"op": "delete_cell", "params": {"cell": "no-such-cell"}}
+    doomed_api_call = {"request": "DELETE /api/contents/{path}", "data": {"path": "no-such-file.md"},
+                       "destructive": True}
 
     def execute(self, action: Action, observe: bool = True) -> ActionResult:
         """The base template, plus the text that code runs printed (``ActionResult.output``)."""
@@ -124,12 +128,17 @@ class JupyterAdapter(Adapter):
         return result
 
     def _check(self, action: Action) -> None:
+        if action.action_type == "api_call":
+            self._api_request(action)
+            return
         if action.action_type == "navigate":
             self._check_navigate(action)
             return
         self._dispatch(action, _working_copy(self.nb), run=False)
 
     def _apply(self, action: Action) -> list[str]:
+        if action.action_type == "api_call":
+            return self._api_call(action)
         if action.action_type == "navigate":
             self._navigate(action)
             return []
@@ -150,9 +159,28 @@ class JupyterAdapter(Adapter):
             self.view = "notebook"
         return changed
 
+    def _api_request(self, action: Action) -> tuple[bool, str, str, Any]:
+        """(reads only, method, url path, body) of an allowed api_call; InvalidAction otherwise."""
+        self.vocabulary.require_type(action)
+        request, data = JUPYTER_API.check(action)
+        return (request.reads, *request.require_handler()(self.lab, data))
+
+    def _api_call(self, action: Action) -> list[str]:
+        reads, method, path, body = self._api_request(action)
+        answer = self.lab.request(method, path, body)
+        if isinstance(answer, dict) and isinstance(answer.get("kernel"), dict) and method == "POST":
+            self.lab.wait_ready(answer["kernel"]["id"])  # a new session's kernel, ready as start_kernel's is
+        self.output = response_text(answer)
+        if not reads:
+            self.view = "lab"
+        return []
+
     def _dispatch(self, action: Action, nb: Notebook, run: bool) -> list[str]:
         """Apply one action to ``nb`` (a working copy); with ``run=False`` code is only checked, never run."""
         self.vocabulary.require_type(action)
+        if action.action_type == "api_call":
+            raise InvalidAction("api_call cannot be part of a batch or modify_file: a server request is not undone "
+                                "when a later action fails.", hint="Send the api_call as an action of its own.")
         if action.action_type == "set_value":
             params = self.vocabulary.parse_set_value(action)
             return self._edit_cell(nb, act.EditCell(cell=action.target or "", source=params.source), run)
