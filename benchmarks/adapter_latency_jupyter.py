@@ -10,7 +10,8 @@ and a saved output, every fifth cell markdown — it measures, with ``time.perf_
 * kernel runs, reported apart: the first run (starts the confined kernel) and warm ``run_cell``;
 * JupyterLab's own state through the real jupyter_server: starting the server (the first ``lab``
   observation), the ``lab`` observation, write_file, open/activate_document, rename_file (there and
-  back), and a notebook's kernel: start_kernel, restart_kernel, stop_kernel (each with its observation).
+  back), a notebook's kernel: start_kernel, restart_kernel, stop_kernel, and two api_call requests (each
+  with its observation).
 
 It asserts correctness (actions succeed, edits land) but never asserts on timings.
 
@@ -127,7 +128,8 @@ def bench_lab(repeats: int) -> dict[str, list[float]]:
         start, _ = timed(lambda: adapter.observe(view="lab"))
         found: dict[str, list[float]] = {"server start": [start], "observe lab": [], "write_file": [],
                                          "open+activate": [], "rename_file": [], "start_kernel": [],
-                                         "restart_kernel": [], "stop_kernel": []}
+                                         "restart_kernel": [], "stop_kernel": [], "api_call GET /api/sessions": [],
+                                         "api_call PUT /api/contents/{path}": []}
         for i in range(repeats):
             found["observe lab"].append(timed(lambda: adapter.observe(view="lab"))[0])
             found["write_file"].append(_ok(adapter, fn("write_file", path="notes.md", text=f"# Notes {i}\n")))
@@ -135,6 +137,11 @@ def bench_lab(repeats: int) -> dict[str, list[float]]:
                                           + _ok(adapter, fn("activate_document", path="nb.ipynb")))
             found["rename_file"].append(_ok(adapter, fn("rename_file", path="data.csv", new_path="cities.csv")))
             _ok(adapter, fn("rename_file", path="cities.csv", new_path="data.csv"))
+            found["api_call GET /api/sessions"].append(_ok(adapter, Action(
+                action_type="api_call", params={"request": "GET /api/sessions"})))
+            found["api_call PUT /api/contents/{path}"].append(_ok(adapter, Action(
+                action_type="api_call", params={"request": "PUT /api/contents/{path}",
+                                                "data": {"path": "todo.md", "content": f"- item {i}\n"}})))
         for _ in range(max(3, repeats // 5)):  # kernels start in seconds, not milliseconds: fewer rounds
             found["start_kernel"].append(_ok(adapter, fn("start_kernel", document="nb.ipynb")))
             found["restart_kernel"].append(_ok(adapter, fn("restart_kernel", document="nb.ipynb")))
