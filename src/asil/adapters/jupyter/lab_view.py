@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from asil.adapters.jupyter.lab import PREVIEW_CHARS, Lab
+from asil.adapters.jupyter.lab import MAX_FILES, PREVIEW_CHARS, Lab
 from asil.protocol import AppState, Element, Metadata, Navigation, Observation
 
 TEXT_SUFFIXES = (".py", ".csv", ".md", ".txt", ".json", ".tsv", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".r", ".sql")
@@ -28,6 +28,8 @@ def lab_elements(lab: Lab) -> tuple[list[Element], dict[str, Any]]:
     details = {"open_documents": docs, "active_document": active,
                "kernels": [{"document": k["document"], "execution_state": k["execution_state"]} for k in kernels],
                "files": len(files)}
+    if len(files) >= MAX_FILES:  # said, not hidden: the listing stops at MAX_FILES
+        details["files_note"] = f"only the first {MAX_FILES} files (in path order) are listed"
     return elements, details
 
 
