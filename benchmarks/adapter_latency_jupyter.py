@@ -7,11 +7,15 @@ and a saved output, every fifth cell markdown — it measures, with ``time.perf_
 * ``adapter.observe()`` and the observation size (``json.dumps(obs.to_agent_dict())``, chars/4 as tokens);
 * edits: ``replace_in_cell`` on a random cell, alone and with the observation an agent gets back;
 * ``save()`` (atomic, fsynced write of the whole notebook);
-* kernel runs, reported apart: the first run (starts the confined kernel) and warm ``run_cell``.
+* kernel runs, reported apart: the first run (starts the confined kernel) and warm ``run_cell``;
+* JupyterLab's own state through the real jupyter_server: starting the server (the first ``lab``
+  observation), the ``lab`` observation, write_file, open/activate_document, rename_file (there and
+  back), a notebook's kernel: start_kernel, restart_kernel, stop_kernel, and two api_call requests (each
+  with its observation).
 
 It asserts correctness (actions succeed, edits land) but never asserts on timings.
 
-    .venv/bin/python benchmarks/adapter_latency_jupyter.py [--repeats 50]
+    .venv/bin/python benchmarks/adapter_latency_jupyter.py [--repeats 50] [--lab-only]
 """
 
 from __future__ import annotations
@@ -104,12 +108,66 @@ def bench_kernel(repeats: int) -> dict[str, list[float]]:
         workspace.cleanup()
 
 
+def fn(name: str, **params: object) -> Action:
+    return Action(action_type="invoke_function", target=name, params=params)
+
+
+def _ok(adapter: JupyterAdapter, action: Action) -> float:
+    ms, result = timed(lambda: adapter.execute(action))
+    assert result.ok and result.observation is not None, result.error
+    return ms
+
+
+def bench_lab(repeats: int) -> dict[str, list[float]]:
+    """JupyterLab's state through the real server; every action returns its observation (the lab view)."""
+    workspace = Workspace.temporary(prefix="asil-bench-lab-")
+    try:
+        workspace.write_bytes("nb.ipynb", serialize(make_notebook(10)))
+        workspace.write_bytes("data.csv", b"city,temp\nOslo,4\nRome,18\n")
+        adapter = JupyterAdapter(workspace, "nb.ipynb")
+        start, _ = timed(lambda: adapter.observe(view="lab"))
+        found: dict[str, list[float]] = {"server start": [start], "observe lab": [], "write_file": [],
+                                         "open+activate": [], "rename_file": [], "start_kernel": [],
+                                         "restart_kernel": [], "stop_kernel": [], "api_call GET /api/sessions": [],
+                                         "api_call PUT /api/contents/{path}": []}
+        for i in range(repeats):
+            found["observe lab"].append(timed(lambda: adapter.observe(view="lab"))[0])
+            found["write_file"].append(_ok(adapter, fn("write_file", path="notes.md", text=f"# Notes {i}\n")))
+            found["open+activate"].append(_ok(adapter, fn("open_document", path="data.csv"))
+                                          + _ok(adapter, fn("activate_document", path="nb.ipynb")))
+            found["rename_file"].append(_ok(adapter, fn("rename_file", path="data.csv", new_path="cities.csv")))
+            _ok(adapter, fn("rename_file", path="cities.csv", new_path="data.csv"))
+            found["api_call GET /api/sessions"].append(_ok(adapter, Action(
+                action_type="api_call", params={"request": "GET /api/sessions"})))
+            found["api_call PUT /api/contents/{path}"].append(_ok(adapter, Action(
+                action_type="api_call", params={"request": "PUT /api/contents/{path}",
+                                                "data": {"path": "todo.md", "content": f"- item {i}\n"}})))
+        for _ in range(max(3, repeats // 5)):  # kernels start in seconds, not milliseconds: fewer rounds
+            found["start_kernel"].append(_ok(adapter, fn("start_kernel", document="nb.ipynb")))
+            found["restart_kernel"].append(_ok(adapter, fn("restart_kernel", document="nb.ipynb")))
+            found["stop_kernel"].append(_ok(adapter, fn("stop_kernel", document="nb.ipynb")))
+        adapter.close()
+        return found
+    finally:
+        workspace.cleanup()
+
+
+def print_lab(repeats: int) -> None:
+    print(f"\n{'JupyterLab (real jupyter_server)':<34} | {'n':>3} | {'p50':>8} {'p95':>8}")
+    for name, samples in bench_lab(repeats).items():
+        print(f"{name:<34} | {len(samples):>3} | {stats(samples)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--lab-only", action="store_true", help="only the JupyterLab server's functions")
     args = parser.parse_args()
     rng = random.Random(7)
     print(f"python {platform.python_version()} on {platform.machine()}, {args.repeats} repeats; times in ms (p50 p95)")
+    if args.lab_only:
+        print_lab(args.repeats)
+        return
     rows = [bench_size(label, cells, args.repeats, rng) for label, cells in SIZES.items()]
     print(f"\n{'notebook':<9} {'cells':>5} | {'open':>17} | {'observe':>17} | {'edit':>17} | {'edit+observe':>17} | "
           f"{'save':>17} | {'obs tokens':>10}")
@@ -125,6 +183,7 @@ def main() -> None:
           f"{'met' if step <= TARGET_P50_MS else 'MISSED'}); observation tokens max "
           f"{max(r['tokens'] for r in rows):.0f} (<= {TARGET_TOKENS}: "
           f"{'met' if all(r['tokens'] <= TARGET_TOKENS for r in rows) else 'MISSED'})")
+    print_lab(args.repeats)
 
 
 if __name__ == "__main__":

@@ -86,6 +86,11 @@ class RunAll(_Params):
     restart: bool = Field(False, description="Restart the kernel first, as 'Restart Kernel and Run All Cells'.")
 
 
+class RestartKernel(_Params):
+    document: Annotated[str, Field(min_length=1, max_length=255)] | None = Field(
+        None, description="A notebook whose JupyterLab kernel to restart; run_cell's kernel when omitted.")
+
+
 VOCABULARY = Vocabulary(
     app="jupyter",
     action_types=FILE_ACTION_TYPES,
@@ -112,6 +117,9 @@ VOCABULARY = Vocabulary(
             {"action_type": "invoke_function", "target": "insert_cell",
              "params": {"id": "mean-cell", "source": "mean = total / len(values)"}},
             {"action_type": "invoke_function", "target": "delete_cell", "params": {"cell": "cell-2"}}]}},
+        {"action_type": "invoke_function", "target": "write_file", "params": {"path": "notes.md", "text": "# Notes\n"}},
+        {"action_type": "invoke_function", "target": "open_document", "params": {"path": "notes.md"}},
+        {"action_type": "invoke_function", "target": "start_kernel", "params": {"document": "sample.ipynb"}},
         {"action_type": "modify_file", "params": {"operations": [
             {"op": "insert_cell", "params": {"cell_type": "markdown", "source": "## Notes"}},
             {"op": "set_value", "target": "mean-cell", "params": {"source": "mean = total / len(values)"}}]}},
@@ -127,6 +135,10 @@ VOCABULARY = Vocabulary(
         "ran cannot be undone in the kernel (variables, written files) — run code outside batches when that matters.",
         "Prefer replace_in_cell for small fixes; insert_cell takes 'id' to name the new cell.",
         "Large notebooks are shown a window of cells at a time: navigate with a cell id or params.offset to page.",
+        "JupyterLab around the notebook (observe view 'lab'): open documents and the active tab, running kernels "
+        "with their notebook, and the workspace's files with a text preview. open/close/activate_document, "
+        "write/rename/delete_file (non-notebook files) and start/stop/interrupt_kernel change it; they cannot be in "
+        "a batch. Kernels end when the server does; files and the open documents stay.",
         MODIFY_FILE_TIP,
     ],
 )

@@ -13,12 +13,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from asil.adapters.api import response_text, with_api
 from asil.adapters.base import Adapter, Readiness, only_view, turn_page
 from asil.adapters.batch import in_batch
 from asil.adapters.functions import FunctionTable
 from asil.adapters.jupyter import actions as act
 from asil.adapters.jupyter.fresh import FreshRun
 from asil.adapters.jupyter.kernel import CellRun, SandboxKernel, kernel_readiness
+from asil.adapters.jupyter.lab import Lab, require_relative
+from asil.adapters.jupyter.lab_actions import LAB_FUNCTIONS, register, restart_document_kernel
+from asil.adapters.jupyter.lab_api import API_EXAMPLES, API_TIPS, JUPYTER_API
+from asil.adapters.jupyter.lab_view import build_lab_observation
 from asil.adapters.jupyter.notebook import (
     MAX_CELLS,
     Cell,
@@ -34,6 +39,7 @@ from asil.adapters.jupyter.notebook import (
 from asil.adapters.jupyter.outputs import for_file, output_text
 from asil.adapters.jupyter.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.params import NoParams
+from asil.apps.jupyter_server import server_readiness
 from asil.protocol import (
     Action,
     ActionFailed,
@@ -46,8 +52,6 @@ from asil.workspace import Workspace, atomic_write
 
 class CellFailed(ActionFailed):
     """Code raised or timed out; its outputs were recorded in the notebook (as JupyterLab does)."""
-
-    code = "cell_error"
 
     code = "cell_error"
 
@@ -71,14 +75,31 @@ class JupyterAdapter(Adapter):
         self.kernel: SandboxKernel | None = None
         self._run_log: list[str] = []
         self._fresh: FreshRun | None = None
+        self.lab = Lab(workspace, workspace.relative(self.path))  # the JupyterLab server, started on first use
+        self.view = "notebook"
 
     # ------------------------------------------------------------ observe
     def observe(self, view: str | None = None, offset: int | None = None, limit: int | None = None) -> Observation:
-        only_view(view, "notebook")
+        if view == "lab":
+            self.view = "lab"
+        elif view is not None:
+            only_view(view, "notebook")
+            self.view = "notebook"
+        if self.view == "lab":
+            return build_lab_observation(self.lab, step=self.step, notebook=self.workspace.relative(self.path))
         self.offset, self.limit = turn_page(offset, limit, (self.offset, self.limit), 100)
-        return build_observation(self.nb, step=self.step, name=self.path.name, document=self.document,
-                                 dirty=self.dirty, offset=self.offset, limit=self.limit,
-                                 kernel=self._kernel_state(), environment=self._environment())
+        observation = build_observation(self.nb, step=self.step, name=self.path.name, document=self.document,
+                                        dirty=self.dirty, offset=self.offset, limit=self.limit,
+                                        kernel=self._kernel_state(), environment=self._environment())
+        observation.app_state.details["lab"] = self._lab_state()
+        return observation
+
+    def _lab_state(self) -> dict[str, Any]:
+        if not self.lab.running:
+            return {"server": "not started (starts on the first JupyterLab function or observe view 'lab')"}
+        docs, active = self.lab.layout()
+        return {"server": "running", "open_documents": docs, "active_document": active,
+                "kernels": len(self.lab.kernels()), "see": "observe view 'lab'"}
 
     def _kernel_state(self) -> dict[str, Any]:
         if self.kernel is None:
@@ -92,9 +113,11 @@ class JupyterAdapter(Adapter):
                 "default_cell_timeout_s": act.DEFAULT_TIMEOUT_S}
 
     # ------------------------------------------------------------ actions
-    vocabulary = act.VOCABULARY
+    vocabulary = with_api(act.VOCABULARY, JUPYTER_API.specs(), examples=API_EXAMPLES, tips=API_TIPS)
     functions = FUNCTIONS
     doomed_operation = {"op": "delete_cell", "params": {"cell": "no-such-cell"}}
+    doomed_api_call = {"request": "DELETE /api/contents/{path}", "data": {"path": "no-such-file.md"},
+                       "destructive": True}
 
     def execute(self, action: Action, observe: bool = True) -> ActionResult:
         """The base template, plus the text that code runs printed (``ActionResult.output``)."""
@@ -105,12 +128,17 @@ class JupyterAdapter(Adapter):
         return result
 
     def _check(self, action: Action) -> None:
+        if action.action_type == "api_call":
+            self._api_request(action)
+            return
         if action.action_type == "navigate":
             self._check_navigate(action)
             return
         self._dispatch(action, _working_copy(self.nb), run=False)
 
     def _apply(self, action: Action) -> list[str]:
+        if action.action_type == "api_call":
+            return self._api_call(action)
         if action.action_type == "navigate":
             self._navigate(action)
             return []
@@ -124,13 +152,35 @@ class JupyterAdapter(Adapter):
             if action.action_type != "batch":  # a failed run keeps its outputs; a failed batch keeps nothing
                 self.nb, self.dirty = work, True
             raise
-        if action.target != "restart_kernel":
+        if action.action_type == "invoke_function" and action.target in LAB_FUNCTIONS:
+            self.view = "lab"  # the result shows what the function changed
+        elif action.target != "restart_kernel":
             self.nb, self.dirty = work, True
+            self.view = "notebook"
         return changed
+
+    def _api_request(self, action: Action) -> tuple[bool, str, str, Any]:
+        """(reads only, method, url path, body) of an allowed api_call; InvalidAction otherwise."""
+        self.vocabulary.require_type(action)
+        request, data = JUPYTER_API.check(action)
+        return (request.reads, *request.require_handler()(self.lab, data))
+
+    def _api_call(self, action: Action) -> list[str]:
+        reads, method, path, body = self._api_request(action)
+        answer = self.lab.request(method, path, body)
+        if isinstance(answer, dict) and isinstance(answer.get("kernel"), dict) and method == "POST":
+            self.lab.wait_ready(answer["kernel"]["id"])  # a new session's kernel, ready as start_kernel's is
+        self.output = response_text(answer)
+        if not reads:
+            self.view = "lab"
+        return []
 
     def _dispatch(self, action: Action, nb: Notebook, run: bool) -> list[str]:
         """Apply one action to ``nb`` (a working copy); with ``run=False`` code is only checked, never run."""
         self.vocabulary.require_type(action)
+        if action.action_type == "api_call":
+            raise InvalidAction("api_call cannot be part of a batch or modify_file: a server request is not undone "
+                                "when a later action fails.", hint="Send the api_call as an action of its own.")
         if action.action_type == "set_value":
             params = self.vocabulary.parse_set_value(action)
             return self._edit_cell(nb, act.EditCell(cell=action.target or "", source=params.source), run)
@@ -258,9 +308,12 @@ class JupyterAdapter(Adapter):
                 self._run_into(cell, p.timeout_s)
         return changed
 
-    @FUNCTIONS.function("restart_kernel", NoParams, "Restart the kernel: all variables are lost; outputs stay.",
-                        acts_on="kernel")
-    def _restart_kernel(self, nb: Notebook, p: NoParams, run: bool) -> list[str]:
+    @FUNCTIONS.function("restart_kernel", act.RestartKernel,
+                        "Restart the kernel: all variables are lost; outputs stay. With params.document, restart "
+                        "that notebook's JupyterLab kernel instead of run_cell's.", acts_on="kernel")
+    def _restart_kernel(self, nb: Notebook, p: act.RestartKernel, run: bool) -> list[str]:
+        if p.document is not None:
+            return restart_document_kernel(self, require_relative(p.document), run)
         if run and self.kernel is not None and self.kernel.alive:
             self.kernel.restart()
         return []
@@ -291,10 +344,11 @@ class JupyterAdapter(Adapter):
 
     # ------------------------------------------------------------ persistence and life
     def save(self) -> None:
-        """Write the notebook atomically (nbformat 4.5 JSON) if it has unsaved changes."""
+        """Write the notebook atomically (nbformat 4.5 JSON) if it has unsaved changes; record JupyterLab's kernels."""
         if self.dirty:
             atomic_write(self.path, serialize(self.nb))
             self.dirty = False
+        self.lab.record()
 
     def notebook(self) -> Notebook:
         """The current notebook (read-only use: checkpoints and renderers)."""
@@ -312,6 +366,7 @@ class JupyterAdapter(Adapter):
         return self._fresh
 
     def close(self) -> None:
+        self.lab.close()
         if self._fresh is not None:
             self._fresh.close()
             self._fresh = None
@@ -321,10 +376,11 @@ class JupyterAdapter(Adapter):
 
     @classmethod
     def readiness(cls) -> Readiness:
-        problem = kernel_readiness()
+        problem = kernel_readiness() or server_readiness()
         if problem:
             return Readiness(False, f"notebooks can be edited, but {problem}")
-        return Readiness(True, "nbformat 4 JSON; code runs in an IPython kernel under bubblewrap")
+        return Readiness(True, "nbformat 4 JSON; code runs in an IPython kernel under bubblewrap; "
+                               "a JupyterLab server (jupyter_server) for files, kernels and open documents")
 
     @classmethod
     def create_sample(cls, workspace: Workspace) -> str:
@@ -364,5 +420,7 @@ def _place(nb: Notebook, p: act._Placed, end: int) -> int:
         return p.index
     return end
 
+
+register(FUNCTIONS)  # JupyterLab's own functions come after the notebook's in the schema
 
 __all__ = ["CellFailed", "JupyterAdapter"]

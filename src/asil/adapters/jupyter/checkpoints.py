@@ -97,3 +97,30 @@ def variable_value(ctx: EvalContext, cp: Checkpoint) -> Any:
         return run.value(require(cp.target, "variable name"))
     except (KeyError, ValueError) as exc:
         raise CheckpointUnreadable(str(exc)) from None
+
+
+# ---------------------------------------------------------------- JupyterLab state (open documents, kernels)
+
+
+def _lab(ctx: EvalContext, cp: Checkpoint) -> tuple[list[str], str | None, list[dict[str, Any]]]:
+    state: tuple[list[str], str | None, list[dict[str, Any]]] = _adapter(ctx, cp).lab.judged_state()
+    return state
+
+
+@checkpoint_type("lab_open_documents")
+def lab_open_documents(ctx: EvalContext, cp: Checkpoint) -> list[str]:
+    """The documents open in JupyterLab, in tab order (its saved workspace layout)."""
+    return _lab(ctx, cp)[0]
+
+
+@checkpoint_type("lab_active_document")
+def lab_active_document(ctx: EvalContext, cp: Checkpoint) -> str | None:
+    """The active document in JupyterLab (None when nothing is open)."""
+    return _lab(ctx, cp)[1]
+
+
+@checkpoint_type("lab_kernel_running")
+def lab_kernel_running(ctx: EvalContext, cp: Checkpoint) -> bool:
+    """True when a JupyterLab kernel runs for the notebook ``target`` (as recorded when the episode was saved)."""
+    wanted = require(cp.target, "notebook path target")
+    return any(k.get("document") == wanted for k in _lab(ctx, cp)[2])

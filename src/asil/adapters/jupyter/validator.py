@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.jupyter.kernel import PROCESS_LIMIT, sandbox_argv
+from asil.adapters.jupyter.lab_validator import LAB_TYPES, read_lab
 from asil.apps.sandbox import process_limit
 from asil.evaluate.checkpoints import Checkpoint, default_compare
 from asil.evaluate.compare import compare
@@ -94,6 +95,8 @@ def _outputs_text(cell: dict[str, Any]) -> str:
 
 
 def _read(cp: Checkpoint, workspace: Workspace) -> Any:
+    if cp.type in LAB_TYPES:
+        return read_lab(cp.type, cp.target, str(cp.document), workspace)
     path = Path(workspace.root, str(cp.document))
     cells = _cells(path)
     kind = cp.type

@@ -77,7 +77,7 @@ def build_observation(nb: Notebook, *, step: int, name: str, document: str | Non
                            details=details),
         elements=elements,
         environment=environment,
-        navigation=Navigation(views=["notebook"], paging=Paging(offset=offset, limit=len(elements), total=len(cells))),
+        navigation=Navigation(views=["notebook", "lab"], paging=Paging(offset=offset, limit=len(elements), total=len(cells))),
         summary=_summary(name, cells, offset, elements, kernel, dirty),
     )
 
