@@ -43,7 +43,7 @@ def call(function: str, **params: Any) -> dict[str, Any]:
 
 
 def task(tid: str, domain: str, instruction: str, files: list[dict[str, Any]], paths: list[list[dict[str, Any]]],
-         reference: list[dict[str, Any]], budget: int = 10, feasible: bool = True,
+         reference: list[dict[str, Any]], budget: int = 15, feasible: bool = True,
          open_doc: str | None = None) -> dict[str, Any]:
     setup: dict[str, Any] = {"files": files}
     if open_doc:

@@ -199,7 +199,7 @@ class Lab:
             pass
         finally:
             client.stop_channels()
-        deadline = time.monotonic() + 5.0  # the server reads the kernel's idle status asynchronously
+        deadline = time.monotonic() + KERNEL_READY_S  # the server reads the idle status asynchronously (slow when loaded)
         while time.monotonic() < deadline:
             if self.request("GET", f"/api/kernels/{kernel_id}")["execution_state"] != "starting":
                 return
