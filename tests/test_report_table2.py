@@ -15,7 +15,7 @@ import pytest
 
 from asil.report import build_report
 from asil.report.runs import group_runs, load_runs
-from asil.report.table2 import band_ids, native_table
+from asil.report.table2 import MATCHED, band_ids, native_table
 from tests.bench_helpers import asil
 
 pytestmark = [pytest.mark.slow, pytest.mark.gui, pytest.mark.native_baseline]
@@ -77,9 +77,9 @@ def test_native_baselines_sit_beside_asil_only_on_identical_tasks(runs: dict[str
     rows = {row[0].split(" (")[0]: row[1:] for row in table.rows}
     assert set(rows) == {"native UNO", "native draw.io MCP"}  # the GUI run is no baseline, nor an ASIL arm
     # UNO ran 3 tasks, all of which the oracle ran too; the one without a demonstration fails
-    assert rows["native UNO"] == ["oracle B15", "3", "66.7 (2/3)", "100.0 (3/3)", "+33.3", "matched"]
+    assert rows["native UNO"] == ["oracle B15", "3", "66.7 (2/3)", "100.0 (3/3)", "+33.3", MATCHED]
     # draw.io MCP ran 1 task; the oracle's other 3 tasks are left out of the comparison
-    assert rows["native draw.io MCP"] == ["oracle B15", "1", "100.0 (1/1)", "100.0 (1/1)", "+0.0", "matched"]
+    assert rows["native draw.io MCP"] == ["oracle B15", "1", "100.0 (1/1)", "100.0 (1/1)", "+0.0", MATCHED]
 
 
 def test_a_pair_with_other_budgets_says_it_is_not_the_matched_setting(runs: dict[str, Path], tmp_path: Path) -> None:
