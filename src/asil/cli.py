@@ -242,7 +242,8 @@ def _load_tasks(args: argparse.Namespace) -> list[Any]:
 def cmd_report(args: argparse.Namespace) -> int:
     from asil.report import build_report
 
-    report = build_report([Path(d) for d in args.dirs], Path(args.out) if args.out else None, args.embed_images)
+    report = build_report([Path(d) for d in args.dirs], Path(args.out) if args.out else None, args.embed_images,
+                          args.table)
     print(report.text, end="")
     print(f"\nwrote {report.html_path} and {report.text_path}")
     return EXIT_OK
@@ -472,6 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "report.txt goes beside it")
     p.add_argument("--embed-images", action="store_true",
                    help="embed step renders as data URIs (default: link them relative to the report)")
+    p.add_argument("--table", choices=["1", "2"], help="print only the ASIL paper's Table 1 (regions) or Table 2 "
+                   "(GUI / 50max and GUI / 15max by band, native baselines beside ASIL on identical tasks); "
+                   "report.html keeps every table")
     p.set_defaults(func=cmd_report)
     p = sub.add_parser("annotate", help="label control failures of a run's episodes (LocalLSTC Tables 6-8)")
     p.add_argument("dirs", nargs="+", metavar="RUN_DIR", help="run folders written by 'asil bench'")
