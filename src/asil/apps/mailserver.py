@@ -15,6 +15,7 @@ import os
 import pwd
 import shutil
 import socketserver
+import stat
 import tempfile
 import threading
 import time
@@ -87,6 +88,18 @@ service anvil {{
 """
 
 
+def reachable_temp_dir() -> str:
+    """The temporary folder if the mail user can pass through every folder above it, else /tmp.
+
+    Dovecot reads the Maildir as its own mail user: a TMPDIR below a private (0700) folder, such as
+    another run's ``mkdtemp``, would make every IMAP listing fail.
+    """
+    folder = Path(tempfile.gettempdir()).resolve()
+    if all(part.stat().st_mode & stat.S_IXOTH for part in (folder, *folder.parents)):
+        return str(folder)
+    return "/tmp"
+
+
 class DovecotServer:
     """One private Dovecot serving the Maildir copied from ``source`` (a folder in the workspace)."""
 
@@ -96,7 +109,7 @@ class DovecotServer:
             raise AppUnavailable("Dovecot is not installed.", hint=INSTALL_HINT)
         self.binary = binary
         self.source = source
-        self.folder = Path(tempfile.mkdtemp(prefix="asil-dovecot-"))
+        self.folder = Path(tempfile.mkdtemp(prefix="asil-dovecot-", dir=reachable_temp_dir()))
         weakref.finalize(self, shutil.rmtree, self.folder, True)  # also when Python exits without remove()
         os.chmod(self.folder, 0o755)  # the mail user must reach the Maildir below it
         self.maildir = self.folder / "Maildir"
