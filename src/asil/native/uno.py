@@ -171,7 +171,7 @@ def _confine(env: Env, app: str) -> None:
     """Move the app's document to the episode's confined LibreOffice (once; it was just saved)."""
     assert env.workspace is not None
     office = confined_office(env.workspace.root)
-    if env.adapters[app].office is not office:
+    if getattr(env.adapters[app], "office", None) is not office:  # an OfficeAdapter (uno_step checked)
         _reread(env, app)
 
 
