@@ -25,6 +25,7 @@ from asil.apps.libreoffice import Office
 from asil.apps.sandbox import clean_env, sandbox_argv
 
 # Read by soffice at start (bootstrap rc files point there) and the font cache (else rebuilt each start).
+FILE_LIMIT = 512 * 2**20  # largest file the office may write, as for the uno channel's Python
 READ_ONLY = (Path("/etc/libreoffice"), Path("/var/cache/fontconfig"))
 
 
@@ -51,7 +52,8 @@ class ConfinedOffice(Office):
         self.link.symlink_to(inner_tmp / name)
         # HOME is the profile: nothing else is writable; PYTHONPATH lets the script provider import uno
         inner_env = clean_env(str(self.profile), PYTHONPATH=env["PYTHONPATH"], SAL_USE_VCLPLUGIN="svp")
-        argv = sandbox_argv(self.workspace, args, env=inner_env, writable=[self.profile],
+        capped = ["/usr/bin/prlimit", f"--fsize={FILE_LIMIT}", *args]  # a runaway store cannot fill the disk
+        argv = sandbox_argv(self.workspace, capped, env=inner_env, writable=[self.profile],
                             read_only=[p for p in READ_ONLY if p.exists()], purpose="The UNO arm's LibreOffice")
         tmpfs = argv.index("--tmpfs")  # the first tmpfs is /tmp: make it the host folder the socket is seen in
         argv[tmpfs:tmpfs + 2] = ["--bind", str(inner_tmp), "/tmp"]
