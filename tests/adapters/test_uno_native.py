@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from asil.agents import make_agent
-from asil.apps.libreoffice import shared_office
+from asil.apps.libreoffice_confined import confined_office
 from asil.env import Env
 from asil.protocol import Action, ActionResult
 from asil.runner.episode import run_episode
@@ -115,7 +115,8 @@ def test_work_is_stored_and_survives_a_restart_of_libreoffice(sales: Env) -> Non
     result = uno(sales, 'doc.Sheets.getByName("Orders").getCellRangeByName("D1").setString("Total")')
     assert result.ok and result.changed == ["sales.ods"]
     sales.primary.close()
-    shared_office().stop()  # a new LibreOffice process: only the file on disk holds the step's work
+    assert sales.workspace is not None
+    confined_office(sales.workspace.root).stop()  # a new LibreOffice process: only the file on disk holds the work
     assert d1_reopened(sales) == "'Total'"
 
 

@@ -109,21 +109,29 @@ class Office:
         if binary is None:
             raise AppUnavailable("LibreOffice (soffice) is not installed.", hint=INSTALL_HINT)
         uno = import_uno()
-        self.profile = Path(tempfile.mkdtemp(prefix="asil-lo-"))
+        self.profile = self._make_profile()
         self._seed_profile(self.profile)
         pipe = f"asil-{os.getpid()}-{next(_pipe_names)}"
         args = [binary, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault",
                 "--nolockcheck", f"-env:UserInstallation={self.profile.as_uri()}",
                 f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext"]
+        args, env = self._launch(args, _office_environment(uno), pipe)
         with SPAWN_LOCK:
             self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                             stderr=subprocess.DEVNULL, start_new_session=True,
-                                            env=reaper.tag(_office_environment(uno)))
+                                            env=reaper.tag(env))
         reaper.watch(self.process.pid)
         self.pipe = pipe
         self._context = self._connect(uno, pipe)
         self._scripts = {}
         self.generation += 1
+
+    def _make_profile(self) -> Path:
+        return Path(tempfile.mkdtemp(prefix="asil-lo-"))
+
+    def _launch(self, args: list[str], env: dict[str, str], pipe: str) -> tuple[list[str], dict[str, str]]:
+        """The command line and environment soffice starts with; a confined office wraps them."""
+        return args, env
 
     def pipe_socket(self) -> Path:
         """The Unix socket behind the pipe: OSL puts it in /tmp (else /var/tmp, whatever TMPDIR says), named

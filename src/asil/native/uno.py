@@ -15,9 +15,11 @@ on an Impress shape over UNO does not raise that flag, so the flag cannot tell c
 A step that failed (an exception, the time limit) is undone: the document is reopened from its state
 before the step, and the agent gets one sentence with the traceback's last line.
 
-What the sandbox does not confine is LibreOffice itself: it is ASIL's shared, unconfined instance, so a
-UNO call that asks LibreOffice to write a file (``storeToURL``) or start a program can reach what the
-ASIL process can. docs/agents.md says so.
+LibreOffice is confined too: on its first uno step an episode's LibreOffice documents move from ASIL's
+shared office to a LibreOffice of their own under the same bubblewrap (``asil.apps.libreoffice_confined``:
+the workspace and its private profile writable, nothing else of the machine, no network, a clean
+environment), so a UNO call that asks LibreOffice to store, load or start something outside the
+workspace fails like the code's own attempt would. The ASIL arm's shared office is untouched.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from asil.apps import reaper
+from asil.apps.libreoffice_confined import confined_office
 from asil.apps.sandbox import clean_env, process_limit, sandbox_argv
 from asil.plugins import adapter_class
 from asil.protocol import Action, ActionError, ActionResult, AsilError, InvalidAction
@@ -131,6 +134,9 @@ def uno_step(env: Env, action: Action) -> StepOutcome:
     env.active_app = app
     for each in env.adapters.values():  # the code starts from the state on disk, to which a failure returns
         each.save()
+    _confine(env, app)
+    adapter = env.adapters[app]
+    assert isinstance(adapter, OfficeAdapter)
     ran = run_code(code, adapter, env.workspace, timeout_s)
     error = ran.error or _store(adapter)
     _reread(env, app)
@@ -157,7 +163,16 @@ def _reread(env: Env, app: str) -> None:
     assert env.workspace is not None
     adapter = env.adapters[app]
     adapter.close()
-    env.adapters[app] = adapter_class(app)(env.workspace, adapter.document, **env.task.options_for(app))
+    env.adapters[app] = adapter_class(app)(env.workspace, adapter.document, **env.task.options_for(app),
+                                           office=confined_office(env.workspace.root))
+
+
+def _confine(env: Env, app: str) -> None:
+    """Move the app's document to the episode's confined LibreOffice (once; it was just saved)."""
+    assert env.workspace is not None
+    office = confined_office(env.workspace.root)
+    if getattr(env.adapters[app], "office", None) is not office:  # an OfficeAdapter (uno_step checked)
+        _reread(env, app)
 
 
 __all__ = ["UnoRun", "run_code", "step_code", "uno_step"]
