@@ -16,7 +16,7 @@ from asil.llm.base import LLMError, reporting_calls
 from asil.protocol import ActionResult, AsilError, Observation
 from asil.runner.final_state import ARCHIVE, archive_final_state
 from asil.runner.progress import LiveStatus
-from asil.runner.trace import EpisodeResult, ModelCall, Termination, TraceLine, TraceWriter, call_totals
+from asil.runner.trace import EpisodeResult, ModelCall, Termination, TraceLine, TraceWriter, evaluate_anyway, finish_episode
 from asil.tasks.model import Task
 from asil.workspace import atomic_write
 
@@ -144,7 +144,7 @@ def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = No
         episode.evaluation = env.evaluate()
     except LLMError as exc:  # the model server stayed down: a clean end with the reason
         episode.termination, episode.error = "llm_error", exc.message
-        episode.evaluation = _evaluate_anyway(env)
+        episode.evaluation = evaluate_anyway(env)
     except AgentFailure as exc:
         episode.termination, episode.error = "agent_error", _describe(exc.__cause__ or exc)
     except Exception as exc:
@@ -155,27 +155,9 @@ def run_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None = No
         env.close()
         if status is not None:
             status.stop()
-    evaluation = episode.evaluation
-    tokens = call_totals(writer.calls)
     metrics = agent_metrics(agent, episode.termination)
-    if "tokens" in metrics:  # one total per episode: the agent's own count may miss calls (failed, late)
-        metrics["tokens"] = tokens
-    result = EpisodeResult(
-        task_id=task.id, suite=task.suite, apps=task.apps, domain=task.domain,
-        agent=getattr(agent, "name", type(agent).__name__),
-        score=evaluation.score if evaluation else 0.0, success=bool(evaluation and evaluation.success),
-        checkpoints=evaluation.checkpoints if evaluation else [], steps=env.steps, budget=env.budget,
-        tokens=tokens, time_s=round(time.monotonic() - started, 3), termination=episode.termination,
-        error=episode.error, metrics=metrics)
-    writer.finish(result)
-    return result
-
-
-def _evaluate_anyway(env: Env) -> Evaluation | None:
-    try:
-        return env.evaluate()
-    except Exception:  # the state could not be judged; the episode already has its reason
-        return None
+    return finish_episode(writer, task, agent, episode.evaluation, metrics, steps=env.steps, budget=env.budget,
+                          termination=episode.termination, error=episode.error, started=started)
 
 
 def _describe(exc: BaseException) -> str:

@@ -20,7 +20,7 @@ from asil.gui.vocabulary import Screen, gui_params
 from asil.llm.base import LLMError, reporting_calls
 from asil.protocol import ActionResult, AsilError
 from asil.runner.progress import LiveStatus
-from asil.runner.trace import EpisodeResult, ModelCall, TraceLine, TraceWriter, call_totals
+from asil.runner.trace import EpisodeResult, ModelCall, TraceLine, TraceWriter, evaluate_anyway, finish_episode
 from asil.tasks.model import Task
 from asil.workspace import atomic_write
 
@@ -103,7 +103,7 @@ def run_gui_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None 
         evaluation = env.evaluate()
     except LLMError as exc:
         episode.termination, episode.error = "llm_error", exc.message
-        evaluation = _evaluate_anyway(env)
+        evaluation = evaluate_anyway(env)
     except Exception as exc:
         episode.error = _describe(exc)
     finally:
@@ -111,24 +111,7 @@ def run_gui_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None 
         if status is not None:
             status.stop()
     metrics = agent_metrics(agent, episode.termination)
-    tokens = call_totals(writer.calls)
-    if "tokens" in metrics:
-        metrics["tokens"] = tokens
     metrics["gui"] = {"launch_s": round(env.launch_s, 3), "sync": env.sync_note,
                       "screenshot_bytes": episode.screen_bytes}
-    result = EpisodeResult(
-        task_id=task.id, suite=task.suite, apps=task.apps, domain=task.domain,
-        agent=getattr(agent, "name", type(agent).__name__),
-        score=evaluation.score if evaluation else 0.0, success=bool(evaluation and evaluation.success),
-        checkpoints=evaluation.checkpoints if evaluation else [], steps=env.steps, budget=env.budget,
-        tokens=tokens, time_s=round(time.monotonic() - started, 3), termination=episode.termination,
-        error=episode.error, metrics=metrics)
-    writer.finish(result)
-    return result
-
-
-def _evaluate_anyway(env: GuiEnv) -> Evaluation | None:
-    try:
-        return env.evaluate()
-    except Exception:  # the state could not be judged; the episode already has its reason
-        return None
+    return finish_episode(writer, task, agent, evaluation, metrics, steps=env.steps, budget=env.budget,
+                          termination=episode.termination, error=episode.error, started=started)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from asil.evaluate.evaluator import CheckpointVerdict
 from asil.protocol import Action, ActionError
 from asil.workspace import atomic_write
+
+if TYPE_CHECKING:
+    from asil.evaluate.evaluator import Evaluation
+    from asil.tasks.model import Task
 
 # timeout and crash are written by the bench harness when a worker had to be killed or died.
 # verification_failed: the agent's own final check refused its finish as often as it allows (LSTC max_replans).
@@ -128,3 +133,30 @@ class TraceWriter:
         self._calls_handle.close()
         atomic_write(self.folder / "result.json", result.model_dump_json(indent=2).encode())
         atomic_write(self.folder / "result.txt", f"{result.score:g}\n".encode())
+
+
+def finish_episode(writer: TraceWriter, task: Task, agent: Any, evaluation: Evaluation | None, metrics: dict[str, Any],
+                   *, steps: int, budget: int, termination: str, error: str | None, started: float) -> EpisodeResult:
+    """The episode's result, written with its trace. One token total per episode, counted from the calls
+    (the agent's own count may miss failed or late ones)."""
+    tokens = call_totals(writer.calls)
+    if "tokens" in metrics:
+        metrics["tokens"] = tokens
+    result = EpisodeResult(
+        task_id=task.id, suite=task.suite, apps=task.apps, domain=task.domain,
+        agent=getattr(agent, "name", type(agent).__name__),
+        score=evaluation.score if evaluation else 0.0, success=bool(evaluation and evaluation.success),
+        checkpoints=evaluation.checkpoints if evaluation else [], steps=steps, budget=budget,
+        tokens=tokens, time_s=round(time.monotonic() - started, 3), termination=termination, error=error,
+        metrics=metrics)
+    writer.finish(result)
+    return result
+
+
+def evaluate_anyway(env: Any) -> Evaluation | None:
+    """The environment's evaluation, or None when the state could not be judged (the episode already has its
+    reason)."""
+    try:
+        return env.evaluate()  # type: ignore[no-any-return]
+    except Exception:
+        return None
