@@ -171,23 +171,8 @@ def bench(model: Path, tasks: list[Any], budget: int, out: Path, threads: int | 
             "valid": sum(e["valid"] for e in episodes) / steps, "parse": sum(e["parse"] for e in episodes) / steps}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--apps", default="drawio", help="comma-separated apps to train and evaluate on")
-    parser.add_argument("--train-tasks", type=int, default=6, help="generated train tasks per app")
-    parser.add_argument("--eval", type=int, default=6, help="held-out core tasks per app (first by id)")
-    parser.add_argument("--budget", type=int, default=6)
-    parser.add_argument("--steps", type=int, default=60, help="optimizer steps of the SFT run")
-    parser.add_argument("--max-length", type=int, default=3072)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--threads", type=int, help="llama.cpp threads (default: every core)")
-    parser.add_argument("--out", type=Path)
-    args = parser.parse_args()
-    apps = args.apps.split(",")
-    work = args.out or Path(tempfile.mkdtemp(prefix="asil-train-loop-"))
-    work.mkdir(parents=True, exist_ok=True)
-    held_out = [t for app in apps for t in sorted(load_tasks(suite="core", app=app), key=lambda t: t.id)[:args.eval]]
-    started = time.perf_counter()
+def train_and_convert(args: argparse.Namespace, apps: list[str], work: Path) -> tuple[Path, Path]:
+    """Every stage before the held-out benches; the base and the SFT model as GGUF f16."""
     with stage("generate train tasks") as note:
         train_dir = generate(work, apps, args.train_tasks, args.seed)
         note.append(f"{len(list(train_dir.rglob('*.json')))} tasks in {train_dir}")
@@ -208,6 +193,34 @@ def main() -> None:
         base_gguf = to_gguf(work / "base-hf", work / "base-f16.gguf", work / "convert.log")
         tuned_gguf = to_gguf(work / "sft" / "model", work / "sft-f16.gguf", work / "convert.log")
         note.append(f"{base_gguf.stat().st_size >> 20} MB each")
+    return base_gguf, tuned_gguf
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--apps", default="drawio", help="comma-separated apps to train and evaluate on")
+    parser.add_argument("--train-tasks", type=int, default=6, help="generated train tasks per app")
+    parser.add_argument("--eval", type=int, default=6, help="held-out core tasks per app (first by id)")
+    parser.add_argument("--budget", type=int, default=6)
+    parser.add_argument("--steps", type=int, default=60, help="optimizer steps of the SFT run")
+    parser.add_argument("--max-length", type=int, default=3072)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--threads", type=int, help="llama.cpp threads (default: every core)")
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--eval-only", action="store_true",
+                        help="only bench base-f16.gguf and sft-f16.gguf that an earlier run left in --out")
+    args = parser.parse_args()
+    apps = args.apps.split(",")
+    work = args.out or Path(tempfile.mkdtemp(prefix="asil-train-loop-"))
+    work.mkdir(parents=True, exist_ok=True)
+    held_out = [t for app in apps for t in sorted(load_tasks(suite="core", app=app), key=lambda t: t.id)[:args.eval]]
+    started = time.perf_counter()
+    if args.eval_only:
+        base_gguf, tuned_gguf = work / "base-f16.gguf", work / "sft-f16.gguf"
+        if not (args.out and base_gguf.is_file() and tuned_gguf.is_file()):
+            parser.error("--eval-only needs --out DIR holding base-f16.gguf and sft-f16.gguf from an earlier run")
+    else:
+        base_gguf, tuned_gguf = train_and_convert(args, apps, work)
     results = {}
     for name, model in (("base", base_gguf), ("sft", tuned_gguf)):
         with stage(f"bench {name} on {len(held_out)} held-out tasks") as note:
