@@ -149,8 +149,41 @@ def converter() -> Path:
 
 
 def to_gguf(hf_dir: Path, out: Path, log: Path) -> Path:
-    run([sys.executable, str(converter()), str(hf_dir), "--outfile", str(out), "--outtype", "f16"], log)
+    converted = out.with_suffix(".converted.gguf")
+    run([sys.executable, str(converter()), str(hf_dir), "--outfile", str(converted), "--outtype", "f16"], log)
+    graft_tokenizer(converted, smollm2_path(), out)
+    converted.unlink()
     return out
+
+
+def graft_tokenizer(converted: Path, original: Path, out: Path) -> None:
+    """``converted`` with the tokenizer keys of ``original`` (the GGUF the base model came from).
+
+    transformers rebuilds SmolLM2's byte-level BPE tokenizer from the GGUF with byte fallback, so llama.cpp's
+    converter writes it as a SentencePiece-style 'llama' vocabulary, and llama.cpp aborts on the first byte it
+    cannot map. The 49,152 tokens are the same; the original's 'gpt2'/'smollm' tokenizer keys are put back.
+    """
+    import gguf
+
+    model, source = gguf.GGUFReader(converted), gguf.GGUFReader(original)
+    writer = gguf.GGUFWriter(out, arch=model.fields["general.architecture"].contents())
+    fields = [f for f in model.fields.values() if not f.name.startswith("tokenizer.")]
+    fields += [f for f in source.fields.values() if f.name.startswith("tokenizer.")]
+    for field in fields:
+        if field.name == "general.architecture" or field.name.startswith("GGUF."):
+            continue  # written by GGUFWriter itself
+        kind = field.types[0]
+        writer.add_key_value(field.name, field.contents(), kind,
+                             sub_type=field.types[-1] if kind == gguf.GGUFValueType.ARRAY else None)
+    for tensor in model.tensors:
+        writer.add_tensor_info(tensor.name, tensor.data.shape, tensor.data.dtype, tensor.data.nbytes,
+                               tensor.tensor_type)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_ti_data_to_file()
+    for tensor in model.tensors:
+        writer.write_tensor_data(tensor.data, tensor_endianess=model.endianess)
+    writer.close()
 
 
 def bench(model: Path, tasks: list[Any], budget: int, out: Path, threads: int | None) -> dict[str, Any]:
