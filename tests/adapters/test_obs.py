@@ -197,7 +197,7 @@ def test_invalid_actions_say_why_and_change_nothing(warm: ObsAdapter, action: Ac
 def test_remove_scene_is_flagged_destructive_and_the_last_scene_stays() -> None:
     functions = ObsAdapter.action_schema().functions
     assert {n for n, f in functions.items() if f.destructive} == {
-        "remove_scene", "remove_input", "remove_from_scene", "remove_filter"}
+        "remove_scene", "remove_input", "remove_from_scene", "remove_filter", "remove_collection", "remove_profile"}
 
 
 def test_batch_checks_every_action_before_running_any(warm: ObsAdapter) -> None:

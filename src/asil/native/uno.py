@@ -31,7 +31,6 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from asil.apps import reaper
-from asil.apps.libreoffice_confined import confined_office
 from asil.apps.sandbox import clean_env, process_limit, sandbox_argv
 from asil.plugins import adapter_class
 from asil.protocol import Action, ActionError, ActionResult, AsilError, InvalidAction
@@ -160,6 +159,8 @@ def _store(adapter: OfficeAdapter) -> str | None:
 def _reread(env: Env, app: str) -> None:
     """Reopen the app's document from disk: after a store it holds the code's work, after a failure the
     state before the step (the live document may hold half of a failed step)."""
+    from asil.apps.libreoffice_confined import confined_office  # only a UNO episode starts LibreOffice
+
     assert env.workspace is not None
     adapter = env.adapters[app]
     adapter.close()
@@ -169,6 +170,8 @@ def _reread(env: Env, app: str) -> None:
 
 def _confine(env: Env, app: str) -> None:
     """Move the app's document to the episode's confined LibreOffice (once; it was just saved)."""
+    from asil.apps.libreoffice_confined import confined_office
+
     assert env.workspace is not None
     office = confined_office(env.workspace.root)
     if getattr(env.adapters[app], "office", None) is not office:  # an OfficeAdapter (uno_step checked)
