@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -245,10 +246,8 @@ def test_checkpoints_and_raw_validator_agree_on_collections_profiles_and_studio_
         assert verdict is right and raw_judge(cp, ws) is right, cp
 
 
-def test_obs_itself_keeps_studio_mode_in_global_ini_when_it_closes() -> None:
-    """What the adapter does on every start is what OBS does: on a clean exit it writes studio mode to
-    global.ini ([BasicWindow] PreviewProgramMode) and reads it when it starts."""
-    root = private_root()
+def _close_obs_in_studio_mode(root: Path) -> int | None:
+    """Start OBS, enter studio mode, close it with SIGINT; OBS's exit status (None if it hung)."""
     session = ObsSession(root)
     try:
         session.request("SetStudioModeEnabled", {"studioModeEnabled": True})
@@ -256,13 +255,31 @@ def test_obs_itself_keeps_studio_mode_in_global_ini_when_it_closes() -> None:
         while not session.request("GetStudioModeEnabled", {}).get("studioModeEnabled"):
             assert time.monotonic() < deadline, "OBS never entered studio mode"
             time.sleep(0.1)
+        # OBS 29.0.2 itself segfaults or hangs in about one close in six when SIGINT comes right after the
+        # switch (measured: 3 of 15); three seconds later it closed cleanly 15 times out of 15.
+        time.sleep(3)
         assert session.process is not None
         session.process.process.send_signal(signal.SIGINT)  # OBS 29 closes cleanly on SIGINT
-        session.process.process.wait(30)
+        try:
+            return session.process.process.wait(30)
+        except subprocess.TimeoutExpired:
+            return None
+    finally:
+        session.stop()
+
+
+def test_obs_itself_keeps_studio_mode_in_global_ini_when_it_closes() -> None:
+    """What the adapter does on every start is what OBS does: on a clean exit it writes studio mode to
+    global.ini ([BasicWindow] PreviewProgramMode) and reads it when it starts."""
+    root = private_root()
+    try:
+        status = _close_obs_in_studio_mode(root)
+        if status != 0:  # OBS's own crash on close (not ASIL's): one more OBS, from the same config
+            status = _close_obs_in_studio_mode(root)
+        assert status == 0, f"OBS did not close cleanly on SIGINT twice (exit status {status})"
         text = (root / "config" / "obs-studio" / "global.ini").read_text(encoding="utf-8")
         assert "PreviewProgramMode=true" in text
     finally:
-        session.stop()
         shutil.rmtree(root, ignore_errors=True)
 
 
