@@ -40,11 +40,13 @@ def grab(display: str) -> Frame:
     return Frame(image, image.tobytes())
 
 
-def settle(display: str, before: Frame | None = None, cap_s: float = SETTLE_CAP_S, quiet_s: float = 0.0) -> Frame:
+def settle(display: str, before: Frame | None = None, cap_s: float = SETTLE_CAP_S, quiet_s: float = 0.0,
+           grace_s: float = CHANGE_GRACE_S) -> Frame:
     """The screen once two consecutive grabs are equal (and differ from ``before``, within the grace).
 
     ``quiet_s`` asks for the same frame over that long instead (a program that has just started paints
-    its window in bursts with pauses between them).
+    its window in bursts with pauses between them). ``grace_s`` replaces CHANGE_GRACE_S for a program
+    that redraws slowly (Blender's software OpenGL).
     """
     started = time.monotonic()
     last = grab(display)
@@ -55,7 +57,7 @@ def settle(display: str, before: Frame | None = None, cap_s: float = SETTLE_CAP_
         now = grab(display)
         if now.raw != last.raw:
             since = time.monotonic()
-        elif (changed or time.monotonic() - started >= CHANGE_GRACE_S) and time.monotonic() - since >= quiet_s:
+        elif (changed or time.monotonic() - started >= grace_s) and time.monotonic() - since >= quiet_s:
             return now
         changed = changed or (before is not None and now.raw != before.raw)
         last = now

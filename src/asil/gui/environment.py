@@ -32,7 +32,11 @@ GUI_BUDGET = 50  # the paper's GUI / 50max; reports can cut runs at 15 (GUI / 15
 
 
 class GuiSession(Protocol):
-    """What an app's GUI launch spec returns: a running program with its window on a private display."""
+    """What an app's GUI launch spec returns: a running program with its window on a private display.
+
+    A session may also set ``settle_grace_s`` (seconds) when its program takes longer than
+    capture.CHANGE_GRACE_S to show an action's effect, so the screenshot after a step is not the old one.
+    """
 
     display_name: str  # the DISPLAY value, e.g. ":12"
     size: tuple[int, int]
@@ -136,7 +140,8 @@ class GuiEnv:
         if params["action"] == "wait":  # the one step that waits on purpose: the agent asked for it
             time.sleep(float(params.get("seconds", 1)))
         xinput.send(display, params)
-        self._frame = capture.settle(display, before=self._frame)
+        grace = getattr(self.session, "settle_grace_s", capture.CHANGE_GRACE_S)
+        self._frame = capture.settle(display, before=self._frame, grace_s=grace)
 
     def _finish(self, step: GuiStep) -> GuiStep:
         if self.steps >= self.budget:
