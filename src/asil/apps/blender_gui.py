@@ -70,9 +70,11 @@ class GuiBlender:
         # Software GL: Xvfb has no GPU; llvmpipe gives the OpenGL 3.3 core profile Blender 3.4 asks for.
         env = {**program_env(str(self.folder), BLENDER_USER_CONFIG=config, BLENDER_USER_SCRIPTS=config),
                **self.display.env(), "LIBGL_ALWAYS_SOFTWARE": "1"}
-        args = [binary, "--factory-startup", "-noaudio", "--window-geometry", "0", "0", str(self.size[0]), str(self.size[1]),
-                "--no-window-focus", str(self.document),
-                "--python", str(gui_script()), "--", self.address]
+        # Without a window manager nothing gives the window the focus: Blender takes it itself (no
+        # --no-window-focus, with which the session's first click was sometimes lost: 2 of 6 runs here).
+        width, height = self.size
+        args = [binary, "--factory-startup", "-noaudio", "--window-geometry", "0", "0", str(width), str(height),
+                str(self.document), "--python", str(gui_script()), "--", self.address]
         self.process = ManagedProcess("Blender (GUI)", args, log=self.folder / "blender.log", env=env)
         self.process.wait_until(lambda: Path(self.address).exists(), START_TIMEOUT_S, "opening its window")
 
