@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import subprocess
 import tempfile
 import time
 from importlib import resources
@@ -77,6 +78,23 @@ class GuiBlender:
                 str(self.document), "--python", str(gui_script()), "--", self.address]
         self.process = ManagedProcess("Blender (GUI)", args, log=self.folder / "blender.log", env=env)
         self.process.wait_until(lambda: Path(self.address).exists(), START_TIMEOUT_S, "opening its window")
+        self._focus_window()
+
+    def _focus_window(self) -> None:
+        """Give Blender's window the keyboard focus, as a window manager would when it is shown.
+
+        There is no window manager in the private Xvfb, and a Blender that never got a FocusIn ignored every
+        click and key of the episode (2 of 6 runs here).
+        """
+        assert self.display is not None
+        xdotool = shutil.which("xdotool")
+        if xdotool is None:
+            raise AppUnavailable("xdotool is not installed.", hint="Install it with: apt-get install xdotool")
+        found = subprocess.run([xdotool, "search", "--onlyvisible", "--class", "blender"], env=self.display.env(),
+                               capture_output=True, text=True, timeout=10)
+        for window in found.stdout.split():
+            subprocess.run([xdotool, "windowfocus", "--sync", window], env=self.display.env(), capture_output=True,
+                           timeout=10)
 
     def sync(self) -> str:
         """The GUI-to-canonical sync of a GUI episode: Blender saves the .blend; say what happened."""
