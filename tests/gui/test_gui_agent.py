@@ -60,6 +60,6 @@ def test_an_app_without_a_gui_launch_spec_is_refused_in_one_sentence() -> None:
     env = GuiEnv(task)
     with pytest.raises(NoGuiSpec) as refused:
         env.reset()
-    assert refused.value.message == ("The app 'inkscape' has no GUI launch spec; GUI episodes run on calc, impress, "
-                                     "writer.")
+    assert refused.value.message == ("The app 'inkscape' has no GUI launch spec; GUI episodes run on blender, calc, "
+                                     "impress, writer.")
     assert env.workspace is None  # refused before anything was built
