@@ -10,14 +10,13 @@ through the same prompt, parse and environment path.
 
 from __future__ import annotations
 
-import base64
 import json
 from importlib import resources
 from typing import Any
 
 from asil.agents.base import Decision
 from asil.agents.llm_agent import FeedsBackUnusableReplies, ModelClient
-from asil.agents.prompting import render
+from asil.agents.prompting import image_part, render
 from asil.gui.vocabulary import ACTIONS, Screen, gui_action
 from asil.llm.base import LLMError, Message
 from asil.llm.parse import DecisionParseError
@@ -53,11 +52,6 @@ def _check_reply(data: dict[str, Any]) -> None:
     if data.get("action") not in ACTIONS:
         raise DecisionParseError(f"The reply's 'action' must be one of {', '.join(ACTIONS)}.",
                                  hint='{"thought": ..., "action": "left_click", "x": 10, "y": 20}')
-
-
-def image_part(png: bytes) -> dict[str, Any]:
-    """An OpenAI chat content part holding a PNG screenshot."""
-    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()}}
 
 
 class GuiAgent(FeedsBackUnusableReplies):
