@@ -6,10 +6,9 @@ import datetime as dt
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asil.adapters.calc import actions as act
-from asil.adapters.calc.file_engine import OdfFileEngine
 from asil.adapters.calc.refs import (
     MAX_COLS,
     MAX_ROWS,
@@ -27,6 +26,7 @@ from asil.protocol import (
     ActionFailed,
     ActionSchema,
     AppState,
+    AppUnavailable,
     Element,
     InvalidAction,
     Metadata,
@@ -35,6 +35,9 @@ from asil.protocol import (
     Paging,
 )
 from asil.workspace import Workspace, commit_file
+
+if TYPE_CHECKING:
+    from asil.adapters.calc.file_engine import OdfFileEngine
 
 ENGINE = "asil_calc"
 ODS_MIMETYPE = b"application/vnd.oasis.opendocument.spreadsheet"
@@ -80,6 +83,11 @@ class CalcAdapter(OfficeAdapter):
         if self.access_path != "file":
             super()._open()
             return
+        try:  # only this path needs lxml; the dispatch path must not
+            from asil.adapters.calc.file_engine import OdfFileEngine
+        except ImportError:
+            raise AppUnavailable("The file-backed Calc access path needs lxml.",
+                                 hint="Install it with: pip install lxml") from None
         self._file = OdfFileEngine(self.path)  # no LibreOffice: the package is held as XML
         self._forget()
 
@@ -93,9 +101,12 @@ class CalcAdapter(OfficeAdapter):
         super().close()
 
     def schema(self) -> ActionSchema:
-        """The action schema, with a tip naming the access path these actions go through."""
+        """The action schema; on the file path with a tip naming it (an agent must know that formula
+        results are not shown). The default path's schema stays the class's, as training prompts use it."""
         schema = super().schema()
-        schema.tips.append(f"Access path: {self.access_path} (engine: {ACCESS_PATHS[self.access_path]}).")
+        if self.access_path != "dispatch":
+            schema.tips.append(f"Access path: {self.access_path} (engine: {ACCESS_PATHS[self.access_path]}); "
+                               "a formula's value is null ('uncomputed') until LibreOffice opens the saved file.")
         return schema
 
     def _info(self) -> dict[str, Any]:

@@ -131,7 +131,7 @@ class OdfFileEngine:
                 cell = pkg.cell_at(table, c, r)
                 cells.clear_content(cell)
                 if formats:
-                    cell.attrib.pop(pkg.q("table", "style-name"), None)
+                    pkg.drop_attribute(cell, pkg.q("table", "style-name"))
         return True
 
     def op_format_range(self, sheet: str, col: int, row: int, col2: int, row2: int, style: dict[str, Any]) -> bool:
@@ -154,10 +154,13 @@ class OdfFileEngine:
                                hint="Use the dispatch access path to sort ranges with formulas.", code=UNSUPPORTED)
         values = [[self._engine_cell(c, r, self.book().cell(sheet, c, r))["value"] for c in range(col, col2 + 1)]
                   for r in range(first, row2 + 1)]
-        order = sorted(range(len(lines)), key=cmp_to_key(lambda a, b: _compare_rows(values[a], values[b], keys, col)))
+        def by_keys(a: int, b: int) -> int:
+            return _compare_rows(values[a], values[b], keys, col)
+
+        order = sorted(range(len(lines)), key=cmp_to_key(by_keys))
         copies = [[copy.deepcopy(cell) for cell in lines[i]] for i in order]
-        for line, new in zip(lines, copies):
-            for old, fresh in zip(line, new):
+        for line, new in zip(lines, copies, strict=True):
+            for old, fresh in zip(line, new, strict=True):
                 old.addprevious(fresh)
                 _remove(old)
         return True
@@ -299,7 +302,7 @@ def _compare_values(x: Any, y: Any) -> int:
     if x_text != y_text:
         return 1 if x_text else -1
     left, right = (x.casefold(), y.casefold()) if x_text else (x, y)
-    return (left > right) - (left < right)
+    return int(left > right) - int(left < right)
 
 
 def _remove(el: etree._Element) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from lxml import etree
 
 from asil.adapters.calc.odf_formula import to_openformula
-from asil.adapters.calc.odf_package import CELL, COLS_REPEATED, OdsPackage, q
+from asil.adapters.calc.odf_package import CELL, COLS_REPEATED, OdsPackage, drop_attribute, q
 from asil.protocol import ActionFailed
 
 UNSUPPORTED = "unsupported_on_file_path"
@@ -32,7 +32,7 @@ _NUMBER_PARTS = {"0": (0, False), "0.0": (1, False), "0.00": (2, False), "#,##0"
 
 def clear_content(cell: etree._Element) -> None:
     for attr in _VALUE_ATTRS:
-        cell.attrib.pop(attr, None)
+        drop_attribute(cell, attr)
     for child in list(cell):
         cell.remove(child)
 

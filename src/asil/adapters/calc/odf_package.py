@@ -128,9 +128,14 @@ def _isolate(runs: list[etree._Element], index: int, attr: str) -> etree._Elemen
     return None
 
 
+def drop_attribute(el: etree._Element, attr: str) -> None:
+    if attr in el.attrib:
+        del el.attrib[attr]
+
+
 def _set_count(el: etree._Element, attr: str, count: int) -> None:
     if count == 1:
-        el.attrib.pop(attr, None)
+        drop_attribute(el, attr)
     else:
         el.set(attr, str(count))
 
