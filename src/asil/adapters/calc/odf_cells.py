@@ -96,15 +96,26 @@ def write_value(package: OdsPackage, cell: etree._Element, value: Any, typed: bo
     if isinstance(value, str) and value.startswith("=") and len(value) > 1:
         write_formula(cell, value)
     elif isinstance(value, bool):
+        restyle(package, cell, {"number_format": "BOOLEAN"})  # as Calc does for a boolean it is given
         write_boolean(cell, value)
     elif isinstance(value, (int, float)):
         write_number(cell, float(value))
     elif value is None or value == "":
         clear_content(cell)
-    elif typed and not cell_has_text_format(package, cell):
+    elif cell_has_text_format(package, cell):
+        write_text(cell, str(value))
+    elif typed:
         _type_in(package, cell, value)
     else:
-        write_text(cell, str(value))
+        if _reads_as_value(value):  # Calc gives text it would otherwise read as a value the Text format
+            restyle(package, cell, {"number_format": "@"})
+        write_text(cell, value)
+
+
+def _reads_as_value(text: str) -> bool:
+    plain = text.strip()
+    return bool(_NUMBER.match(plain) or _PERCENT.match(plain) or plain.upper() in ("TRUE", "FALSE")
+                or (_ISO_DATE.match(plain) and _date(plain) is not None))
 
 
 def _type_in(package: OdsPackage, cell: etree._Element, text: str) -> None:
@@ -114,12 +125,13 @@ def _type_in(package: OdsPackage, cell: etree._Element, text: str) -> None:
     elif _NUMBER.match(plain):
         write_number(cell, float(plain))
     elif _PERCENT.match(plain):
-        restyle(package, cell, {"number_format": "0%"})
+        restyle(package, cell, {"number_format": "0.00%"})  # the format Calc's input line detects
         write_number(cell, float(plain[:-1]) / 100, "percentage")
     elif _ISO_DATE.match(plain) and _date(plain) is not None:
         restyle(package, cell, {"number_format": "YYYY-MM-DD"})
         write_date(cell, _date(plain))  # type: ignore[arg-type]
     elif plain.upper() in ("TRUE", "FALSE"):
+        restyle(package, cell, {"number_format": "BOOLEAN"})
         write_boolean(cell, plain.upper() == "TRUE")
     else:
         write_text(cell, text)
@@ -221,11 +233,13 @@ def _data_parts(code: str) -> tuple[str, list[tuple[str, dict[str, str], str | N
                               ("day", long, None)]
     if code == "@":
         return "text-style", [("text-content", {}, None)]
+    if code == "BOOLEAN":
+        return "boolean-style", [("boolean", {}, None)]
     percent = code.endswith("%")
     places, grouping = _NUMBER_PARTS.get(code.removesuffix("%"), (-1, False))
     if places < 0:
         raise ActionFailed(f"The number format {code!r} cannot be written on the file-backed access path.",
-                           hint="This path writes 0, 0.0, 0.00, #,##0, #,##0.00, the same with %, YYYY-MM-DD and @; "
+                           hint="This path writes 0, 0.0, 0.00, #,##0, #,##0.00, the same with %, YYYY-MM-DD, BOOLEAN and @; "
                            "the dispatch path (LibreOffice) takes any format.", code=UNSUPPORTED)
     number = {"decimal-places": str(places), "min-decimal-places": str(places), "min-integer-digits": "1"}
     if grouping:

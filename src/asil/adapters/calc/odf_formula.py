@@ -24,6 +24,9 @@ _OF_STRING = re.compile(r'"(?:[^"]|"")*"')
 _OF_REF = re.compile(r"\[([^\]]*)\]")
 _ENDPOINT = re.compile(r"(?P<sheet>\$?(?:'(?:[^']|'')*'|[^.'\[\]]*))\.(?P<col>\$?[A-Z]{1,3})?(?P<row>\$?\d+)?")
 INVALID_REF = "#REF!"
+# LibreOffice's Excel A1 compiler (the dispatch path) stores a bare TRUE/FALSE as the number 1/0; the file
+# path does the same, so both paths store one formula for one input.
+_CONSTANTS = {"TRUE": "1", "FALSE": "0"}
 
 
 def to_openformula(formula: str) -> str:
@@ -43,6 +46,8 @@ def to_openformula(formula: str) -> str:
             continue
         if found["ref"]:
             out.append(_reference(found["sheet"], found["a"], found["b"]))
+        elif found["name"] and found["name"].upper() in _CONSTANTS and not body.startswith("(", found.end()):
+            out.append(_CONSTANTS[found["name"].upper()])
         else:
             out.append(found.group())
         i = found.end()
