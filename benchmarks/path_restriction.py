@@ -14,6 +14,8 @@ tasks, success %, mean steps and mean action latency (control actions excluded; 
     PYTHONPATH=src .venv/bin/python benchmarks/path_restriction.py                      # oracle (references)
     PYTHONPATH=src .venv/bin/python benchmarks/path_restriction.py --agent react \\
         --model M --base-url http://127.0.0.1:8080/v1 [--budget 15]                      # a real model
+    PYTHONPATH=src .venv/bin/python benchmarks/path_restriction.py --agent react --local-smollm2 \
+        --task calc-total-column --budget 6                     # SmolLM2-135M on llama-cpp-python's server
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import json
 import platform
 import statistics
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,8 +63,25 @@ def agent_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.agent == "oracle":
         return {}
     if not args.model or not args.base_url:
-        raise SystemExit("--agent react/lstc needs --model and --base-url (an OpenAI-compatible server).")
-    return {"model": args.model, "base_url": args.base_url}
+        raise SystemExit("--agent react/lstc needs --model and --base-url (an OpenAI-compatible server), "
+                         "or --local-smollm2.")
+    options: dict[str, Any] = {"model": args.model, "base_url": args.base_url}
+    if args.local_smollm2:
+        options.update(server="llama-cpp-python", context_length=args.n_ctx)
+    return options
+
+
+@contextmanager
+def model_server(args: argparse.Namespace, out: Path) -> Iterator[None]:
+    """With --local-smollm2: SmolLM2-135M served by llama-cpp-python for the whole run (asil[real-model])."""
+    if not args.local_smollm2:
+        yield
+        return
+    from asil.llm.local_server import SMOLLM2_NAME, llama_server
+
+    with llama_server(n_ctx=args.n_ctx, log=out / "server.log") as base_url:
+        args.model, args.base_url = SMOLLM2_NAME, base_url
+        yield
 
 
 def run_path(path: str, tasks: list[Task], args: argparse.Namespace, out: Path) -> PathRun:
@@ -88,6 +109,8 @@ def main() -> None:
     parser.add_argument("--agent", default="oracle", choices=["oracle", "react", "lstc"])
     parser.add_argument("--model")
     parser.add_argument("--base-url")
+    parser.add_argument("--local-smollm2", action="store_true", help="serve SmolLM2-135M locally as the model")
+    parser.add_argument("--n-ctx", type=int, default=4096, help="context length of the local model")
     parser.add_argument("--budget", type=int)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--task", action="append", help="a Calc task id (repeatable); all core Calc tasks by default")
@@ -96,7 +119,9 @@ def main() -> None:
     tasks = [t for t in load_tasks(suite="core", app="calc") if not args.task or t.id in args.task]
     with tempfile.TemporaryDirectory(prefix="asil-paths-") as scratch:
         out = args.out or Path(scratch)
-        runs = {path: run_path(path, tasks, args, out) for path in PATHS}
+        out.mkdir(parents=True, exist_ok=True)
+        with model_server(args, out):
+            runs = {path: run_path(path, tasks, args, out) for path in PATHS}
     print(f"\nLibreOffice path-restriction study, agent {args.agent}"
           f"{' (' + args.model + ')' if args.model else ''}; {len(tasks)} Calc tasks x {args.repeats}; "
           f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}\n")

@@ -157,3 +157,30 @@ def test_file_path_refuses_what_needs_libreoffice(workspace: Workspace, sales: P
 def test_an_unknown_access_path_is_refused(workspace: Workspace, sales: Path) -> None:
     with pytest.raises(InvalidAction, match="access path"):
         CalcAdapter(workspace, "sales.ods", access_path="gui")
+
+
+@pytest.mark.parametrize(("excel", "openformula"), [
+    ("=B2*C2", "of:=[.B2]*[.C2]"),
+    ("=SUM(D2:D5)", "of:=SUM([.D2:.D5])"),
+    ("=VLOOKUP(B2,Prices!$A$2:$C$7,3,FALSE)", "of:=VLOOKUP([.B2];[Prices.$A$2:.$C$7];3;0)"),
+    ("='Data Two'!B2&\", \"&LOG10(A1)", "of:=['Data Two'.B2]&\", \"&LOG10([.A1])"),
+    ("=SUM(C:C)", "of:=SUM([.C:.C])"),
+])
+def test_file_path_translates_excel_formulas_to_openformula(excel: str, openformula: str) -> None:
+    from asil.adapters.calc.odf_formula import to_openformula
+
+    assert to_openformula(excel) == openformula
+
+
+def test_file_path_moves_and_invalidates_references() -> None:
+    from asil.adapters.calc.odf_formula import deletion, insertion, move_references
+
+    def same(name: str) -> str:
+        return name
+
+    formula = "of:=SUM([.B2:.B6])+[Other.B4]+[.$B$9]&\"[.B2]\""
+    assert move_references(formula, "S", same, insertion("S", 3, 2), "row") == \
+        "of:=SUM([.B2:.B8])+[Other.B4]+[.$B$11]&\"[.B2]\""
+    assert move_references(formula, "S", same, deletion("S", 1, 1), "row") == \
+        "of:=SUM([.B2:.B5])+[Other.B4]+[.$B$8]&\"[.B2]\""
+    assert move_references("of:=[.C3]*2", "S", same, deletion("S", 2, 1), "col") == "of:=[#REF!]*2"

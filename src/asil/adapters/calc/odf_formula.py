@@ -114,7 +114,10 @@ def _move_one(body: str, own: str, rename: Callable[[str], str], shift: Shift | 
         parsed = [_with(p, axis, coords[i], span[min(i, 1)]) for i, p in enumerate(parsed)]
     new_sheet = rename(sheet) if named else None
     head = parsed[0]
-    text = _endpoint(("$" + quote_sheet(new_sheet)) if new_sheet else head[0], head)
+    sheet_part = head[0]
+    if new_sheet:  # renamed or not, a named sheet keeps its own absolute/relative mark
+        sheet_part = ("$" if named.startswith("$") else "") + quote_sheet(new_sheet)
+    text = _endpoint(sheet_part, head)
     if len(parsed) == 2:
         text += ":" + _endpoint(parsed[1][0], parsed[1])
     return f"[{text}]"
