@@ -98,6 +98,9 @@ def test_refused_actions_leave_the_file_byte_for_byte_unchanged(workspace: Works
             {"action_type": "set_value", "target": "Sales!D1", "params": {"value": "written first"}},
             {"action_type": "set_value", "target": "Sales!D2", "params": {"formula": "=SUM(B2:B4"}}]}})
         assert not doomed.ok and "2" in doomed.error.message and "undone" in doomed.error.message
+        half = act(calc, {"action_type": "invoke_function", "target": "set_range",
+                          "params": {"range": "Sales!D1", "values": [["written first"], ["=SUM(B2:B4"]]}})
+        assert not half.ok and half.error.code == "invalid_formula"
         shown = {e.id: e.value for e in calc.observe().elements}
         assert "Sales!D1" not in shown and shown["Sales!B2"] == 99
         assert not calc.dirty

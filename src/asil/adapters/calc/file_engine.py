@@ -44,12 +44,21 @@ class OdfFileEngine:
         self._book: RawWorkbook | None = None
 
     def call(self, op: str, **args: Any) -> Any:
+        """Run one engine request; a change that fails part-way is undone whole (as on the dispatch path)."""
         handler = getattr(self, f"op_{op}", None)
         if handler is None:
             raise ActionFailed(f"'{op}' needs LibreOffice, which the file-backed access path does not run.",
                                hint="Use the dispatch access path for exports and renders.", code=UNSUPPORTED)
-        result = handler(**args)
-        if op not in _READ_ONLY and op != "batch":
+        if op in _READ_ONLY:
+            return handler(**args)
+        saved, before = copy.deepcopy(self.package.content), (self.dirty, self.stale)
+        try:
+            result = handler(**args)
+        except Exception:
+            self.package.content, self._book = saved, None
+            self.dirty, self.stale = before
+            raise
+        if op != "batch":
             self._changed()
         return result
 
@@ -221,15 +230,12 @@ class OdfFileEngine:
 
     # ------------------------------------------------------------ batches and saving
     def op_batch(self, steps: list[dict[str, Any]], snapshot_url: str = "") -> bool:
-        saved = copy.deepcopy(self.package.content)
-        before = (self.dirty, self.stale)
+        """Run steps in order; ``call`` undoes the whole batch when one fails (no snapshot file needed)."""
         for number, step in enumerate(steps, 1):
             request = dict(step)
             try:
                 self.call(request.pop("op"), **request)
             except AsilError as exc:
-                self.package.content, self._book = saved, None
-                self.dirty, self.stale = before
                 exc.message = f"Batch step {number} failed and the batch was undone: {exc.message}"
                 raise
         return True
