@@ -49,6 +49,7 @@ class PathRun:
     successes: list[bool] = field(default_factory=list)
     steps: list[int] = field(default_factory=list)
     action_ms: list[float] = field(default_factory=list)
+    by_kind: dict[str, list[float]] = field(default_factory=dict)  # action kind (function name) -> latencies
     failed: list[str] = field(default_factory=list)
 
 
@@ -94,14 +95,27 @@ def run_path(path: str, tasks: list[Task], args: argparse.Namespace, out: Path) 
             run.steps.append(result.steps)
             if not result.success:
                 run.failed.append(f"{task.id} ({result.termination}{': ' + result.error if result.error else ''})")
-            run.action_ms += action_latencies(out / path / task.id / "traj.jsonl")
+            for kind, latency in action_latencies(out / path / task.id / "traj.jsonl"):
+                run.action_ms.append(latency)
+                run.by_kind.setdefault(kind, []).append(latency)
     return run
 
 
-def action_latencies(trace: Path) -> list[float]:
+def action_latencies(trace: Path) -> list[tuple[str, float]]:
+    """(kind, latency_ms) of each non-control step; the kind is the function name for invoke_function."""
     lines = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
-    return [line["latency_ms"] for line in lines
-            if line.get("action") and line["action"]["action_type"] not in CONTROL]
+    steps = [line for line in lines if line.get("action") and line["action"]["action_type"] not in CONTROL]
+    return [(step["action"]["target"] if step["action"]["action_type"] == "invoke_function"
+             else step["action"]["action_type"], step["latency_ms"]) for step in steps]
+
+
+def print_by_kind(runs: dict[str, PathRun]) -> None:
+    """Mean latency per action kind and path: where each path spends its time."""
+    kinds = sorted({kind for run in runs.values() for kind in run.by_kind})
+    print()
+    markdown_table(["Action", *(f"{path} n / mean ms" for path in runs)], [
+        [kind, *(f"{len(run.by_kind.get(kind, []))} / {statistics.mean(run.by_kind[kind]):.1f}"
+                 if kind in run.by_kind else "-" for run in runs.values())] for kind in kinds])
 
 
 def main() -> None:
@@ -125,11 +139,12 @@ def main() -> None:
     print(f"\nLibreOffice path-restriction study, agent {args.agent}"
           f"{' (' + args.model + ')' if args.model else ''}; {len(tasks)} Calc tasks x {args.repeats}; "
           f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}\n")
-    markdown_table(["Path", "Tasks", "Success %", "Mean steps", "Mean action latency (ms)", "p50 (ms)"], [
-        [path, str(len(run.successes)), f"{100 * sum(run.successes) / len(run.successes):.1f}",
+    markdown_table(["Path", "Tasks", "Episodes", "Success %", "Mean steps", "Mean action latency (ms)", "p50 (ms)"], [
+        [path, str(len(tasks)), str(len(run.successes)), f"{100 * sum(run.successes) / len(run.successes):.1f}",
          f"{statistics.mean(run.steps):.2f}", f"{statistics.mean(run.action_ms):.1f}" if run.action_ms else "-",
          f"{statistics.median(run.action_ms):.1f}" if run.action_ms else "-"]
         for path, run in runs.items()])
+    print_by_kind(runs)
     for path, run in runs.items():
         for failure in run.failed:
             print(f"  {path}: failed {failure}")
