@@ -14,7 +14,7 @@ from typing import Any
 from lxml import etree
 
 from asil.adapters.calc.odf_formula import to_openformula
-from asil.adapters.calc.odf_package import CELL, COLS_REPEATED, OdsPackage, drop_attribute, q
+from asil.adapters.calc.odf_package import OdsPackage, drop_attribute, q
 from asil.protocol import ActionFailed
 
 UNSUPPORTED = "unsupported_on_file_path"
@@ -24,7 +24,6 @@ _VALUE_ATTRS = [q("office", a) for a in ("value-type", "value", "date-value", "t
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _PERCENT = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)%$")
-NULL_DATE = dt.date(1899, 12, 30)
 # number formats the file path can write, as the ODF data-style LibreOffice itself writes for them
 _NUMBER_PARTS = {"0": (0, False), "0.0": (1, False), "0.00": (2, False), "#,##0": (0, True),
                  "#,##0.00": (2, True)}
@@ -254,15 +253,3 @@ def value_kind_for(code: str) -> str:
     if code.endswith("%"):
         return "percentage"
     return "date" if code == "YYYY-MM-DD" else "float"
-
-
-def empty_cell() -> etree._Element:
-    return etree.Element(CELL)
-
-
-def spans_columns(cell: etree._Element) -> bool:
-    return cell.get(COLS_REPEATED) is not None
-
-
-def serial_date(day: dt.date) -> float:
-    return float((day - NULL_DATE).days)
