@@ -187,3 +187,15 @@ def test_file_path_moves_and_invalidates_references() -> None:
     assert move_references(formula, "S", same, deletion("S", 1, 1), "row") == \
         "of:=SUM([.B2:.B5])+[Other.B4]+[.$B$8]&\"[.B2]\""
     assert move_references("of:=[.C3]*2", "S", same, deletion("S", 2, 1), "col") == "of:=[#REF!]*2"
+
+
+def test_file_path_never_starts_libreoffice(workspace: Workspace, sales: Path) -> None:
+    from asil.apps.libreoffice import Office
+
+    office = Office()  # a LibreOffice of its own that nothing else would start
+    with CalcAdapter(workspace, "sales.ods", office=office, access_path="file") as calc:
+        assert act(calc, {"action_type": "invoke_function", "target": "insert_rows",
+                          "params": {"sheet": "Sales", "row": 2}}).ok
+        assert {e.id for e in calc.observe().elements} >= {"Sales!A1", "Sales!A3"}
+        calc.save()
+    assert not office.alive and office.generation == 0
