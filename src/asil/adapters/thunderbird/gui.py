@@ -21,6 +21,7 @@ from pathlib import Path
 
 from asil.adapters.thunderbird.adapter import ThunderbirdAdapter
 from asil.apps.display import Display, start_display
+from asil.apps.process import ProgramFailed
 from asil.workspace import Workspace
 
 SCREEN = (1280, 800)
@@ -75,7 +76,11 @@ class GuiThunderbird:
     def __init__(self, workspace: Workspace, document: str | None):
         self.size = SCREEN
         self.display: Display | None = start_display(*SCREEN)
-        self.adapter = ThunderbirdAdapter(workspace, document, display=self.display)
+        try:
+            self.adapter = ThunderbirdAdapter(workspace, document, display=self.display)
+        except BaseException:  # e.g. the task's mailbox is not a Maildir: the display must not outlive this
+            self.display.stop()
+            raise
 
     @property
     def display_name(self) -> str:
@@ -90,11 +95,11 @@ class GuiThunderbird:
         deadline = time.monotonic() + MAIN_WINDOW_TIMEOUT_S
         while not session.marionette.execute(FOLDERS_SHOWN, [], MAIN_WINDOW_TIMEOUT_S):
             if time.monotonic() > deadline:
-                raise TimeoutError(f"Thunderbird did not show its folders within {MAIN_WINDOW_TIMEOUT_S:g} s.")
+                raise ProgramFailed(f"Thunderbird did not show its folders within {MAIN_WINDOW_TIMEOUT_S:g} s.")
             time.sleep(0.1)
         while session.marionette.execute(SHOW_INBOX, [], MAIN_WINDOW_TIMEOUT_S) < 0:  # until its message list exists
             if time.monotonic() > deadline:
-                raise TimeoutError(f"Thunderbird did not list the inbox within {MAIN_WINDOW_TIMEOUT_S:g} s.")
+                raise ProgramFailed(f"Thunderbird did not list the inbox within {MAIN_WINDOW_TIMEOUT_S:g} s.")
             time.sleep(0.1)
 
     def sync(self) -> str:
