@@ -1,6 +1,6 @@
 """The GUI path against a visible Thunderbird in a private Xvfb, on the adapter's Dovecot and SMTP sink:
 recorded demonstrations (real keys and clicks: Ctrl+N, typing, Ctrl+Enter; a click on a message and its
-one-key commands) replayed through GuiEnv end in evaluator success, with the raw validator agreeing on
+one-key command; Ctrl+S saving a draft) replayed through GuiEnv end in evaluator success, with the raw validator agreeing on
 what the sync exported (the Maildir Dovecot holds, the sink's delivered mail); the untouched program fails."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from asil.tasks import get_task
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
-DEMOS = ["thunderbird-flag-invoice", "thunderbird-mark-lunch-unread", "thunderbird-send-outage-followup"]
+DEMOS = ["thunderbird-draft-lunch-reply", "thunderbird-flag-invoice", "thunderbird-send-outage-followup"]
 
 
 def raw_verdicts(env: GuiEnv) -> list[bool]:
