@@ -79,3 +79,15 @@ def test_an_app_without_a_gui_launch_spec_is_refused_in_one_sentence() -> None:
         assert env.channel_sessions == {}
     finally:
         env.close()
+
+
+def test_a_service_app_is_refused_because_its_window_would_share_the_adapters_program() -> None:
+    env = Env(get_task("nautilus-rename-draft"))
+    try:
+        env.reset()
+        outcome = env.dispatch("gui", gui(action="key", keys="F2"))
+        error = outcome.result.error
+        assert outcome.result.status == "invalid" and error is not None
+        assert error.message.startswith("The gui channel runs on file-backed apps") and env.channel_sessions == {}
+    finally:
+        env.close()

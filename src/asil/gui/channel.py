@@ -7,7 +7,8 @@ after every adapter saved, so the window shows the current state; later GUI step
 each step the app's GUI-to-canonical sync saves through the program and the adapters reopen the documents
 it changed, so the next observation, whatever channel comes next, shows what the input did. When an API or
 Bash step has changed a document since, the next GUI step starts the program again on the new file: an open
-window would still show the old state.
+window would still show the old state. Only file-backed apps take GUI steps here: a service app's GUI launch
+spec starts its own program on the workspace's private area, which the adapter's program already holds.
 
 :class:`asil.env.Env` finds this channel by name (``CHANNELS``), so importing Env starts no GUI code.
 """
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 from asil.gui import capture
 from asil.gui.environment import SCREEN, GuiSession, gui_launcher, launch_session, perform
 from asil.gui.vocabulary import check_gui_action
+from asil.plugins import plugin
 from asil.protocol import Action, ActionResult, AsilError, InvalidAction
 
 if TYPE_CHECKING:
@@ -55,6 +57,11 @@ def gui_step(env: Env, action: Action) -> StepOutcome:
     if params.get("action") in ("done", "infeasible"):
         return env.reject(InvalidAction("A gui step is input to the window; end the episode with a control "
                                         "(done or infeasible) instead."))
+    if plugin(app).pattern != "file":
+        return env.reject(InvalidAction(
+            f"The gui channel runs on file-backed apps, whose window and adapter share only the document; {app!r} "
+            f"keeps its state in its own running program, which a second, visible instance must not share.",
+            hint="Use the api channel here, or a GUI episode (--agent gui) for this app's window."))
     try:
         gui_launcher(app)
         check_gui_action(params, SCREEN)
