@@ -10,14 +10,13 @@ an ASIL episode, so the task's unchanged evaluator and raw validator read what O
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 from asil.adapters.obs.adapter import ObsAdapter
+from asil.apps.gui_window import await_dialogs_closed, fill_screen
 from asil.apps.obs import GUI_SCREEN
 from asil.workspace import Workspace
 
-WINDOW_CLASS = "obs"  # the main window's WM_CLASS; without a window manager it opens smaller than the screen
+WINDOW_CLASS = "obs"  # the main window's WM_CLASS instance name
+OPEN_DIALOG = "; a dialog of OBS was still open, and what it would change is not in the file"
 
 
 class ObsGuiSession:
@@ -35,25 +34,18 @@ class ObsGuiSession:
 
     def start(self) -> None:
         self.adapter.start()
-        self._fill_screen()
-
-    def _fill_screen(self) -> None:
-        """Give the main window the whole screen, as a maximized window on a desktop would have."""
-        xdotool = shutil.which("xdotool")
-        if xdotool is None:
-            return  # the window stays at OBS's own size; GuiEnv names xdotool's absence at the first input
-        subprocess.run([xdotool, "search", "--sync", "--onlyvisible", "--classname", WINDOW_CLASS,
-                        "windowmove", "0", "0", "windowsize", str(self.size[0]), str(self.size[1])],
-                       env={"DISPLAY": self.display_name}, capture_output=True, timeout=30)
+        fill_screen(self.display_name, WINDOW_CLASS, self.size)
 
     def sync(self) -> str:
         """Have OBS save its collection and keep it, with what OBS reports of its setup, in the workspace."""
         session = self.adapter.session
         if session is None or not session.alive:
             return "OBS is not running any more; the workspace holds the collection as it was"
+        settled = await_dialogs_closed(self.display_name, WINDOW_CLASS)
         self.adapter.save_live()
         return (f"stored {self.adapter.doc} from the scene collection OBS itself saved "
-                f"(collection {self.adapter.collection_name!r}, profile {self.adapter.profile!r})")
+                f"(collection {self.adapter.collection_name!r}, profile {self.adapter.profile!r})"
+                + ("" if settled else OPEN_DIALOG))
 
     def stop(self) -> None:
         self.adapter.close()
