@@ -16,12 +16,13 @@ program) it runs, ``--repeats`` times each:
 Prints a Markdown table per arm and the targets (GUI step p50 <= 500 ms, launch <= 10 s). Asserts that
 every episode succeeds; never asserts on timings.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/gui_vs_asil.py [--repeats 3]
+    PYTHONPATH=src .venv/bin/python benchmarks/gui_vs_asil.py [--repeats 3] [--tasks 'obs-*' 'audacity-*']
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import math
 import platform
@@ -126,8 +127,10 @@ def row(name: str, arm: Arm, launch: bool) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--tasks", nargs="+", metavar="PATTERN",
+                        help="only the demonstrated tasks whose id matches one of these shell patterns")
     args = parser.parse_args()
-    tasks = demo_tasks()
+    tasks = [t for t in demo_tasks() if not args.tasks or any(fnmatch.fnmatch(t, p) for p in args.tasks)]
     per_task: dict[str, tuple[Arm, Arm]] = {}
     for _ in range(args.repeats):
         for task_id in tasks:
