@@ -5,11 +5,13 @@ the untouched Audacity fails; the saved work is what a restarted Audacity opens.
 
 from __future__ import annotations
 
+import subprocess
 from importlib import resources
 
 import pytest
 
 from asil.agents.gui import demonstration
+from asil.apps.gui_window import shown_windows
 from asil.gui.environment import GuiEnv
 from asil.plugins import plugin
 from asil.registry import load_target
@@ -56,10 +58,15 @@ def test_recorded_demonstration_solves_its_task_and_the_raw_validator_agrees(tas
         env.close()
 
 
-def test_the_untouched_audacity_fails_its_task() -> None:
+def test_the_untouched_audacity_fills_the_screen_and_fails_its_task() -> None:
     env = GuiEnv(get_task("audacity-amplify-6db"))
     try:
         env.reset()
+        assert env.session is not None
+        [main] = shown_windows(env.session.display_name, "audacity")  # one window, no first-run dialog over it
+        geometry = subprocess.run(["xdotool", "getwindowgeometry", main], env={"DISPLAY": env.session.display_name},
+                                  capture_output=True, text=True, check=True).stdout
+        assert "Position: 0,0" in geometry and "Geometry: 1280x800" in geometry, geometry
         evaluation = env.evaluate()
         assert not evaluation.success and not all(raw_verdicts(env))
         assert env.sync_note == "stored clip.wav exported by Audacity (Export2), labels as Audacity reports them"

@@ -5,11 +5,13 @@ a restarted OBS shows."""
 
 from __future__ import annotations
 
+import subprocess
 from importlib import resources
 
 import pytest
 
 from asil.agents.gui import demonstration
+from asil.apps.gui_window import shown_windows
 from asil.gui.environment import GuiEnv
 from asil.plugins import plugin
 from asil.registry import load_target
@@ -54,10 +56,15 @@ def test_recorded_demonstration_solves_its_task_and_the_raw_validator_agrees(tas
         env.close()
 
 
-def test_the_untouched_obs_fails_its_task() -> None:
+def test_the_untouched_obs_fills_the_screen_and_fails_its_task() -> None:
     env = GuiEnv(get_task("obs-rename-break"))
     try:
         env.reset()
+        assert env.session is not None
+        [main] = shown_windows(env.session.display_name, "obs")  # one window, no first-run dialog over it
+        geometry = subprocess.run(["xdotool", "getwindowgeometry", main], env={"DISPLAY": env.session.display_name},
+                                  capture_output=True, text=True, check=True).stdout
+        assert "Position: 0,0" in geometry and "Geometry: 1280x800" in geometry, geometry
         evaluation = env.evaluate()
         assert not evaluation.success and not all(raw_verdicts(env))
         assert env.sync_note is not None and env.sync_note.startswith("stored scenes.json")
