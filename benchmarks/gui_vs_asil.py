@@ -16,7 +16,7 @@ program) it runs, ``--repeats`` times each:
 Prints a Markdown table per arm and the targets (GUI step p50 <= 500 ms, launch <= 10 s). Asserts that
 every episode succeeds; never asserts on timings.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/gui_vs_asil.py [--repeats 3] [--tasks nautilus- thunderbird-]
+    PYTHONPATH=src .venv/bin/python benchmarks/gui_vs_asil.py [--repeats 3] [--tasks nautilus- obs- audacity-]
 """
 
 from __future__ import annotations
