@@ -45,7 +45,8 @@ def test_demonstrations_cover_inkscape_twice() -> None:
 
 @pytest.mark.parametrize("task_id", DEMOS)
 def test_recorded_demonstration_solves_its_task_and_the_raw_validator_agrees(task_id: str) -> None:
-    env = GuiEnv(get_task(task_id))
+    task = get_task(task_id)
+    env = GuiEnv(task)
     try:
         first = env.reset()
         assert (first.width, first.height) == (1280, 800) and first.png.startswith(b"\x89PNG")
@@ -53,7 +54,7 @@ def test_recorded_demonstration_solves_its_task_and_the_raw_validator_agrees(tas
         evaluation = env.evaluate()
         assert evaluation.success, evaluation.checkpoints
         assert all(raw_verdicts(env)), "the raw validator disagrees with the evaluator"
-        assert env.sync_note == f"stored {get_task(task_id).document_for(APP)} through Inkscape (its document-save action, as Ctrl+S)"
+        assert env.sync_note == f"stored {task.document_for(APP)} through Inkscape (its document-save action, as Ctrl+S)"
     finally:
         env.close()
 
