@@ -83,9 +83,9 @@ class GuiInkscape:
 
     def _window_shown(self) -> bool:
         title = rf"^\*?{re.escape(self.document.name)} - Inkscape$"  # "*" marks unsaved changes
+        # (GtkApplication exports a window's actions on the bus when the window is added, before it is shown)
         self.window = xwindow.find_window(self.display_name, title)
-        assert self.bus is not None
-        return self.window is not None and self.bus.has_object(BUS_NAME, WINDOW_PATH)
+        return self.window is not None
 
     def sync(self) -> str:
         """The GUI-to-canonical sync: Inkscape's own ``document-save`` action (File > Save), say what it did."""

@@ -37,11 +37,6 @@ class SessionBus:
     def env(self) -> dict[str, str]:
         return {"DBUS_SESSION_BUS_ADDRESS": self.address}
 
-    def has_object(self, name: str, path: str) -> bool:
-        """Whether ``name`` owns the bus name and answers at ``path`` (a program's window, once shown)."""
-        done = self._gdbus("introspect", "--dest", name, "--object-path", path)
-        return done.returncode == 0 and "org.gtk.Actions" in done.stdout
-
     def activate(self, name: str, path: str, action: str) -> None:
         """Run the GAction ``action`` of the object at ``path``; returns after the program ran it."""
         done = self._gdbus("call", "--dest", name, "--object-path", path, "--method", "org.gtk.Actions.Activate",
