@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 
+from asil.apps.process import ProgramFailed
 from asil.protocol import AppUnavailable
 
 INSTALL_HINT = "Install it with: apt-get install xdotool"
@@ -34,3 +36,17 @@ def fit(display: str, window: str, size: tuple[int, int]) -> None:
     """Move the window to the top left corner and size it to the whole screen (what maximising does)."""
     _xdotool(display, "windowmove", "--sync", window, "0", "0")
     _xdotool(display, "windowsize", window, str(size[0]), str(size[1]))
+    wait_painted(display, size)
+
+
+def wait_painted(display: str, size: tuple[int, int], timeout_s: float = TIMEOUT_S) -> None:
+    """Wait until the program has painted its window at the new size: the screen's bottom right corner, black
+    (Xvfb's bare root) until then, shows the window. Input sent before that could land outside the window."""
+    from PIL import ImageGrab
+
+    corner = (size[0] - 3, size[1] - 3)
+    deadline = time.monotonic() + timeout_s
+    while ImageGrab.grab(xdisplay=display).getpixel(corner) in (0, (0, 0, 0)):
+        if time.monotonic() > deadline:
+            raise ProgramFailed(f"The program's window was not painted at {size[0]}x{size[1]} within {timeout_s:g} s.")
+        time.sleep(0.05)
