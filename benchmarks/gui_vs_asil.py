@@ -16,7 +16,7 @@ program) it runs, ``--repeats`` times each:
 Prints a Markdown table per arm and the targets (GUI step p50 <= 500 ms, launch <= 10 s). Asserts that
 every episode succeeds; never asserts on timings.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/gui_vs_asil.py [--repeats 3] [--tasks TASK ...]
+    PYTHONPATH=src .venv/bin/python benchmarks/gui_vs_asil.py [--repeats 3] [--tasks nautilus- obs- audacity-]
 """
 
 from __future__ import annotations
@@ -110,9 +110,11 @@ def asil_episode(task_id: str, arm: Arm) -> None:
     arm.episodes_s.append(time.perf_counter() - started)
 
 
-def demo_tasks() -> list[str]:
-    return sorted(p.name.removesuffix(".json") for p in resources.files("asil.gui").joinpath("demos").iterdir()
-                  if p.name.endswith(".json"))
+def demo_tasks(wanted: list[str] | None = None) -> list[str]:
+    """The tasks with a recorded demonstration; with ``wanted``, those whose id is or starts with one of them."""
+    found = sorted(p.name.removesuffix(".json") for p in resources.files("asil.gui").joinpath("demos").iterdir()
+                   if p.name.endswith(".json"))
+    return [t for t in found if not wanted or any(t == w or t.startswith(w) for w in wanted)]
 
 
 def row(name: str, arm: Arm, launch: bool) -> list[str]:
@@ -126,9 +128,12 @@ def row(name: str, arm: Arm, launch: bool) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--tasks", nargs="+", metavar="TASK", help="only these demonstrated tasks (default: all)")
+    parser.add_argument("--tasks", nargs="+", metavar="ID_OR_PREFIX",
+                        help="only these demonstrated tasks (ids or prefixes such as nautilus- or thunderbird-)")
     args = parser.parse_args()
-    tasks = args.tasks or demo_tasks()
+    tasks = demo_tasks(args.tasks)
+    if not tasks:
+        parser.error(f"no demonstrated task matches {' '.join(args.tasks)}")
     per_task: dict[str, tuple[Arm, Arm]] = {}
     for _ in range(args.repeats):
         for task_id in tasks:

@@ -301,8 +301,9 @@ SAMPLING = ("temperature", "top_p", "top_k", "seed", "thinking_budget", "answer_
 
 def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """Options for model-driven agents; the oracle takes none."""
-    lstc_only = [flag for flag, given in (("--ablate", args.ablate), ("--max-candidates", args.max_candidates))
-                 if given is not None]
+    lstc_only = [flag for flag, given in (("--ablate", args.ablate), ("--max-candidates", args.max_candidates),
+                                          ("--gui-channel", args.gui_channel))
+                 if given not in (None, False)]
     if lstc_only and args.agent != "lstc":
         raise UsageError(f"{lstc_only[0]} applies to the lstc agent only.", hint="Use --agent lstc.")
     if args.observations is not None and args.agent != "react":
@@ -331,6 +332,8 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         options["ablate"] = args.ablate
     if args.max_candidates is not None:
         options["max_candidates"] = args.max_candidates
+    if args.gui_channel:
+        options["gui_channel"] = True
     if args.observations is not None:
         options["observations"] = args.observations
     if args.hybrid_vision:
@@ -524,6 +527,9 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ablate", help="LSTC ablations, comma-separated: no-l2s, no-s2l, no-persistent-subgoal, "
                    "no-candidates, no-multi-action, no-step-abstraction, no-routing, no-stall-loop, "
                    "no-failure-abstraction (not in the paper: no Step Abstraction call for a failed step, for slow local models)")
+    p.add_argument("--gui-channel", action="store_true",
+                   help="lstc: the planner may also route steps to the GUI channel (computer-use input on the app's "
+                        "real window in a private Xvfb; apps with a GUI launch spec, see docs/gui.md)")
     _runtime_options(p)
     p.add_argument("--call-timeout", type=float, metavar="S",
                    help="wall-clock limit of one model call (default 600); a late call is cancelled, not retried, "

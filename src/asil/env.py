@@ -9,10 +9,9 @@ from typing import Any
 
 from asil.adapters.base import Adapter
 from asil.evaluate.evaluator import Evaluation, evaluate_paths
-from asil.native.drawio_mcp import drawio_mcp_step
-from asil.native.uno import uno_step
 from asil.plugins import adapter_class
 from asil.protocol import Action, ActionError, ActionResult, ActionSchema, AsilError, InvalidAction, Observation
+from asil.registry import load_target
 from asil.shell import run_shell
 from asil.tasks.model import Task
 from asil.tasks.reference import reference_channel
@@ -38,6 +37,8 @@ class Env:
         self._workspace_given = workspace
         self.workspace: Workspace | None = None
         self.adapters: dict[str, Adapter] = {}
+        # What a channel keeps open between its steps (the gui channel's window), closed with the episode.
+        self.channel_sessions: dict[str, Any] = {}
         self.active_app: str | None = None  # the app acted on last; its observation is shown
         self.steps = 0
         self.outcome: str | None = None
@@ -158,11 +159,13 @@ class Env:
                 self.adapters[app] = adapter_class(app)(self.workspace, document, **self.task.options_for(app))
 
     def dispatch(self, channel: str, action: Action) -> StepOutcome:
-        """Run an action on an execution channel: ``api`` (ASIL actions) or ``bash`` (confined shell)."""
+        """Run an action on an execution channel (``CHANNELS``): ``api`` (ASIL actions), ``bash`` (confined
+        shell), ``gui`` (computer-use input on the app's window), ``uno`` or ``drawio-mcp``."""
         if channel not in CHANNELS:
             return self.reject(InvalidAction(f"Unknown execution channel {channel!r}.",
                                              hint=f"Channels: {', '.join(CHANNELS)}."))
-        return CHANNELS[channel](self, action)  # type: ignore[no-any-return, operator]
+        run = CHANNELS[channel]
+        return (load_target(run) if isinstance(run, str) else run)(self, action)  # type: ignore[no-any-return]
 
     def play(self, step: Action) -> StepOutcome:
         """Play one step of a task's reference on its channel: a bash step in the confined shell, as an
@@ -186,13 +189,19 @@ class Env:
         """Save every document, release the applications, and judge the final files."""
         if self.workspace is None:
             raise RuntimeError("evaluate() before reset()")
+        self._close_channel_sessions()  # each gui step was synced: the adapters hold the latest state
         for adapter in self.adapters.values():
             adapter.save()
             adapter.close()
         self.adapters.clear()
         return evaluate_paths(self.task.evaluator.paths, self.workspace, self.outcome, self.answer)
 
+    def _close_channel_sessions(self) -> None:
+        while self.channel_sessions:
+            self.channel_sessions.popitem()[1].close()
+
     def close(self, remove_workspace: bool = True) -> None:
+        self._close_channel_sessions()
         for adapter in self.adapters.values():
             adapter.close()
         self.adapters.clear()
@@ -210,8 +219,10 @@ def _bash(env: Env, action: Action) -> StepOutcome:
     return env.shell(command, float(timeout) if isinstance(timeout, int | float) else 30.0)
 
 
-# Execution channels, by name. A GUI channel joins later.
-CHANNELS = {"api": Env.step, "bash": _bash, "uno": uno_step, "drawio-mcp": drawio_mcp_step}
+# Execution channels, by name: a step function, or its lazy "module:function" name (importing Env must start
+# no GUI, UNO or MCP code).
+CHANNELS: dict[str, Any] = {"api": Env.step, "bash": _bash, "gui": "asil.gui.channel:gui_step",
+                            "uno": "asil.native.uno:uno_step", "drawio-mcp": "asil.native.drawio_mcp:drawio_mcp_step"}
 
 
 __all__ = ["CHANNELS", "Env", "StepOutcome"]

@@ -104,14 +104,11 @@ class DrawioMcpAgent(FeedsBackUnusableReplies):
                 return handshake
             last = None  # the tool list is not an answer to one of the model's calls
         self._remember(last)
-        if self.parse_failures >= self.stall_cutoff:
-            return Decision(action=None, stop="stall_cutoff", tokens=self.client.take_tokens(),
-                            thought=f"{self.parse_failures} unusable replies in a row")
-        try:
-            data = self.client.ask(CHANNEL, self._messages(), {"step": self.steps}, check=_check_reply)
-        except DecisionParseError as exc:
-            return self._unusable(exc)  # type: ignore[no-any-return]
-        self.parse_failures = 0
+        if (stop := self._stalled()) is not None:
+            return stop  # type: ignore[no-any-return]
+        data = self._reply(CHANNEL, self._messages(), {"step": self.steps}, check=_check_reply)
+        if isinstance(data, Decision):
+            return data
         self.steps += 1
         action, channel = reply_action(data)
         self._pending = action if channel == CHANNEL else None

@@ -10,14 +10,13 @@ through the same prompt, parse and environment path.
 
 from __future__ import annotations
 
-import base64
 import json
 from importlib import resources
 from typing import Any
 
 from asil.agents.base import Decision
 from asil.agents.llm_agent import FeedsBackUnusableReplies, ModelClient
-from asil.agents.prompting import render
+from asil.agents.prompting import image_part, render
 from asil.gui.vocabulary import ACTIONS, Screen, gui_action
 from asil.llm.base import LLMError, Message
 from asil.llm.parse import DecisionParseError
@@ -55,11 +54,6 @@ def _check_reply(data: dict[str, Any]) -> None:
                                  hint='{"thought": ..., "action": "left_click", "x": 10, "y": 20}')
 
 
-def image_part(png: bytes) -> dict[str, Any]:
-    """An OpenAI chat content part holding a PNG screenshot."""
-    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()}}
-
-
 class GuiAgent(FeedsBackUnusableReplies):
     """Screenshot in, one computer-use action out, one model call per step."""
 
@@ -82,14 +76,11 @@ class GuiAgent(FeedsBackUnusableReplies):
 
     def act(self, observation: Screen, last: ActionResult | None) -> Decision:
         self._remember(last)
-        if self.parse_failures >= self.stall_cutoff:
-            return Decision(action=None, stop="stall_cutoff", tokens=self.client.take_tokens(),
-                            thought=f"{self.parse_failures} unusable replies in a row")
-        try:
-            data = self.client.ask("gui", self._messages(observation), {"step": self.steps}, check=_check_reply)
-        except DecisionParseError as exc:
-            return self._unusable(exc)  # type: ignore[no-any-return]
-        self.parse_failures = 0
+        if (stop := self._stalled()) is not None:
+            return stop  # type: ignore[no-any-return]
+        data = self._reply("gui", self._messages(observation), {"step": self.steps}, check=_check_reply)
+        if isinstance(data, Decision):
+            return data
         self.steps += 1
         params = {k: v for k, v in data.items() if k != "thought"}
         self._pending = params

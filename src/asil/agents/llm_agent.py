@@ -65,6 +65,26 @@ class FeedsBackUnusableReplies:
     history: list[str]
     parse_failures: int  # in a row
     parse_errors: int  # in the episode
+    stall_cutoff: int  # unusable replies in a row that end the episode
+
+    def _stalled(self) -> Any:
+        """The decision that ends the episode as ``stall_cutoff`` once the model stays unusable, else None."""
+        from asil.agents.base import Decision
+
+        if self.parse_failures < self.stall_cutoff:
+            return None
+        return Decision(action=None, stop="stall_cutoff", tokens=self.client.take_tokens(),
+                        thought=f"{self.parse_failures} unusable replies in a row")
+
+    def _reply(self, kind: str, messages: list[Message], context: dict[str, Any] | None = None,
+               **ask: Any) -> dict[str, Any] | Any:
+        """The model's usable reply, or the Decision of a step without an action (fed back next turn)."""
+        try:
+            data = self.client.ask(kind, messages, context, **ask)
+        except DecisionParseError as exc:
+            return self._unusable(exc)
+        self.parse_failures = 0
+        return data
 
     def _unusable(self, exc: DecisionParseError) -> Any:
         from asil.agents.base import Decision

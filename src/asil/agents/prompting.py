@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from importlib import resources
 from string import Template
@@ -83,3 +84,8 @@ def action_json_schema(schemas: dict[str, ActionSchema], extra_types: tuple[str,
     if len(schemas) > 1:  # multi-app tasks route each action by its "app"
         properties["app"] = {"type": "string", "enum": sorted(schemas)}
     return {"type": "object", "required": ["action_type"], "properties": properties}
+
+
+def image_part(png: bytes) -> dict[str, Any]:
+    """An OpenAI chat content part holding a PNG picture (a screenshot, or an app's render)."""
+    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()}}

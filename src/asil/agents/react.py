@@ -142,9 +142,8 @@ class ReActAgent(FeedsBackUnusableReplies):
         assert self.task is not None
         self._remember(last)
         self._see(observation.to_agent_dict())
-        if self.parse_failures >= self.stall_cutoff:
-            return Decision(action=None, stop="stall_cutoff", tokens=self.client.take_tokens(),
-                            thought=f"{self.parse_failures} unusable replies in a row")
+        if (stop := self._stalled()) is not None:
+            return stop  # type: ignore[no-any-return]
         shown = compact_json(self.seen)
         window = [self.history_window]
 
@@ -155,12 +154,10 @@ class ReActAgent(FeedsBackUnusableReplies):
             return self._messages(shown, window[0])
 
         self.pictures_sent += self.hybrid_vision and self.picture is not None
-        try:
-            data = self.client.ask("react", self._messages(shown, window[0]), {"succeeded": self.succeeded},
+        data = self._reply("react", self._messages(shown, window[0]), {"succeeded": self.succeeded},
                                    check=_check_reply, schema=self.reply_schema, shorten=shorter)
-        except DecisionParseError as exc:
-            return self._unusable(exc)  # type: ignore[no-any-return]
-        self.parse_failures = 0
+        if isinstance(data, Decision):
+            return data
         self._pending = parse_action_reply(data)
         return Decision(action=self._pending, thought=str(data.get("thought", "")),
                         tokens=self.client.take_tokens())

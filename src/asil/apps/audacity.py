@@ -37,6 +37,8 @@ MODULE = Path("/usr/lib/audacity/modules/mod-script-pipe.so")
 START_TIMEOUT_S = 60.0
 COMMAND_TIMEOUT_S = 30.0
 DONE_PREFIX = "BatchCommand finished: "
+SCRIPTED_SCREEN = (800, 480)  # the adapter's Audacity: a small window nobody looks at
+GUI_SCREEN = (1280, 800)  # a GUI session's Audacity fills this screen
 FFMPEG_LIBRARIES = [Path("/usr/lib/x86_64-linux-gnu") / name
                     for name in ("libavformat.so.59", "libavcodec.so.59", "libavutil.so.57")]
 INSTALL_HINT = "Install it with: sudo apt-get install -y --no-install-recommends audacity bubblewrap xvfb"
@@ -70,8 +72,10 @@ def missing_parts() -> list[str]:
     return missing
 
 
-def _config(folder: Path) -> str:
-    """audacity.cfg: mod-script-pipe enabled (with the module's own date, or Audacity asks), no dialogs."""
+def _config(folder: Path, visible: bool = False) -> str:
+    """audacity.cfg: mod-script-pipe enabled (with the module's own date, or Audacity asks), no dialogs.
+
+    ``visible`` (a GUI session) gives the window the whole screen with Audacity's usual toolbars."""
     stamp = datetime.datetime.fromtimestamp(MODULE.stat().st_mtime).strftime("%Y-%m-%dT%H:%M:%S")
     return "\n".join([
         "PrefsVersion=1.1.1r1",
@@ -85,12 +89,21 @@ def _config(folder: Path) -> str:
         "[Warnings]", "FirstProjectSave=0", "MixMono=0", "MixStereo=0", "MixUnknown=0",
         "[AudioIO]", "PlaybackDevice=", "RecordingDevice=",
         "[FFmpeg]", "Enabled=0",  # no FFmpeg import/export: its libraries load slowly and are not needed
-        # A small window without toolbars: every command disables and re-enables the window (for its
-        # progress dialog) and redraws it over X, so fewer widgets and pixels make every command cheaper.
-        "[Window]", "X=0", "Y=0", "Width=640", "Height=200", "Maximized=0",
-        *_hidden_toolbars(),
+        *(_gui_window() if visible else _scripted_window()),
         "",
     ])
+
+
+def _scripted_window() -> list[str]:
+    # A small window without toolbars: every command disables and re-enables the window (for its
+    # progress dialog) and redraws it over X, so fewer widgets and pixels make every command cheaper.
+    return ["[Window]", "X=0", "Y=0", "Width=640", "Height=200", "Maximized=0", *_hidden_toolbars()]
+
+
+def _gui_window() -> list[str]:
+    """The whole GUI screen, Audacity's default toolbars (what a person sees)."""
+    width, height = GUI_SCREEN
+    return ["[Window]", "X=0", "Y=0", f"Width={width}", f"Height={height}", "Maximized=1"]
 
 
 # Audacity 3.2's toolbar sections; with a Dock entry for any of them it uses these instead of its defaults.
@@ -126,12 +139,12 @@ def _environment(folder: Path, display: Display) -> dict[str, str]:
     return env
 
 
-def _prepare_home(folder: Path) -> None:
+def _prepare_home(folder: Path, visible: bool = False) -> None:
     data = folder / "home" / ".audacity-data"
     data.mkdir(parents=True, exist_ok=True)
     (folder / "tmp").mkdir(exist_ok=True)
     (folder / "temp").mkdir(exist_ok=True)
-    (data / "audacity.cfg").write_text(_config(folder), encoding="utf-8")
+    (data / "audacity.cfg").write_text(_config(folder, visible), encoding="utf-8")
 
 
 def plugin_registry(cache: Path) -> Path:
@@ -185,20 +198,23 @@ def _scanning(group: int) -> bool:
 
 
 class AudacitySession:
-    """One running Audacity with an empty project; ``command`` sends one scripting command."""
+    """One running Audacity with an empty project; ``command`` sends one scripting command.
 
-    def __init__(self, binds: list[Path], cache: Path):
+    ``visible`` makes it a GUI session's Audacity: the whole 1280x800 screen, toolbars shown.
+    """
+
+    def __init__(self, binds: list[Path], cache: Path, visible: bool = False):
         missing = missing_parts()
         if missing:
             raise AppUnavailable(f"Scripted Audacity needs {', '.join(missing)}, which this machine lacks.",
                                  hint=INSTALL_HINT)
         registry = plugin_registry(cache)
         self.folder = Path(tempfile.mkdtemp(prefix="asil-audacity-"))
-        _prepare_home(self.folder)
+        _prepare_home(self.folder, visible)
         for name in ("pluginregistry.cfg", "pluginsettings.cfg"):
             if (registry / name).is_file():
                 shutil.copy(registry / name, self.folder / "home" / ".audacity-data" / name)
-        self.display = start_display(800, 480)
+        self.display = start_display(*(GUI_SCREEN if visible else SCRIPTED_SCREEN))
         self.to_fd = self.from_fd = -1
         self.buffer = b""
         try:

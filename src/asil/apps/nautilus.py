@@ -23,6 +23,7 @@ from asil.apps.process import ManagedProcess, ProgramFailed
 from asil.protocol import AppUnavailable
 
 START_TIMEOUT_S = 30.0
+SCREEN = (1024, 700)  # the adapter's display; the GUI participant asks for 1280x800
 START_ATTEMPTS = 3
 CALL_TIMEOUT_S = 10.0
 INSTALL_HINT = ("Install it with: sudo apt-get install -y --no-install-recommends nautilus dbus gvfs xvfb "
@@ -93,7 +94,7 @@ def private_env(folder: Path, display: Display) -> dict[str, str]:
 class NautilusSession:
     """One running Nautilus service on a private bus and display; ``call`` sends one D-Bus method call."""
 
-    def __init__(self, folder: Path, call_timeout_s: float = CALL_TIMEOUT_S):
+    def __init__(self, folder: Path, call_timeout_s: float = CALL_TIMEOUT_S, size: tuple[int, int] = SCREEN):
         missing = missing_programs()
         if missing:
             raise AppUnavailable(f"Nautilus needs {', '.join(missing)}, which is not installed.", hint=INSTALL_HINT)
@@ -104,7 +105,7 @@ class NautilusSession:
         failure: ProgramFailed | None = None
         for _attempt in range(START_ATTEMPTS):
             try:
-                self.display = start_display(1024, 700)
+                self.display = start_display(*size)
                 self.env = private_env(folder, self.display)
                 self._start(folder)
                 if self.alive:

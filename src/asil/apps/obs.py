@@ -39,6 +39,8 @@ AUDIO_SUFFIXES = (".mp3", ".wav", ".ogg", ".oga", ".opus", ".flac", ".m4a", ".aa
 FLUSH_TIMEOUT_S = 10.0
 FLUSH_MARK = "asil-flush"  # private-settings key (and scene-name prefix) that marks a forced save
 COLLECTION = "asil"  # the file name (basic/scenes/asil.json) of the collection OBS opens at start
+HIDDEN_SCREEN = (1024, 768)  # the adapter's OBS sits minimized on this display
+GUI_SCREEN = (1280, 800)  # a GUI session's OBS shows its main window on this one
 DEFAULT_PROFILE = "Untitled"  # the name OBS gives the profile it makes on a first start
 INSTALL_HINT = "Install it with: sudo apt-get install -y --no-install-recommends obs-studio xvfb"
 EXTRA_HINT = "Install the Python extra with: pip install 'asil[obs]'"
@@ -179,7 +181,7 @@ class ObsSession:
     def __init__(self, root: Path, *, collection: Path | None = None, collection_name: str = "ASIL",
                  port: int | None = None, record_dir: Path | None = None,
                  request_timeout_s: float = REQUEST_TIMEOUT_S, video: dict[str, int] | None = None,
-                 setup: ObsSetup | None = None):
+                 setup: ObsSetup | None = None, visible: bool = False):
         binary = obs_path()
         if binary is None:
             raise AppUnavailable("OBS Studio is not installed.", hint=INSTALL_HINT)
@@ -194,6 +196,7 @@ class ObsSession:
                                             video=video, setup=setup)
         if collection is not None:
             shutil.copyfile(collection, self.collection_file)
+        self.visible = visible
         self.display: Display | None = None
         self.process: ManagedProcess | None = None
         self._socket: Any = None
@@ -235,13 +238,14 @@ class ObsSession:
         return env
 
     def _start(self, binary: str) -> None:
-        self.display = start_display(1024, 768)
+        self.display = start_display(*(GUI_SCREEN if self.visible else HIDDEN_SCREEN))
         log = self.root / "obs.log"
         if log.exists():  # keep the last run's log beside the new one, for diagnosis
             log.replace(self.root / "obs.previous.log")
+        # profile and collection come from global.ini; a GUI session keeps the main window shown
+        hide = [] if self.visible else ["--minimize-to-tray"]
         self.process = ManagedProcess(
-            "OBS", [binary, "--multi", "--disable-shutdown-check", "--disable-missing-files-check",
-                    "--minimize-to-tray"],  # profile and collection come from global.ini
+            "OBS", [binary, "--multi", "--disable-shutdown-check", "--disable-missing-files-check", *hide],
             log=log, env=self._env(), cwd=self.root)
         ready = READY_LINE.format(port=self.port)
 

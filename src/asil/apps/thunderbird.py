@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from asil.apps.display import Display
 from asil.apps.mailserver import stop_if_alive
 from asil.apps.marionette import Marionette, MarionetteLost
 from asil.apps.process import ManagedProcess, ProgramFailed, free_port, port_open
@@ -90,21 +91,27 @@ def profile_prefs(marionette_port: int, imap_port: int, smtp_port: int, user: st
         # Compose windows: no timed autosave (a draft appears only when asked for) and no attachment
         # reminder (a modal question on send that nobody could answer in a headless Thunderbird).
         "mail.compose.autosave": False, "mail.compose.attachment_reminder": False,
+        # A visible Thunderbird (the GUI participant) asks "Are you sure you are ready to send?" on the first
+        # Ctrl+Enter, a one-time question with "Do not show me this again"; a seasoned profile has answered it.
+        "mail.warn_on_send_accel_key": False,
     }
     return "\n".join(_pref(k, v) for k, v in prefs.items()) + "\n"
 
 
-def thunderbird_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    env.update(MOZ_HEADLESS="1", MOZ_CRASHREPORTER_DISABLE="1", MOZ_DISABLE_AUTO_SAFE_MODE="1",
-               MOZ_DISABLE_CONTENT_SANDBOX="1")
+def thunderbird_env(display: Display | None = None) -> dict[str, str]:
+    """Headless, or (with ``display``) visible on that private X display only."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "MOZ_HEADLESS")}
+    env.update(MOZ_CRASHREPORTER_DISABLE="1", MOZ_DISABLE_AUTO_SAFE_MODE="1", MOZ_DISABLE_CONTENT_SANDBOX="1")
+    env.update(display.env() if display is not None else {"MOZ_HEADLESS": "1"})
     return env
 
 
 class ThunderbirdSession:
     """One running Thunderbird on ``profile``, its Marionette connection, and ASIL's script inside it."""
 
-    def __init__(self, profile: Path, *, imap_port: int, smtp_port: int, user: str, password: str):
+    def __init__(self, profile: Path, *, imap_port: int, smtp_port: int, user: str, password: str,
+                 display: Display | None = None):
+        self.display = display  # None: headless (the adapter); a private Xvfb: visible (the GUI participant)
         binary = thunderbird_path()
         if binary is None:
             raise AppUnavailable("Thunderbird is not installed.", hint=INSTALL_HINT)
@@ -125,9 +132,9 @@ class ThunderbirdSession:
         self.port = free_port()
         (profile / "user.js").write_text(profile_prefs(self.port, imap_port, smtp_port, user), encoding="utf-8")
         self.process = ManagedProcess(
-            "Thunderbird", [binary, "--headless", "--marionette", "-remote-allow-system-access", "-no-remote",
-                            "-profile", str(profile)],
-            log=profile.parent / "thunderbird.log", env=thunderbird_env(), cwd=profile)
+            "Thunderbird", [binary, *(["--headless"] if self.display is None else []), "--marionette",
+                            "-remote-allow-system-access", "-no-remote", "-profile", str(profile)],
+            log=profile.parent / "thunderbird.log", env=thunderbird_env(self.display), cwd=profile)
         # If Python exits without close() (a crash, Ctrl-C), stop Thunderbird anyway: it runs in its own
         # process group and would outlive us.
         weakref.finalize(self, stop_if_alive, self.process)

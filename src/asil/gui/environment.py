@@ -28,6 +28,7 @@ from asil.workspace import Workspace
 LAUNCH_QUIET_S = 0.4  # a program that has just started is taken as shown once its screen is still this long
 # (shorter than the 0.5 s text-cursor blink of Writer and Impress, which would otherwise never let it be still)
 LAUNCH_SETTLE_CAP_S = 15.0
+SCREEN = (1280, 800)  # every GUI launch spec's private display, in pixels
 GUI_BUDGET = 50  # the paper's GUI / 50max; reports can cut runs at 15 (GUI / 15max)
 
 
@@ -98,11 +99,11 @@ class GuiEnv:
     def reset(self) -> Screen:
         """A fresh workspace, the real program started on it, and the first settled screenshot."""
         self.close()
-        launch = gui_launcher(self.task.apps[0])
+        gui_launcher(self.task.apps[0])  # an app without a GUI is refused before its workspace is built
         self.workspace = prepare_workspace(self.task, self._workspace_given)
         started = time.perf_counter()
-        self.session = launch(self.workspace, self.task.document_for(self.task.apps[0]))
-        self._frame = capture.settle(self.session.display_name, cap_s=LAUNCH_SETTLE_CAP_S, quiet_s=LAUNCH_QUIET_S)
+        app = self.task.apps[0]
+        self.session, self._frame = launch_session(app, self.workspace, self.task.document_for(app))
         self.launch_s = time.perf_counter() - started
         self.steps, self.outcome, self.answer, self.sync_note = 0, None, None, None
         return self.screen()
@@ -132,11 +133,7 @@ class GuiEnv:
 
     def _run(self, params: dict[str, Any]) -> None:
         assert self.session is not None
-        display = self.session.display_name
-        if params["action"] == "wait":  # the one step that waits on purpose: the agent asked for it
-            time.sleep(float(params.get("seconds", 1)))
-        xinput.send(display, params)
-        self._frame = capture.settle(display, before=self._frame)
+        self._frame = perform(self.session.display_name, params, self._frame)
 
     def _finish(self, step: GuiStep) -> GuiStep:
         if self.steps >= self.budget:
@@ -154,9 +151,8 @@ class GuiEnv:
         assert self.workspace is not None
         self.sync()
         self._stop_session()
-        launch = gui_launcher(self.task.apps[0])
-        self.session = launch(self.workspace, self.task.document_for(self.task.apps[0]))
-        self._frame = capture.settle(self.session.display_name, cap_s=LAUNCH_SETTLE_CAP_S, quiet_s=LAUNCH_QUIET_S)
+        app = self.task.apps[0]
+        self.session, self._frame = launch_session(app, self.workspace, self.task.document_for(app))
         return self.screen()
 
     def evaluate(self) -> Evaluation:
@@ -180,8 +176,26 @@ class GuiEnv:
         self.workspace = None
 
 
+def perform(display: str, params: dict[str, Any], before: capture.Frame | None) -> capture.Frame:
+    """Send one checked computer-use step to ``display`` and return the screen once it has settled."""
+    if params["action"] == "wait":  # the one step that waits on purpose: the agent asked for it
+        time.sleep(float(params.get("seconds", 1)))
+    xinput.send(display, params)
+    return capture.settle(display, before=before)
+
+
+def launch_session(app: str, workspace: Workspace, document: str | None) -> tuple[GuiSession, capture.Frame]:
+    """Start ``app``'s GUI launch spec on ``workspace`` and wait for its first settled screen."""
+    session = gui_launcher(app)(workspace, document)
+    try:
+        return session, capture.settle(session.display_name, cap_s=LAUNCH_SETTLE_CAP_S, quiet_s=LAUNCH_QUIET_S)
+    except BaseException:
+        session.stop()
+        raise
+
+
 def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-__all__ = ["GUI_BUDGET", "GuiEnv", "GuiSession", "GuiStep", "gui_launcher"]
+__all__ = ["GUI_BUDGET", "SCREEN", "GuiEnv", "GuiSession", "GuiStep", "gui_launcher", "launch_session", "perform"]

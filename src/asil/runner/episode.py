@@ -12,6 +12,7 @@ from pathlib import Path
 from asil.agents.base import Agent, Decision, agent_metrics
 from asil.env import Env, StepOutcome
 from asil.evaluate.evaluator import Evaluation
+from asil.gui.channel import last_screenshot
 from asil.llm.base import LLMError, reporting_calls
 from asil.protocol import ActionResult, AsilError, Observation
 from asil.runner.final_state import ARCHIVE, archive_final_state
@@ -49,6 +50,17 @@ class _Episode:
             thought=decision.thought, action=decision.action, channel=decision.channel, status=result.status,
             error=result.error, changed=result.changed, output=result.output,
             latency_ms=round(result.latency_ms, 3), tokens=decision.tokens, agent_log=decision.log))
+        if decision.channel == "gui" or hasattr(self.agent, "see_screen"):
+            self.keep_screen(decision.channel)
+
+    def keep_screen(self, channel: str) -> None:
+        """After a gui-channel step: the window's screen as ``step_N.screen.png``, handed to an agent that looks
+        at it (LSTC with the GUI channel); after any other step such an agent is told the screen is stale."""
+        picture = last_screenshot(self.env) if channel == "gui" else None
+        if picture is not None:
+            atomic_write(self.writer.folder / f"step_{self.env.steps}.screen.png", picture)
+        if hasattr(self.agent, "see_screen"):
+            self.agent.see_screen(picture)
 
     def snapshot(self) -> None:
         """step_N.png + step_N.render.json, when rendering is on (or the agent takes pictures: hybrid vision)

@@ -87,8 +87,9 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
     functions = FUNCTIONS
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
-                 **options: Any):
+                 visible: bool = False, **options: Any):
         super().__init__(workspace, document, limit=limit)
+        self.visible = visible  # Audacity's window at full size with its toolbars (a GUI session)
         self.path, document = self._open_document("a .wav or .aup3 file")
         # An .aup3 is Audacity's own project (tracks with their settings, label tracks); a .wav is one track.
         self.is_project = self.path.suffix.lower() == ".aup3"
@@ -119,7 +120,7 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
         """A new Audacity with the document copy imported; :meth:`_after_start` replays the journal."""
         from asil.workspace import cache_dir
 
-        session = AudacitySession([self.workspace.root], cache_dir())
+        session = AudacitySession([self.workspace.root], cache_dir(), visible=self.visible)
         try:
             self._load_document(session)
         except CommandFailed as exc:
@@ -393,6 +394,18 @@ class AudacityAdapter(WarmProgramAdapter[AudacitySession]):
         if project.labels or self.labels_path.is_file():
             atomic_write(self.labels_path, format_labels([(s, e, t) for s, e, t in project.labels]).encode("utf-8"))
         self.dirty = False
+
+    def start(self) -> AudacitySession:
+        """Start Audacity on the document now (it otherwise starts on first use)."""
+        return self._program()
+
+    def save_live(self) -> None:
+        """Save what Audacity holds now, changes made outside this adapter included (a person in
+        Audacity's window): the project is read from Audacity again, then :meth:`save`."""
+        self._project = None
+        self._selected = None
+        self.dirty = True
+        self.save()
 
     def _save_project(self) -> None:
         """Audacity saves the project itself, as a copy in the document's folder that then replaces it.

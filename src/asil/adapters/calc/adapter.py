@@ -6,7 +6,7 @@ import datetime as dt
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asil.adapters.calc import actions as act
 from asil.adapters.calc.refs import (
@@ -24,7 +24,9 @@ from asil.apps.libreoffice import Office
 from asil.protocol import (
     Action,
     ActionFailed,
+    ActionSchema,
     AppState,
+    AppUnavailable,
     Element,
     InvalidAction,
     Metadata,
@@ -34,11 +36,20 @@ from asil.protocol import (
 )
 from asil.workspace import Workspace, commit_file
 
+if TYPE_CHECKING:
+    from asil.adapters.calc.file_engine import OdfFileEngine
+
 ENGINE = "asil_calc"
 ODS_MIMETYPE = b"application/vnd.oasis.opendocument.spreadsheet"
 NULL_DATE = dt.datetime(1899, 12, 30)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_RENDER_PIXELS = 20_000
+# The two access paths of the path-restriction study (docs/path_restriction.md): "dispatch" routes engine
+# requests to the script in a warm LibreOffice (computes formulas); "file" edits the ODF XML directly.
+ACCESS_PATHS = {
+    "dispatch": "LibreOffice (headless), engine script dispatch",
+    "file": "none: the ODF package's XML is read and written directly (lxml); formulas are stored, not computed",
+}
 
 
 class CalcAdapter(OfficeAdapter):
@@ -52,7 +63,12 @@ class CalcAdapter(OfficeAdapter):
     doomed_operation = {"op": "set_value", "target": "Sheet1!F1", "params": {"formula": "=NOSUCHFUNC(1)"}}
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
-                 rows: int = 20, cols: int = 10, **options: Any):
+                 rows: int = 20, cols: int = 10, access_path: str = "dispatch", **options: Any):
+        if access_path not in ACCESS_PATHS:
+            raise InvalidAction(f"Unknown Calc access path {access_path!r}.",
+                                hint=f"Use one of: {', '.join(ACCESS_PATHS)}.", code="bad_option")
+        self.access_path = access_path
+        self._file: OdfFileEngine | None = None
         self._cached_info: dict[str, Any] | None = None
         super().__init__(workspace, document, office=office)
         self.rows, self.cols = rows, cols
@@ -61,6 +77,37 @@ class CalcAdapter(OfficeAdapter):
 
     def _forget(self) -> None:
         self._cached_info = None
+
+    # ------------------------------------------------------------ the access path
+    def _open(self) -> None:
+        if self.access_path != "file":
+            super()._open()
+            return
+        try:  # only this path needs lxml; the dispatch path must not
+            from asil.adapters.calc.file_engine import OdfFileEngine
+        except ImportError:
+            raise AppUnavailable("The file-backed Calc access path needs lxml.",
+                                 hint="Install it with: pip install lxml") from None
+        self._file = OdfFileEngine(self.path)  # no LibreOffice: the package is held as XML
+        self._forget()
+
+    def _call(self, op: str, **args: Any) -> Any:
+        if self._file is None:
+            return super()._call(op, **args)
+        return self._file.call(op, **args)
+
+    def close(self) -> None:
+        self._file = None
+        super().close()
+
+    def schema(self) -> ActionSchema:
+        """The action schema; on the file path with a tip naming it (an agent must know that formula
+        results are not shown). The default path's schema stays the class's, as training prompts use it."""
+        schema = super().schema()
+        if self.access_path != "dispatch":
+            schema.tips.append(f"Access path: {self.access_path} (engine: {ACCESS_PATHS[self.access_path]}); "
+                               "a formula's value is null ('uncomputed') until LibreOffice opens the saved file.")
+        return schema
 
     def _info(self) -> dict[str, Any]:
         if self._cached_info is None:
@@ -101,7 +148,8 @@ class CalcAdapter(OfficeAdapter):
             app_state=AppState(view=self.view, active_document=self.path.name, document_path=self.document,
                                dirty=data["dirty"], details={"used_range": used, "window": window}),
             elements=elements,
-            environment={"engine": "LibreOffice (headless)", "formula_syntax": "Excel A1, English names"},
+            environment={"engine": ACCESS_PATHS[self.access_path], "access_path": self.access_path,
+                         "formula_syntax": "Excel A1, English names"},
             navigation=Navigation(
                 views=[s["name"] for s in data["sheets"]],
                 paging=Paging(offset=self.row0, limit=rows, total=sheet["rows"]),
@@ -330,4 +378,4 @@ def copy_document(source: Path, workspace: Workspace, relative: str) -> Path:
     return target
 
 
-__all__ = ["CalcAdapter", "check_ods", "create_spreadsheet", "split_sheet"]
+__all__ = ["ACCESS_PATHS", "CalcAdapter", "check_ods", "create_spreadsheet", "split_sheet"]

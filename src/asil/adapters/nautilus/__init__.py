@@ -2,4 +2,5 @@
 
 from asil.plugins import FILES, packaged_app
 
-PLUGIN = packaged_app(__name__, "NautilusAdapter", "service", region=FILES, builders={"file_tree": "build_file_tree"})
+PLUGIN = packaged_app(__name__, "NautilusAdapter", "service", region=FILES, builders={"file_tree": "build_file_tree"},
+                      gui="asil.adapters.nautilus.gui:launch")

@@ -27,7 +27,7 @@ from asil.adapters.nautilus.paths import PathGuard
 from asil.adapters.nautilus.snapshot import Snapshot
 from asil.adapters.nautilus.view import DEFAULT_LIMIT, build_observation
 from asil.adapters.nautilus.windows import WindowKeeper, load_record, write_record
-from asil.apps.nautilus import CALL_TIMEOUT_S, NautilusLost, NautilusSession, missing_programs
+from asil.apps.nautilus import CALL_TIMEOUT_S, SCREEN, NautilusLost, NautilusSession, missing_programs
 from asil.protocol import (
     Action,
     ActionFailed,
@@ -66,11 +66,13 @@ class NautilusAdapter(Adapter):
     doomed_api_call = {"request": f"{FILE_OPS}.MoveURIs", "data": {"sources": ["no-such-file"], "destination": "."}}
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
-                 call_timeout_s: float = CALL_TIMEOUT_S, op_timeout_s: float = 15.0, **options: Any):
+                 call_timeout_s: float = CALL_TIMEOUT_S, op_timeout_s: float = 15.0,
+                 screen: tuple[int, int] = SCREEN, **options: Any):
         super().__init__(workspace, document)
         self.guard = PathGuard(workspace)
         self.session_dir = ensure_layout(workspace)
         self.call_timeout_s, self.op_timeout_s = call_timeout_s, op_timeout_s
+        self.screen = screen  # the private display's size (the GUI participant looks at it: 1280x800)
         self.session: NautilusSession | None = None
         self.restarts = 0
         self.lost: str | None = None  # why the last session ended, shown until a new one runs
@@ -94,7 +96,7 @@ class NautilusAdapter(Adapter):
             self.restarts += 1
         self.session = None
         try:
-            self.session = NautilusSession(self.session_dir, self.call_timeout_s)
+            self.session = NautilusSession(self.session_dir, self.call_timeout_s, self.screen)
         except AppUnavailable as exc:  # an action result, not an exception out of execute()
             raise ActionFailed(f"Nautilus cannot run here: {exc.message}", hint=exc.hint, code=exc.code) from None
         self.lost = None

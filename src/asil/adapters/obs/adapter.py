@@ -71,7 +71,8 @@ class ObsAdapter(Adapter):
     doomed_api_call = {"request": "SetCurrentProgramScene", "data": {"sceneName": "No such scene"}}
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, port: int | None = None,
-                 request_timeout_s: float = REQUEST_TIMEOUT_S, limit: int = DEFAULT_LIMIT, **options: Any):
+                 request_timeout_s: float = REQUEST_TIMEOUT_S, limit: int = DEFAULT_LIMIT, visible: bool = False,
+                 **options: Any):
         super().__init__(workspace, document or DEFAULT_DOCUMENT)
         self.doc: str = document or DEFAULT_DOCUMENT
         self.path = workspace.resolve(self.doc)
@@ -95,6 +96,7 @@ class ObsAdapter(Adapter):
                                 f"collections in {self.config_doc!r}.", hint="Give every scene collection its own name.")
         self.others: dict[str, Path] = {}
         self.port, self.request_timeout_s = port, request_timeout_s
+        self.visible = visible  # OBS's main window shown (a GUI session) rather than minimized to the tray
         self.offset, self.limit = 0, limit
         self.dirty = False
         self.restarts = 0
@@ -128,7 +130,8 @@ class ObsAdapter(Adapter):
                          studio_mode=self.studio_mode)
         self.session = ObsSession(self.root, collection=source, collection_name=self.collection_name,
                                   port=self.port, record_dir=self.workspace.root,
-                                  request_timeout_s=self.request_timeout_s, video=self.video, setup=setup)
+                                  request_timeout_s=self.request_timeout_s, video=self.video, setup=setup,
+                                  visible=self.visible)
         if source is None:  # OBS made its default collection: that is the state to come back to
             self._keep_checkpoint()
         return self.session
@@ -365,6 +368,17 @@ class ObsAdapter(Adapter):
             atomic_write(self.config_path, config_bytes(config))
             self.saved_config = config
         self.dirty = False
+
+    def start(self) -> ObsSession:
+        """Start OBS now (it otherwise starts on first use)."""
+        return self._obs()
+
+    def save_live(self) -> None:
+        """Save whatever OBS holds now, changes made outside this adapter included (a person in OBS's
+        window): its collections, profile, video and studio mode read back from OBS, then :meth:`save`."""
+        self.dirty = True
+        self._capture_setup()
+        self.save()
 
     def render(self, path: Path) -> Path:
         """OBS's own screenshot of the program scene."""

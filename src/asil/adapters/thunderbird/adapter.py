@@ -30,6 +30,7 @@ from asil.adapters.thunderbird.api import MAIL_API
 from asil.adapters.thunderbird.builders import build_maildir
 from asil.adapters.thunderbird.compose import COMPOSE_FUNCTIONS, FILE_OPS, PRECHECKS, lost_note, read_compose_seed
 from asil.adapters.thunderbird.view import CONTACT_LIMIT, DEFAULT_LIMIT, build_observation
+from asil.apps.display import Display
 from asil.apps.mailserver import MAIL_PASSWORD, MAIL_USER, DovecotServer, SmtpSink, dovecot_path
 from asil.apps.thunderbird import ThunderbirdLost, ThunderbirdSession, thunderbird_path
 from asil.protocol import (
@@ -83,7 +84,7 @@ class ThunderbirdAdapter(Adapter):
     doomed_api_call = {"request": "move", "data": {"ids": ["INBOX#1"], "folder": "No such folder"}}
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, limit: int = DEFAULT_LIMIT,
-                 **options: Any):
+                 display: Display | None = None, **options: Any):
         document = document or DEFAULT_DOCUMENT
         super().__init__(workspace, document)
         self.maildir = workspace.resolve(document)
@@ -95,6 +96,7 @@ class ThunderbirdAdapter(Adapter):
         self.dovecot: DovecotServer | None = None
         self.sink: SmtpSink | None = None
         self.session: ThunderbirdSession | None = None
+        self.display = display  # a private X display shows Thunderbird's windows (the GUI participant); else headless
         self.restarts = {"thunderbird": 0, "dovecot": 0}
         self.contacts = self._read_contacts() if not (self.profile / "abook.sqlite").is_file() else []
         # Compose windows the task starts with (compose-windows.json), opened by a new profile's first Thunderbird.
@@ -125,7 +127,7 @@ class ThunderbirdAdapter(Adapter):
                 self.compose_seen = []
             self.session = None
             self.session = ThunderbirdSession(self.profile, imap_port=self.dovecot.port, smtp_port=self.sink.port,
-                                              user=MAIL_USER, password=MAIL_PASSWORD)
+                                              user=MAIL_USER, password=MAIL_PASSWORD, display=self.display)
             self._load_contacts(self.session)
             self._open_pending_compose(self.session)
         return self.session

@@ -24,8 +24,11 @@ class LSTCAgent:
     name = "lstc"
 
     def __init__(self, model: str = "scripted", ablate: list[str] | str | None = None,
-                 config: LSTCConfig | None = None, max_candidates: int | None = None, **options: Any):
-        limits = {"max_candidates": max_candidates} if max_candidates is not None else {}
+                 config: LSTCConfig | None = None, max_candidates: int | None = None, gui_channel: bool = False,
+                 **options: Any):
+        limits: dict[str, Any] = {"max_candidates": max_candidates} if max_candidates is not None else {}
+        if gui_channel:
+            limits["gui_channel"] = True
         self.cfg = config or configure(ablate, **limits)
         self.client = ModelClient.from_options(model, **options)
         self.state = ControlState(task="")
@@ -40,6 +43,7 @@ class LSTCAgent:
         self.step_log: dict[str, Any] = {}  # this step's control record, written to the trace as agent_log
         self.stop_log: dict[str, Any] | None = None  # the record of a step that ended the episode (no trace line)
         self.controller_seconds = 0.0
+        self.screen: bytes | None = None  # the GUI channel's last screenshot, shown to the next planner call
 
     # ------------------------------------------------------------ agent protocol
     def reset(self, task: Task, schemas: dict[str, ActionSchema]) -> None:
@@ -52,10 +56,11 @@ class LSTCAgent:
         self.reply_schema = planner_schema(self.cfg, schemas)
         self.succeeded, self.routes = [], []
         self.stop_log = None
-        self.counts = {"planner_steps": 0, "planner_errors": 0, "commitments": 0, "api": 0, "bash": 0, "control": 0,
+        self.counts = {"planner_steps": 0, "planner_errors": 0, "commitments": 0, "api": 0, "bash": 0, "gui": 0, "control": 0,
                        "steps": 0, "abstraction_errors": 0, "abstractions_skipped": 0, "refinement_errors": 0,
-                       "verification_errors": 0}
+                       "verification_errors": 0, "screens_sent": 0}
         self.controller_seconds = 0.0
+        self.screen = None
 
     def act(self, observation: Observation, last: ActionResult | None) -> Decision:
         started, model_before = time.perf_counter(), self._model_seconds()
@@ -116,8 +121,13 @@ class LSTCAgent:
         return Decision(action=None, stop="verification_failed", tokens=self.client.take_tokens(),
                         thought=f"Final Verification rejected {self.cfg.max_replans} finishes in a row")
 
+    def see_screen(self, picture: bytes | None) -> None:
+        """The GUI channel's window after the last step (PNG), or None when that step used another channel."""
+        self.screen = picture if self.cfg.gui_channel else None
+
     def _ask_planner(self, observation: str) -> Commitment:
-        messages = planner_messages(self.state, self.cfg, self.system, observation)
+        messages = planner_messages(self.state, self.cfg, self.system, observation, self.screen)
+        self.counts["screens_sent"] += self.screen is not None
         context = {"succeeded": self.succeeded, "subgoal": self.state.subgoal.text if self.state.subgoal else None,
                    "format": {"candidates": self.cfg.candidates, "multi_action": self.cfg.multi_action,
                               "persistent_subgoal": self.cfg.persistent_subgoal,

@@ -43,6 +43,9 @@ class LSTCConfig(BaseModel):
     max_replans: int = Field(3, ge=1, description="Final Verification rejections in one step before the episode "
                              "ends as verification_failed")
     bash_timeout_s: float = Field(30.0, gt=0)
+    # Execution channels besides api and bash
+    gui_channel: bool = Field(False, description="the planner may route a step to the GUI channel: computer-use input "
+                              "on the app's real window (needs the app's GUI launch spec; see docs/gui.md)")
 
     @property
     def verifies(self) -> bool:

@@ -24,7 +24,7 @@ def verification_class(agent: LSTCAgent, termination: str) -> str | None:
 
 def episode_metrics(agent: LSTCAgent, termination: str) -> dict[str, Any]:
     counts, state = agent.counts, agent.state
-    actions = counts.get("api", 0) + counts.get("bash", 0)
+    actions = counts.get("api", 0) + counts.get("bash", 0) + counts.get("gui", 0)
     emitted = actions + counts.get("control", 0)
     planner_steps = counts.get("planner_steps", 0)
     commitments = counts.get("commitments", 0)  # planner steps that committed actions (not finish/infeasible)
@@ -42,7 +42,8 @@ def episode_metrics(agent: LSTCAgent, termination: str) -> dict[str, Any]:
         "actions_per_subgoal": round(actions / subgoals, 3) if subgoals else 0.0,
         "actions_per_step": round(actions / commitments, 3) if commitments else 0.0,
         "channel_shares": {name: round(counts.get(name, 0) / emitted, 3) if emitted else 0.0
-                           for name in ("api", "bash", "control")},
+                           for name in ("api", "bash", *(("gui",) if agent.cfg.gui_channel else ()), "control")},
+        "screens_sent": counts.get("screens_sent", 0),  # planner calls that carried the GUI window's screenshot
         "context_refinements": state.refinements,
         "final_verification": [{"step": v.step, "verdict": v.verdict, "reason": v.reason, "infeasible": v.infeasible}
                                for v in state.verifications],

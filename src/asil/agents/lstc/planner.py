@@ -10,7 +10,9 @@ from pydantic import ValidationError
 
 from asil.agents.lstc.config import LSTCConfig
 from asil.agents.lstc.state import ControlState
-from asil.agents.prompting import render
+from asil.agents.prompting import image_part, render
+from asil.gui.vocabulary import ACTIONS as GUI_ACTIONS
+from asil.gui.vocabulary import gui_action
 from asil.llm.base import Message
 from asil.llm.parse import DecisionParseError
 from asil.protocol import Action, bash_action
@@ -86,8 +88,17 @@ def reply_format(cfg: LSTCConfig) -> str:
     return "Reply format:\n" + json.dumps(example, indent=2) + "\n" + "\n".join(notes)
 
 
+GUI_CHANNEL = ('- "gui": one computer-use input on the application\'s real window, as {"channel": "gui", "action": '
+               '{"action": "key", "keys": "ctrl+Home Down"}}; actions: left_click, right_click, double_click, '
+               'triple_click, mouse_move (x, y in pixels of a 1280x800 screen), drag (x, y, to_x, to_y), scroll (x, y, '
+               'direction, amount), type (text), key (keys: combos such as ctrl+s, Return, Tab), wait (seconds). '
+               'The window is saved after each input, so the next state shows what it did.\n')
+
+
 def system_prompt(cfg: LSTCConfig, schema: str) -> str:
-    return render(PROMPTS, "planner_system.md", format=reply_format(cfg), schema=schema)
+    channels = "three" if cfg.gui_channel else "two"
+    return render(PROMPTS, "planner_system.md", format=reply_format(cfg), schema=schema, channels=channels,
+                  gui=GUI_CHANNEL if cfg.gui_channel else "")
 
 
 def user_prompt(state: ControlState, cfg: LSTCConfig, observation: str) -> str:
@@ -106,8 +117,13 @@ def user_prompt(state: ControlState, cfg: LSTCConfig, observation: str) -> str:
                   feedback=state.feedback or "(none)", observation=observation)
 
 
-def planner_messages(state: ControlState, cfg: LSTCConfig, system: str, observation: str) -> list[Message]:
-    return [{"role": "system", "content": system}, {"role": "user", "content": user_prompt(state, cfg, observation)}]
+def planner_messages(state: ControlState, cfg: LSTCConfig, system: str, observation: str,
+                     screen: bytes | None = None) -> list[Message]:
+    """The planner call; after a gui step the window's screenshot goes beside the text as an image part."""
+    user: Any = user_prompt(state, cfg, observation)
+    if screen is not None:
+        user = [{"type": "text", "text": user}, image_part(screen)]
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def parse_commitment(data: dict[str, Any], cfg: LSTCConfig) -> Commitment:
@@ -175,11 +191,23 @@ def _step(raw: Any, cfg: LSTCConfig) -> tuple[str, Action]:
         if not isinstance(command, str) or not command.strip():
             raise DecisionParseError("A bash step needs a non-empty 'command'.")
         return "bash", bash_action(command, cfg.bash_timeout_s)
+    if channel == "gui" and cfg.gui_channel:
+        return "gui", _gui_step(raw.get("action"))
     if channel != "api":
-        raise DecisionParseError(f"Unknown channel {channel!r}; use \"api\" or \"bash\".")
+        names = '"api", "bash" or "gui"' if cfg.gui_channel else '"api" or "bash"'
+        raise DecisionParseError(f"Unknown channel {channel!r}; use {names}.")
     try:
         return "api", Action.model_validate(raw.get("action"))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "action"
         raise DecisionParseError(f"An api step's action is malformed at {where!r}: {first['msg']}.") from None
+
+
+def _gui_step(raw: Any) -> Action:
+    """A gui step's computer-use input; the environment checks its coordinates and keys against the screen."""
+    inputs = [name for name in GUI_ACTIONS if name not in ("done", "infeasible")]
+    if not isinstance(raw, dict) or raw.get("action") not in inputs:
+        raise DecisionParseError(f"A gui step's action is an object whose 'action' is one of {', '.join(inputs)}.",
+                                 hint='{"channel": "gui", "action": {"action": "key", "keys": "ctrl+s"}}')
+    return gui_action(raw)

@@ -12,16 +12,23 @@ from typing import Any
 
 from asil.agents.lstc.config import LSTCConfig
 from asil.agents.prompting import action_json_schema
+from asil.gui.vocabulary import ACTIONS
 from asil.protocol import ActionSchema
 
 STRING = {"type": "string"}
+GUI_INPUTS = tuple(name for name in ACTIONS if name not in ("done", "infeasible"))
 
 
-def _step(schemas: dict[str, ActionSchema]) -> dict[str, Any]:
-    """An api step carries an action, a bash step a command; the parser tells them apart by channel."""
+def _step(cfg: LSTCConfig, schemas: dict[str, ActionSchema]) -> dict[str, Any]:
+    """An api step carries an action, a bash step a command, a gui step a computer-use input (in "action");
+    the parser tells them apart by channel."""
+    channels = ["api", "bash", "gui"] if cfg.gui_channel else ["api", "bash"]
+    action = action_json_schema(schemas)
+    if cfg.gui_channel:
+        action = {"anyOf": [action, {"type": "object", "required": ["action"],
+                                     "properties": {"action": {"type": "string", "enum": list(GUI_INPUTS)}}}]}
     return {"type": "object", "required": ["channel"],
-            "properties": {"channel": {"type": "string", "enum": ["api", "bash"]},
-                           "action": action_json_schema(schemas), "command": STRING}}
+            "properties": {"channel": {"type": "string", "enum": channels}, "action": action, "command": STRING}}
 
 
 def _decision(cfg: LSTCConfig, schemas: dict[str, ActionSchema]) -> dict[str, Any]:
@@ -34,9 +41,9 @@ def _decision(cfg: LSTCConfig, schemas: dict[str, ActionSchema]) -> dict[str, An
                                  "properties": {"mode": {"type": "string", "enum": modes}, "text": STRING}}
         required.insert(0, "subgoal")
     if cfg.multi_action:
-        properties["actions"] = {"type": "array", "items": _step(schemas), "maxItems": cfg.max_actions}
+        properties["actions"] = {"type": "array", "items": _step(cfg, schemas), "maxItems": cfg.max_actions}
     else:
-        properties["action"] = _step(schemas)
+        properties["action"] = _step(cfg, schemas)
     return {"type": "object", "required": required, "properties": properties}
 
 

@@ -1,0 +1,87 @@
+"""The GUI path against the real Audacity window in a private 1280x800 Xvfb: recorded demonstrations (real
+clicks, menus and keystrokes) replayed through GuiEnv end in success under the task's unchanged evaluator and
+the raw validator, on files Audacity itself wrote through mod-script-pipe (a .wav exported, an .aup3 saved);
+the untouched Audacity fails; the saved work is what a restarted Audacity opens."""
+
+from __future__ import annotations
+
+import subprocess
+from importlib import resources
+
+import pytest
+
+from asil.agents.gui import demonstration
+from asil.apps.gui_window import shown_windows
+from asil.gui.environment import GuiEnv
+from asil.plugins import plugin
+from asil.registry import load_target
+from asil.tasks import get_task
+
+pytestmark = [pytest.mark.gui, pytest.mark.slow]
+
+DEMOS = sorted(p.name.removesuffix(".json") for p in resources.files("asil.gui").joinpath("demos").iterdir()
+               if p.name.startswith("audacity-") and p.name.endswith(".json"))
+
+
+def replay(env: GuiEnv, steps: list[dict[str, object]]) -> None:
+    for params in steps:
+        step = env.step(params)
+        assert step.ok, (params, step.error)
+
+
+def raw_verdicts(env: GuiEnv) -> list[bool]:
+    """The Audacity raw validator on the synced workspace, checkpoint by checkpoint."""
+    assert env.workspace is not None
+    judge = load_target(plugin("audacity").validator or "")
+    return [bool(judge(cp, env.workspace, env.outcome, env.answer)) for path in env.task.evaluator.paths
+            for cp in path if cp.required]
+
+
+def test_audacity_has_demonstrations_of_a_wav_and_a_project_task() -> None:
+    documents = [get_task(task_id).document_for("audacity") or "" for task_id in DEMOS]
+    assert all(get_task(task_id).apps == ["audacity"] for task_id in DEMOS)
+    assert {document.rsplit(".", 1)[-1] for document in documents} == {"wav", "aup3"}, documents
+
+
+@pytest.mark.parametrize("task_id", DEMOS)
+def test_recorded_demonstration_solves_its_task_and_the_raw_validator_agrees(task_id: str) -> None:
+    env = GuiEnv(get_task(task_id))
+    try:
+        first = env.reset()
+        assert (first.width, first.height) == (1280, 800) and first.png.startswith(b"\x89PNG")
+        replay(env, demonstration(task_id) or [])
+        evaluation = env.evaluate()
+        assert evaluation.success, evaluation.checkpoints
+        assert all(raw_verdicts(env)), "the raw validator disagrees with the evaluator"
+        assert env.sync_note is not None and env.sync_note.startswith("stored ") and "by Audacity" in env.sync_note
+    finally:
+        env.close()
+
+
+def test_the_untouched_audacity_fills_the_screen_and_fails_its_task() -> None:
+    env = GuiEnv(get_task("audacity-amplify-6db"))
+    try:
+        env.reset()
+        assert env.session is not None
+        [main] = shown_windows(env.session.display_name, "audacity")  # one window, no first-run dialog over it
+        geometry = subprocess.run(["xdotool", "getwindowgeometry", main], env={"DISPLAY": env.session.display_name},
+                                  capture_output=True, text=True, check=True).stdout
+        assert "Position: 0,0" in geometry and "Geometry: 1280x800" in geometry, geometry
+        evaluation = env.evaluate()
+        assert not evaluation.success and not all(raw_verdicts(env))
+        assert env.sync_note == "stored clip.wav exported by Audacity (Export2), labels as Audacity reports them"
+    finally:
+        env.close()
+
+
+def test_a_restarted_audacity_opens_what_the_sync_saved() -> None:
+    env = GuiEnv(get_task("audacity-project-solo-and-mute"))
+    try:
+        env.reset()
+        replay(env, demonstration("audacity-project-solo-and-mute") or [])
+        env.restart()  # sync, then a new Audacity (sandbox, home, display) on the saved project
+        adapter = env.session.adapter  # type: ignore[union-attr]  # the Audacity GUI session's own adapter
+        assert [track.name for track in adapter.project_data().tracks] == ["Vocals", "Click", "Piano"]
+        assert env.evaluate().success
+    finally:
+        env.close()
