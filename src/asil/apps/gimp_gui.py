@@ -15,7 +15,7 @@ import re
 import shutil
 from pathlib import Path
 
-from asil.apps import xwindow
+from asil.apps import gui_window
 from asil.apps.display import Display, start_display
 from asil.apps.gimp import INSTALL_HINT, GimpSession, Visible, scheme_string
 from asil.protocol import AppUnavailable
@@ -24,6 +24,7 @@ from asil.workspace import Workspace
 SCREEN = (1280, 800)
 WINDOW_TIMEOUT_S = 60.0
 SAVE_TIMEOUT_S = 60.0
+WINDOW_CLASS = "gimp"  # its windows' WM_CLASS name
 TITLE = r" – GIMP$"  # every image window's title ends so ("[photo] (imported)-1.0 (RGB color ...) 96x64 – GIMP")
 GIMPRC = """(single-window-mode yes)
 (show-tips no)
@@ -66,20 +67,14 @@ class GuiGimp:
             raise AppUnavailable("GIMP (gimp) is not installed.", hint=INSTALL_HINT)
         self.display = start_display(*self.size)
         self.gimp = GimpSession(Visible(binary, self.document, self.display.env(), seed_profile))
-        window = self._wait_for_window()
-        xwindow.fit(self.display_name, window, self.size)
+        self._wait_for_window()
+        gui_window.fill_screen(self.display_name, WINDOW_CLASS, self.size)
+        gui_window.wait_painted(self.display_name, self.size)
 
-    def _wait_for_window(self) -> str:
+    def _wait_for_window(self) -> None:
         assert self.gimp is not None
-        found: list[str] = []
-
-        def shown() -> bool:
-            window = xwindow.find_window(self.display_name, TITLE)
-            found[:] = [window] if window else []
-            return bool(found)
-
-        self.gimp.program.wait_until(shown, WINDOW_TIMEOUT_S, "showing the image's window")
-        return found[0]
+        self.gimp.program.wait_until(lambda: gui_window.find_window(self.display_name, TITLE) is not None,
+                                     WINDOW_TIMEOUT_S, "showing the image's window")
 
     def open_image(self) -> int | None:
         """The id of the open image whose file is the document, or None (the person closed it)."""

@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from asil.apps import xwindow
+from asil.apps import gui_window
 from asil.apps.display import Display, start_display
 from asil.apps.inkscape import INSTALL_HINT, inkscape_path
 from asil.apps.process import ManagedProcess
@@ -29,6 +29,7 @@ from asil.workspace import Workspace
 START_TIMEOUT_S = 60.0
 SCREEN = (1280, 800)
 BUS_NAME = "org.inkscape.Inkscape"
+WINDOW_CLASS = "inkscape"  # its windows' WM_CLASS name
 WINDOW_PATH = "/org/inkscape/Inkscape/window/1"  # the first (and only) window of this Inkscape
 # No accessibility bus or GVfs daemons: they would be started on the private bus and outlive nothing useful.
 QUIET_ENV = {"NO_AT_BRIDGE": "1", "GTK_A11Y": "none", "GIO_USE_VFS": "local"}
@@ -57,7 +58,6 @@ class GuiInkscape:
         self.bus: SessionBus | None = None
         self.process: ManagedProcess | None = None
         self.profile: Path | None = None
-        self.window: str | None = None
 
     @property
     def display_name(self) -> str:
@@ -78,14 +78,13 @@ class GuiInkscape:
         self.process = ManagedProcess("Inkscape (GUI)", [binary, str(self.document)],
                                       log=self.profile / "inkscape.log", env=env)
         self.process.wait_until(self._window_shown, START_TIMEOUT_S, "showing the document's window")
-        assert self.window is not None
-        xwindow.fit(self.display_name, self.window, self.size)
+        gui_window.fill_screen(self.display_name, WINDOW_CLASS, self.size)
+        gui_window.wait_painted(self.display_name, self.size)
 
     def _window_shown(self) -> bool:
         title = rf"^\*?{re.escape(self.document.name)} - Inkscape$"  # "*" marks unsaved changes
         # (GtkApplication exports a window's actions on the bus when the window is added, before it is shown)
-        self.window = xwindow.find_window(self.display_name, title)
-        return self.window is not None
+        return gui_window.find_window(self.display_name, title) is not None
 
     def sync(self) -> str:
         """The GUI-to-canonical sync: Inkscape's own ``document-save`` action (File > Save), say what it did."""
