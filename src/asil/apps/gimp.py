@@ -21,6 +21,7 @@ import struct
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -139,19 +140,34 @@ def one_shot(script: str, timeout_s: float = 60.0) -> OneShot:
                             timeout_s, Path(scratch))
 
 
+@dataclass(frozen=True)
+class Visible:
+    """How to start a GIMP with its window shown (the GUI arm) instead of ``gimp-console``."""
+
+    binary: str  # the GUI program, ``gimp``
+    document: Path  # opened in the window
+    env: dict[str, str]  # at least DISPLAY
+    prepare: Callable[[Path], None]  # seeds the copied profile (gimprc, sessionrc)
+
+
 class GimpSession:
     """One running GIMP; ``request`` sends Scheme text and returns the printed result."""
 
-    def __init__(self) -> None:
-        binary = _require_binary()
+    def __init__(self, visible: Visible | None = None) -> None:
+        binary = _require_binary() if visible is None else visible.binary
         template = profile_template()
         self.folder = Path(tempfile.mkdtemp(prefix="asil-gimp-"))
         profile = self.folder / "profile"
         shutil.copytree(template, profile)
         self.port = free_port()
         serve = f'(plug-in-script-fu-server RUN-NONINTERACTIVE "127.0.0.1" {self.port} "")'
-        self.program = ManagedProcess("GIMP", [binary, "-i", "-d", "-b", serve], log=self.folder / "gimp.log",
-                                      env=gimp_env(self.folder, profile), cwd=self.folder)
+        env = gimp_env(self.folder, profile)
+        args = [binary, "-i", "-d", "-b", serve]
+        if visible is not None:  # the GUI GIMP (asil.apps.gimp_gui): its window on the document, data loaded
+            visible.prepare(profile)
+            env.update(visible.env)
+            args = [binary, "--no-splash", "-b", serve, str(visible.document)]
+        self.program = ManagedProcess("GIMP", args, log=self.folder / "gimp.log", env=env, cwd=self.folder)
         self.conn: socket.socket | None = None
         atexit.register(self.kill)  # a Python that exits without close() must not leave GIMP running
         try:

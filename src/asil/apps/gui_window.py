@@ -6,6 +6,8 @@ import shutil
 import subprocess
 import time
 
+from asil.apps.process import ProgramFailed
+
 WINDOW_WAIT_S = 30.0
 DIALOG_WAIT_S = 5.0  # a dialog still open after this was left open by the person: sync what the program holds
 
@@ -48,3 +50,29 @@ def await_dialogs_closed(display: str, window_class: str, timeout_s: float = DIA
             return False
         time.sleep(0.1)
     return True
+
+
+def find_window(display: str, title_pattern: str) -> str | None:
+    """The id of the first visible window whose title matches the regular expression, or None (while a
+    program is starting: its document's window, e.g. ``target.svg - Inkscape``, is not shown yet)."""
+    xdotool = shutil.which("xdotool")
+    if xdotool is None:
+        return None
+    done = subprocess.run([xdotool, "search", "--onlyvisible", "--name", title_pattern], env={"DISPLAY": display},
+                          capture_output=True, text=True, timeout=WINDOW_WAIT_S)
+    ids = done.stdout.split()
+    return ids[0] if ids else None
+
+
+def wait_painted(display: str, size: tuple[int, int], timeout_s: float = WINDOW_WAIT_S) -> None:
+    """Wait until the program has painted its window at the size ``fill_screen`` gave it: the screen's bottom
+    right corner, black (the bare Xvfb root) until then, shows the window. Input sent before that can land
+    outside the window (a recorded first click did, now and then, on a loaded machine)."""
+    from PIL import ImageGrab
+
+    corner = (size[0] - 3, size[1] - 3)
+    deadline = time.monotonic() + timeout_s
+    while ImageGrab.grab(xdisplay=display).getpixel(corner) in (0, (0, 0, 0)):
+        if time.monotonic() > deadline:
+            raise ProgramFailed(f"The program's window was not painted at {size[0]}x{size[1]} within {timeout_s:g} s.")
+        time.sleep(0.05)

@@ -2,4 +2,5 @@
 
 from asil.plugins import CREATIVE, packaged_app
 
-PLUGIN = packaged_app(__name__, "InkscapeAdapter", "file", region=CREATIVE, extensions=(".svg",))
+PLUGIN = packaged_app(__name__, "InkscapeAdapter", "file", region=CREATIVE, extensions=(".svg",),
+                      gui="asil.apps.inkscape_gui:launch")
