@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 from asil.apps.chromium import browser, visible_argv
@@ -21,6 +22,7 @@ from asil.protocol import AppUnavailable
 
 SCREEN = (1280, 800)
 XDOTOOL_TIMEOUT_S = 10.0
+POLL_S = 0.05
 
 
 class BrowserWindow:
@@ -56,6 +58,24 @@ class BrowserWindow:
     def press(self, keys: str) -> None:
         """Press key combinations (xdotool names, space-separated) in the page, which has the keyboard focus."""
         self._xdotool("key", "--delay", "60", *keys.split())
+
+    def wait_still(self, quiet_s: float, cap_s: float) -> bool:
+        """Wait until the screen has not changed for ``quiet_s`` (the page finished painting), at most ``cap_s``.
+
+        The same wait as the GUI environment's settle (``asil.gui.capture``), which this layer cannot import.
+        """
+        from PIL import ImageGrab
+
+        started = time.monotonic()
+        last, since = b"", started
+        while time.monotonic() - started < cap_s:
+            now = ImageGrab.grab(xdisplay=self.display_name).tobytes()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet_s:
+                return True
+            time.sleep(POLL_S)
+        return False
 
     def _xdotool(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["xdotool", *args], env={"DISPLAY": self.display_name}, capture_output=True,

@@ -7,4 +7,4 @@ PLUGIN = packaged_app(__name__, "CodeServerAdapter", "service", region=DEVELOPER
                                 "codeserver_keybindings": "build_keybindings",
                                 "codeserver_extension": "build_installed_extension",
                                 "codeserver_editors": "build_open_editors"},
-                      gui="asil.apps.codeserver_gui:launch")
+                      gui="asil.adapters.codeserver.gui:launch")

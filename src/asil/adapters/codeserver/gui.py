@@ -17,19 +17,19 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 from asil.adapters.codeserver.state import profile_of
 from asil.apps.browser_gui import BrowserWindow
 from asil.apps.codeserver import CodeServerSession, Profile
-from asil.gui import capture
 from asil.workspace import Workspace
 
 WINDOW_TIMEOUT_S = 60.0  # the workbench connects its extension host in 4-7 s here; a loaded machine doubles it
 SAVE_TIMEOUT_S = 10.0
+SAVED_QUIET_S = 0.3  # the tab's unsaved dot and the Explorer redraw once the files are written
 FILLED_QUIET_S = 1.0  # the workbench paints the Explorer and restored editors with pauses shorter than this
-# What VS Code's server logs once a window has loaded and started its extension host.
-WORKBENCH_CONNECTED = "[ExtensionHostConnection] New connection established"
+# What the window's extension host logs once the workbench has started and activated the extensions that
+# start with it: the window has read the user's settings (its theme) and is done with its first work.
+STARTED = "Eager extensions activated"
 UNSAVED_MARK = "●"
 MACHINE_SETTINGS = {
     "workbench.startupEditor": "none",
@@ -45,11 +45,15 @@ MACHINE_SETTINGS = {
 }
 
 
-def _log_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
+def started_windows(profile: Profile) -> int:
+    """How many windows' extension hosts have logged that the window started (one log per window)."""
+    count = 0
+    for log in profile.user_data.glob("logs/*/exthost*/remoteexthost.log"):
+        try:
+            count += log.read_text(encoding="utf-8", errors="replace").count(STARTED)
+        except OSError:
+            pass
+    return count
 
 
 def seed_machine_settings(profile: Profile) -> None:
@@ -79,16 +83,16 @@ class GuiCodeServer:
         return self.window.size
 
     def open_window(self) -> None:
-        """Show the workbench; return once its extension host is connected (the window is usable)."""
+        """Show the workbench; return once it has started (the window is usable) and stopped painting."""
         assert self.server is not None
-        seen = _log_text(self.profile.log).count(WORKBENCH_CONNECTED)
+        seen = started_windows(self.profile)
         self.window = BrowserWindow(self.server.url, self.profile.root / "gui", env=self.profile.env())
         assert self.window.process is not None
-        self.window.process.wait_until(lambda: _log_text(self.profile.log).count(WORKBENCH_CONNECTED) > seen,
-                                       WINDOW_TIMEOUT_S, "the VS Code window connected to code-server")
+        self.window.process.wait_until(lambda: started_windows(self.profile) > seen, WINDOW_TIMEOUT_S,
+                                       "the VS Code window started")
         # then the Explorer lists the folder and the editors come back, in bursts: wait until the screen
         # has been still for a while (no constant: a slow machine waits longer, a fast one not at all)
-        capture.settle(self.window.display_name, cap_s=WINDOW_TIMEOUT_S / 4, quiet_s=FILLED_QUIET_S)
+        self.window.wait_still(FILLED_QUIET_S, WINDOW_TIMEOUT_S / 4)
 
     def sync(self) -> str:
         """VS Code's own Save All, pressed in the window; say whether everything got saved."""
@@ -98,7 +102,7 @@ class GuiCodeServer:
         deadline = time.monotonic() + SAVE_TIMEOUT_S
         while UNSAVED_MARK in self.window.title() and time.monotonic() < deadline:
             time.sleep(0.1)
-        capture.settle(self.window.display_name)
+        self.window.wait_still(SAVED_QUIET_S, SAVE_TIMEOUT_S)
         if UNSAVED_MARK in self.window.title():
             return f"stored nothing: VS Code's Save All (Ctrl+K S) left unsaved work ({self.window.title()!r})"
         return "stored all open editors through VS Code's own Save All (Ctrl+K S in the window)"

@@ -1,0 +1,60 @@
+"""The GUI path of JupyterLab: the real JupyterLab 4 web UI in a visible chromium on a private Xvfb. Recorded
+demonstrations (real keystrokes) replayed through GuiEnv end in evaluator success, with code-server's raw
+validator agreeing, because the sync is JupyterLab's own save (Ctrl+S); the untouched page fails its task."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import pytest
+
+from asil.agents.gui import demonstration
+from asil.gui.environment import GuiEnv
+from asil.plugins import plugin
+from asil.registry import load_target
+from asil.tasks import get_task
+
+pytestmark = [pytest.mark.gui, pytest.mark.slow]
+
+APP = "jupyter"
+DEMOS = sorted(name for p in resources.files("asil.gui").joinpath("demos").iterdir()
+               if (name := p.name.removesuffix(".json")) != p.name and get_task(name).apps[0] == APP)
+
+
+def raw_verdicts(env: GuiEnv) -> list[bool]:
+    """The app's independent raw validator on the synced state, checkpoint by checkpoint."""
+    assert env.workspace is not None
+    judge = load_target(plugin(APP).validator or "")
+    return [bool(judge(cp, env.workspace, env.outcome, env.answer)) for path in env.task.evaluator.paths
+            for cp in path if cp.required]
+
+
+def test_demonstrations_cover_jupyterlab_twice() -> None:
+    assert len(DEMOS) >= 2, DEMOS
+
+
+@pytest.mark.parametrize("task_id", DEMOS)
+def test_recorded_demonstration_solves_its_task_and_the_raw_validator_agrees(task_id: str) -> None:
+    env = GuiEnv(get_task(task_id))
+    try:
+        first = env.reset()
+        assert (first.width, first.height) == (1280, 800) and first.png.startswith(b"\x89PNG")
+        for params in demonstration(task_id) or []:
+            step = env.step(params)
+            assert step.ok, (params, step.error)
+        evaluation = env.evaluate()
+        assert evaluation.success, evaluation.checkpoints
+        assert all(raw_verdicts(env)), "the raw validator disagrees with the evaluator"
+        assert env.sync_note is not None and env.sync_note.startswith("stored ") and "own save" in env.sync_note
+    finally:
+        env.close()
+
+
+def test_the_untouched_window_fails_its_task() -> None:
+    env = GuiEnv(get_task("jupyter-miles-to-km"))
+    try:
+        env.reset()
+        evaluation = env.evaluate()
+        assert not evaluation.success and not any(raw_verdicts(env))
+    finally:
+        env.close()
