@@ -1,5 +1,5 @@
 """The GUI path of JupyterLab: the real JupyterLab 4 web UI in a visible chromium on a private Xvfb. Recorded
-demonstrations (real keystrokes) replayed through GuiEnv end in evaluator success, with code-server's raw
+demonstrations (real keystrokes) replayed through GuiEnv end in evaluator success, with the notebook's raw
 validator agreeing, because the sync is JupyterLab's own save (Ctrl+S); the untouched page fails its task."""
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ DEMOS = sorted(name for p in resources.files("asil.gui").joinpath("demos").iterd
                if (name := p.name.removesuffix(".json")) != p.name and get_task(name).apps[0] == APP)
 
 
-def raw_verdicts(env: GuiEnv) -> list[bool]:
-    """The app's independent raw validator on the synced state, checkpoint by checkpoint."""
+def raw_path_verdicts(env: GuiEnv) -> list[bool]:
+    """The app's independent raw validator on the synced state: does each evaluator path hold?"""
     assert env.workspace is not None
     judge = load_target(plugin(APP).validator or "")
-    return [bool(judge(cp, env.workspace, env.outcome, env.answer)) for path in env.task.evaluator.paths
-            for cp in path if cp.required]
+    return [all(bool(judge(cp, env.workspace, env.outcome, env.answer)) for cp in path if cp.required)
+            for path in env.task.evaluator.paths]
 
 
 def test_demonstrations_cover_jupyterlab_twice() -> None:
@@ -44,7 +44,7 @@ def test_recorded_demonstration_solves_its_task_and_the_raw_validator_agrees(tas
             assert step.ok, (params, step.error)
         evaluation = env.evaluate()
         assert evaluation.success, evaluation.checkpoints
-        assert all(raw_verdicts(env)), "the raw validator disagrees with the evaluator"
+        assert raw_path_verdicts(env) == [p.success for p in evaluation.paths], "the raw validator disagrees"
         assert env.sync_note is not None and env.sync_note.startswith("stored ") and "own save" in env.sync_note
     finally:
         env.close()
@@ -55,6 +55,6 @@ def test_the_untouched_window_fails_its_task() -> None:
     try:
         env.reset()
         evaluation = env.evaluate()
-        assert not evaluation.success and not any(raw_verdicts(env))
+        assert not evaluation.success and not any(raw_path_verdicts(env))
     finally:
         env.close()
