@@ -9,9 +9,9 @@ from importlib import resources
 import pytest
 
 from asil.agents.gui import demonstration
+from asil.evaluate.evaluator import Evaluation
 from asil.gui.environment import GuiEnv
-from asil.plugins import plugin
-from asil.registry import load_target
+from asil.runner.check import raw_disagreements
 from asil.tasks import get_task
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
@@ -21,12 +21,11 @@ DEMOS = sorted(name for p in resources.files("asil.gui").joinpath("demos").iterd
                if (name := p.name.removesuffix(".json")) != p.name and get_task(name).apps[0] == APP)
 
 
-def raw_path_verdicts(env: GuiEnv) -> list[bool]:
-    """The app's independent raw validator on the synced state: does each evaluator path hold?"""
+def disagreements(env: GuiEnv, evaluation: Evaluation) -> list[str]:
+    """Checkpoints on which the independent raw validators (the app's and the generic file readers) read the
+    synced state differently from the evaluator (the same comparison as ``asil tasks check --raw``)."""
     assert env.workspace is not None
-    judge = load_target(plugin(APP).validator or "")
-    return [all(bool(judge(cp, env.workspace, env.outcome, env.answer)) for cp in path if cp.required)
-            for path in env.task.evaluator.paths]
+    return raw_disagreements(env.task, evaluation, env.workspace, env.outcome, env.answer, "gui")
 
 
 def test_demonstrations_cover_jupyterlab_twice() -> None:
@@ -44,7 +43,7 @@ def test_recorded_demonstration_solves_its_task_and_the_raw_validator_agrees(tas
             assert step.ok, (params, step.error)
         evaluation = env.evaluate()
         assert evaluation.success, evaluation.checkpoints
-        assert raw_path_verdicts(env) == [p.success for p in evaluation.paths], "the raw validator disagrees"
+        assert disagreements(env, evaluation) == []
         assert env.sync_note is not None and env.sync_note.startswith("stored ") and "own save" in env.sync_note
     finally:
         env.close()
@@ -55,6 +54,6 @@ def test_the_untouched_window_fails_its_task() -> None:
     try:
         env.reset()
         evaluation = env.evaluate()
-        assert not evaluation.success and not any(raw_path_verdicts(env))
+        assert not evaluation.success and disagreements(env, evaluation) == []
     finally:
         env.close()

@@ -25,8 +25,9 @@ from asil.tasks import get_task
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
+OFFICE = ("calc", "writer", "impress")  # other apps' demonstrations are replayed by their own test files
 DEMOS = sorted(p.name.removesuffix(".json") for p in resources.files("asil.gui").joinpath("demos").iterdir()
-               if p.name.endswith(".json"))
+               if p.name.endswith(".json") and get_task(p.name.removesuffix(".json")).apps[0] in OFFICE)
 
 
 def replay(env: GuiEnv, steps: list[dict[str, object]]) -> None:
@@ -53,7 +54,7 @@ def sales() -> Iterator[GuiEnv]:
 
 def test_demonstrations_cover_calc_writer_and_impress_twice() -> None:
     apps = [get_task(task_id).apps[0] for task_id in DEMOS]
-    assert all(apps.count(app) >= 2 for app in ("calc", "writer", "impress")), apps
+    assert all(apps.count(app) >= 2 for app in OFFICE), apps
 
 
 @pytest.mark.parametrize("task_id", DEMOS)
