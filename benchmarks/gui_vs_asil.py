@@ -16,7 +16,7 @@ program) it runs, ``--repeats`` times each:
 Prints a Markdown table per arm and the targets (GUI step p50 <= 500 ms, launch <= 10 s). Asserts that
 every episode succeeds; never asserts on timings.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/gui_vs_asil.py [--repeats 3]
+    PYTHONPATH=src .venv/bin/python benchmarks/gui_vs_asil.py [--repeats 3] [--tasks TASK ...]
 """
 
 from __future__ import annotations
@@ -126,8 +126,9 @@ def row(name: str, arm: Arm, launch: bool) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--tasks", nargs="+", metavar="TASK", help="only these demonstrated tasks (default: all)")
     args = parser.parse_args()
-    tasks = demo_tasks()
+    tasks = args.tasks or demo_tasks()
     per_task: dict[str, tuple[Arm, Arm]] = {}
     for _ in range(args.repeats):
         for task_id in tasks:
