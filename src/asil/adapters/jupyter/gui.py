@@ -63,9 +63,8 @@ class GuiLab:
         server = self.lab.ensure()
         seed_user_settings(self.lab)
         url = f"http://127.0.0.1:{server.port}/lab/tree/{urllib.parse.quote(self.notebook)}?token={server.token}"
-        self.window = BrowserWindow(url, self.workspace.private("jupyterlab-gui"))
-        assert self.window.process is not None
-        window = self.window
+        window = self.window = BrowserWindow(url, self.workspace.private("jupyterlab-gui"))
+        assert window.process is not None
         window.process.wait_until(lambda: window.title().startswith(Path(self.notebook).name), WINDOW_TIMEOUT_S,
                                   f"JupyterLab showed {self.notebook}")
         window.wait_still(FILLED_QUIET_S, WINDOW_TIMEOUT_S / 4)
