@@ -6,4 +6,5 @@ PLUGIN = packaged_app(__name__, "CodeServerAdapter", "service", region=DEVELOPER
                       builders={"vsix": "build_vsix_file", "codeserver_user_settings": "build_user_settings",
                                 "codeserver_keybindings": "build_keybindings",
                                 "codeserver_extension": "build_installed_extension",
-                                "codeserver_editors": "build_open_editors"})
+                                "codeserver_editors": "build_open_editors"},
+                      gui="asil.adapters.codeserver.gui:launch")

@@ -2,4 +2,5 @@
 
 from asil.plugins import DEVELOPER, packaged_app
 
-PLUGIN = packaged_app(__name__, "JupyterAdapter", "file", region=DEVELOPER, extensions=(".ipynb",))
+PLUGIN = packaged_app(__name__, "JupyterAdapter", "file", region=DEVELOPER, extensions=(".ipynb",),
+                     gui="asil.adapters.jupyter.gui:launch")

@@ -1,0 +1,90 @@
+"""A visible chromium app window on a private Xvfb: what the GUI arm of code-server and JupyterLab shows.
+
+Both are web applications served on loopback by ASIL's own launchers; a person uses them in a browser,
+so the GUI episode shows them in one: chromium in kiosk mode (the page fills the 1280x800 display, no
+tab strip or address bar to click away into), with its own profile folder so no first-run question,
+stored session or crash bubble appears. The page's title (``document.title``, which both applications
+keep up to date, e.g. VS Code's leading "●" for unsaved work) is read from the X window, and keys are
+sent with xdotool like every other GUI step.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from asil.apps.chromium import browser, visible_argv
+from asil.apps.display import Display, start_display
+from asil.apps.process import ManagedProcess
+from asil.protocol import AppUnavailable
+
+SCREEN = (1280, 800)
+XDOTOOL_TIMEOUT_S = 10.0
+POLL_S = 0.05
+
+
+class BrowserWindow:
+    """One chromium window showing ``url`` on its own display, with its profile under ``folder``."""
+
+    def __init__(self, url: str, folder: Path, env: dict[str, str] | None = None, size: tuple[int, int] = SCREEN):
+        binary = browser()
+        if binary is None:
+            raise AppUnavailable("A GUI episode of a web application needs chromium.", hint="apt-get install chromium")
+        if shutil.which("xdotool") is None:
+            raise AppUnavailable("A GUI episode needs xdotool.", hint="apt-get install xdotool")
+        self.size = size
+        self.display: Display | None = start_display(*size)
+        self.process: ManagedProcess | None = ManagedProcess(
+            "chromium (GUI)", visible_argv(binary, url, str(folder / "chromium-profile"), size),
+            log=folder / "chromium-gui.log", env={**(env or {}), **self.display.env()})
+
+    @property
+    def display_name(self) -> str:
+        assert self.display is not None, "the browser window is stopped"
+        return self.display.name
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.alive
+
+    def title(self) -> str:
+        """The page's title as the X window shows it ("" while no window is mapped)."""
+        done = self._xdotool("search", "--onlyvisible", "--class", "chromium", "getwindowname")
+        names = [line for line in done.stdout.splitlines() if line.strip()]
+        return names[-1] if names else ""
+
+    def press(self, keys: str) -> None:
+        """Press key combinations (xdotool names, space-separated) in the page, which has the keyboard focus."""
+        self._xdotool("key", "--delay", "60", *keys.split())
+
+    def wait_still(self, quiet_s: float, cap_s: float) -> bool:
+        """Wait until the screen has not changed for ``quiet_s`` (the page finished painting), at most ``cap_s``.
+
+        The same wait as the GUI environment's settle (``asil.gui.capture``), which this layer cannot import.
+        """
+        from PIL import ImageGrab
+
+        started = time.monotonic()
+        last, since = b"", started
+        while time.monotonic() - started < cap_s:
+            now = ImageGrab.grab(xdisplay=self.display_name).tobytes()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet_s:
+                return True
+            time.sleep(POLL_S)
+        return False
+
+    def _xdotool(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["xdotool", *args], env={"DISPLAY": self.display_name}, capture_output=True,
+                              text=True, timeout=XDOTOOL_TIMEOUT_S, check=False)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.stop(grace_s=2.0)
+            self.process = None
+        if self.display is not None:
+            self.display.stop()
+            self.display = None
