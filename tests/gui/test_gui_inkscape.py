@@ -6,37 +6,19 @@ fails; the work survives a restart of Inkscape."""
 from __future__ import annotations
 
 import time
-from importlib import resources
 
 import pytest
 
 from asil.agents.gui import demonstration
 from asil.gui import capture
 from asil.gui.environment import GuiEnv
-from asil.plugins import plugin
-from asil.registry import load_target
 from asil.tasks import get_task
+from tests.gui.demos import demos_of, replay, solved, untouched
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
 APP = "inkscape"
-DEMOS = sorted(name for name in (p.name.removesuffix(".json") for p in
-                                 resources.files("asil.gui").joinpath("demos").iterdir() if p.name.endswith(".json"))
-               if get_task(name).apps[0] == APP)
-
-
-def replay(env: GuiEnv, steps: list[dict[str, object]]) -> None:
-    for params in steps:
-        step = env.step(params)
-        assert step.ok, (params, step.error)
-
-
-def raw_verdicts(env: GuiEnv) -> list[bool]:
-    """The app's independent raw validator on the synced files, checkpoint by checkpoint."""
-    assert env.workspace is not None
-    judge = load_target(plugin(env.task.apps[0]).validator or "")
-    return [bool(judge(cp, env.workspace, env.outcome, env.answer)) for path in env.task.evaluator.paths
-            for cp in path if cp.required]
+DEMOS = demos_of(APP)
 
 
 def test_demonstrations_cover_inkscape_twice() -> None:
@@ -45,29 +27,14 @@ def test_demonstrations_cover_inkscape_twice() -> None:
 
 @pytest.mark.parametrize("task_id", DEMOS)
 def test_recorded_demonstration_solves_its_task_and_the_raw_validator_agrees(task_id: str) -> None:
-    task = get_task(task_id)
-    env = GuiEnv(task)
-    try:
-        first = env.reset()
-        assert (first.width, first.height) == (1280, 800) and first.png.startswith(b"\x89PNG")
-        replay(env, demonstration(task_id) or [])
-        evaluation = env.evaluate()
-        assert evaluation.success, evaluation.checkpoints
-        assert all(raw_verdicts(env)), "the raw validator disagrees with the evaluator"
-        assert env.sync_note == f"stored {task.document_for(APP)} through Inkscape (its document-save action, as Ctrl+S)"
-    finally:
-        env.close()
+    note = solved(task_id).sync_note
+    document = get_task(task_id).document_for(APP)
+    assert note == f"stored {document} through Inkscape (its document-save action, as Ctrl+S)", note
 
 
 def test_the_untouched_program_fails_its_task_and_saves_nothing() -> None:
-    env = GuiEnv(get_task("ink-move-dot"))
-    try:
-        env.reset()
-        evaluation = env.evaluate()
-        assert not evaluation.success and raw_verdicts(env) == [False, True]  # the dot is off centre, rings stay
-        assert env.sync_note is not None and env.sync_note.startswith("Inkscape had no unsaved change")
-    finally:
-        env.close()
+    note = untouched("ink-move-dot").sync_note
+    assert note is not None and note.startswith("Inkscape had no unsaved change"), note
 
 
 def test_the_work_survives_a_restart_of_inkscape() -> None:

@@ -9,7 +9,6 @@ import hashlib
 import json
 import time
 from collections.abc import Iterator
-from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -18,29 +17,13 @@ from asil.agents import make_agent
 from asil.agents.gui import demonstration
 from asil.gui import capture
 from asil.gui.environment import GuiEnv
-from asil.plugins import plugin
-from asil.registry import load_target
 from asil.runner.episode import run_episode
 from asil.tasks import get_task
+from tests.gui.demos import demos_of, play, replay, solved, untouched
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
-DEMOS = sorted(p.name.removesuffix(".json") for p in resources.files("asil.gui").joinpath("demos").iterdir()
-               if p.name.endswith(".json") and p.name.startswith(("calc-", "writer-", "impress-")))
-
-
-def replay(env: GuiEnv, steps: list[dict[str, object]]) -> None:
-    for params in steps:
-        step = env.step(params)
-        assert step.ok, (params, step.error)
-
-
-def raw_verdicts(env: GuiEnv) -> list[bool]:
-    """The app's independent raw validator on the synced files, checkpoint by checkpoint."""
-    assert env.workspace is not None
-    judge = load_target(plugin(env.task.apps[0]).validator or "")
-    return [bool(judge(cp, env.workspace, env.outcome, env.answer)) for path in env.task.evaluator.paths
-            for cp in path if cp.required]
+DEMOS = demos_of("calc", "writer", "impress")
 
 
 @pytest.fixture
@@ -58,39 +41,18 @@ def test_demonstrations_cover_calc_writer_and_impress_twice() -> None:
 
 @pytest.mark.parametrize("task_id", DEMOS)
 def test_recorded_demonstration_solves_its_task_and_the_raw_validator_agrees(task_id: str) -> None:
-    env = GuiEnv(get_task(task_id))
-    try:
-        first = env.reset()
-        assert (first.width, first.height) == (1280, 800) and first.png.startswith(b"\x89PNG")
-        replay(env, demonstration(task_id) or [])
-        evaluation = env.evaluate()
-        assert evaluation.success, evaluation.checkpoints
-        assert all(raw_verdicts(env)), "the raw validator disagrees with the evaluator"
-        assert env.sync_note is not None and env.sync_note.startswith("stored ")
-    finally:
-        env.close()
+    note = solved(task_id).sync_note
+    assert note is not None and note.startswith("stored "), note
 
 
 @pytest.mark.parametrize("task_id", ["calc-total-column", "impress-retitle"])
 def test_the_untouched_program_fails_its_task(task_id: str) -> None:
-    env = GuiEnv(get_task(task_id))
-    try:
-        env.reset()
-        evaluation = env.evaluate()
-        assert not evaluation.success and not any(raw_verdicts(env)[:1])
-    finally:
-        env.close()
+    untouched(task_id)
 
 
 def test_a_wrong_demonstration_ends_in_evaluator_failure() -> None:
-    env = GuiEnv(get_task("writer-retitle"))
-    try:
-        env.reset()
-        replay(env, [{"action": "key", "keys": "ctrl+Home End"}, {"action": "type", "text": " summary"}])
-        evaluation = env.evaluate()
-        assert not evaluation.success and not any(raw_verdicts(env))
-    finally:
-        env.close()
+    played = play("writer-retitle", [{"action": "key", "keys": "ctrl+Home End"}, {"action": "type", "text": " summary"}])
+    assert not played.evaluation.success and played.disagreements == []
 
 
 def digest(path: Path) -> str:

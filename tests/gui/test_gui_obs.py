@@ -6,35 +6,18 @@ a restarted OBS shows."""
 from __future__ import annotations
 
 import subprocess
-from importlib import resources
 
 import pytest
 
 from asil.agents.gui import demonstration
 from asil.apps.gui_window import shown_windows
 from asil.gui.environment import GuiEnv
-from asil.plugins import plugin
-from asil.registry import load_target
 from asil.tasks import get_task
+from tests.gui.demos import demos_of, disagreements, replay, solved
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
-DEMOS = sorted(p.name.removesuffix(".json") for p in resources.files("asil.gui").joinpath("demos").iterdir()
-               if p.name.startswith("obs-") and p.name.endswith(".json"))
-
-
-def replay(env: GuiEnv, steps: list[dict[str, object]]) -> None:
-    for params in steps:
-        step = env.step(params)
-        assert step.ok, (params, step.error)
-
-
-def raw_verdicts(env: GuiEnv) -> list[bool]:
-    """The OBS raw validator on the synced workspace, checkpoint by checkpoint."""
-    assert env.workspace is not None
-    judge = load_target(plugin("obs").validator or "")
-    return [bool(judge(cp, env.workspace, env.outcome, env.answer)) for path in env.task.evaluator.paths
-            for cp in path if cp.required]
+DEMOS = demos_of("obs")
 
 
 def test_obs_has_at_least_two_demonstrations_of_its_own_tasks() -> None:
@@ -43,17 +26,8 @@ def test_obs_has_at_least_two_demonstrations_of_its_own_tasks() -> None:
 
 @pytest.mark.parametrize("task_id", DEMOS)
 def test_recorded_demonstration_solves_its_task_and_the_raw_validator_agrees(task_id: str) -> None:
-    env = GuiEnv(get_task(task_id))
-    try:
-        first = env.reset()
-        assert (first.width, first.height) == (1280, 800) and first.png.startswith(b"\x89PNG")
-        replay(env, demonstration(task_id) or [])
-        evaluation = env.evaluate()
-        assert evaluation.success, evaluation.checkpoints
-        assert all(raw_verdicts(env)), "the raw validator disagrees with the evaluator"
-        assert env.sync_note is not None and "scene collection OBS itself saved" in env.sync_note
-    finally:
-        env.close()
+    note = solved(task_id).sync_note
+    assert note is not None and "scene collection OBS itself saved" in note, note
 
 
 def test_the_untouched_obs_fills_the_screen_and_fails_its_task() -> None:
@@ -66,7 +40,7 @@ def test_the_untouched_obs_fills_the_screen_and_fails_its_task() -> None:
                                   capture_output=True, text=True, check=True).stdout
         assert "Position: 0,0" in geometry and "Geometry: 1280x800" in geometry, geometry
         evaluation = env.evaluate()
-        assert not evaluation.success and not all(raw_verdicts(env))
+        assert not evaluation.success and disagreements(env, evaluation) == []
         assert env.sync_note is not None and env.sync_note.startswith("stored scenes.json")
     finally:
         env.close()
