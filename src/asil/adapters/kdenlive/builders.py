@@ -107,6 +107,10 @@ def project_xml(spec: dict[str, Any]) -> bytes:
         set_prop(node, "mlt_service", t["service"])
         set_prop(node, "a_track", str(_index(spec, t["a_track"], kdenlive)))
         set_prop(node, "b_track", str(_index(spec, t["b_track"], kdenlive)))
+        if kdenlive and _index(spec, t["a_track"], True) != _index(spec, t["b_track"], True) - 1:
+            # Kdenlive 22.12 composites a track with the one below it unless told the track was chosen: without
+            # this it reports "Composition was not applied on expected track" and moves it there
+            set_prop(node, "force_track", "1")
         for name, value in t.get("params", {}).items():
             set_prop(node, name, str(value))
     ET.indent(root, space="  ")
