@@ -10,10 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from asil.adapters.kdenlive.adapter import KdenliveAdapter
+from asil.adapters.kdenlive.validator import raw_judge
 from asil.apps.kdenlive import KdenliveWindow, open_document
+from asil.evaluate.checkpoints import Checkpoint
 from asil.gui.capture import grab
 from asil.tasks import get_task
 from asil.tasks.setup import prepare_workspace
+from asil.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(not (shutil.which("kdenlive") and shutil.which("Xvfb") and shutil.which("xdotool")),
                                 reason="needs kdenlive, Xvfb and xdotool")
@@ -62,3 +66,24 @@ def test_a_composition_over_an_empty_track_opens_without_kdenlives_corrections()
     finally:
         window.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+SAVED = Path(__file__).parent / "kdenlive_real" / "task-project-saved-by-kdenlive-22.12.3.kdenlive"
+
+
+def test_a_task_project_saved_by_kdenlive_is_read_with_its_clips_and_guide(tmp_path: Path) -> None:
+    """``SAVED`` is kdenlive-insert-black-kdenlive's built project after Kdenlive 22.12.3 opened it (as
+    ``asil.apps.kdenlive`` starts it), a guide was added with the ``g`` key at 00:00:44:04 and the toolbar's Save
+    clicked. Kdenlive renames the track playlists (``playlist0``...) and drops ``asil:id``; the clips stay."""
+    shutil.copyfile(SAVED, tmp_path / "edit.kdenlive")
+    ws = Workspace(tmp_path)
+    adapter = KdenliveAdapter(ws, "edit.kdenlive")
+    clips = [e.value for e in adapter.observe(limit=200).elements if e.type == "clip"]
+    assert [(c["track"], c["start"], c["end"]) for c in clips] == [("playlist0", 0, 50), ("playlist0", 50, 100),
+                                                                   ("playlist0", 100, 175)]
+    track = "playlist0"  # Kdenlive's name for the task's V1
+    guides = Checkpoint(type="kdenlive_guides", app="kdenlive", document="edit.kdenlive", expected=[[1104, "guide", 0]])
+    assert raw_judge(guides, ws)
+    sources = Checkpoint(type="kdenlive_track_clips", app="kdenlive", document="edit.kdenlive", target=track,
+                         expected=[["red.mp4", 0, 50], ["blue.mp4", 50, 100], ["green.mp4", 100, 175]])
+    assert raw_judge(sources, ws)
