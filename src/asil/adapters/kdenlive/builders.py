@@ -5,9 +5,11 @@
 ``mlt_project`` content: ``{"profile": {"width", "height", "fps_num", "fps_den", "dar": [16, 9]},
 "layout": "mlt" | "kdenlive", "tracks": [{"id", "name", "clips": [{"id", "source", "in", "out",
 "start", "filters": [{"service", "params", "id"}]}], "filters": [...]}], "transitions": [{"id",
-"service", "a_track", "b_track", "start", "end", "params"}]}``. The ``kdenlive`` layout is shaped like
-Kdenlive 23+ projects: a bin playlist, each track in a track tractor, a black background track, and
-the timeline ("sequence") tractor wrapped in a final one-track tractor. A clip ``source`` may also
+"service", "a_track", "b_track", "start", "end", "params"}]}``. The ``kdenlive`` layout is a document the
+real Kdenlive 22.12 (Debian 12's) opens with its clips and no dialog (tests/adapters/
+test_kdenlive_opens_in_kdenlive.py): the bin playlist first (Kdenlive reads the document version, 1.04, from
+the first playlist), every producer a bin clip with its ``kdenlive:id``, a black background track, each track
+in a track tractor of two playlists carrying the track's name, and the timeline as the last tractor. A clip ``source`` may also
 be ``title:TEXT`` (a Kdenlive title clip). ``"guides": [[frame, comment, category]]`` and
 ``"bin": [{"source", "id", "name", "markers": [[frame, comment, category]]}]`` are written as Kdenlive
 22.12 keeps them (the bin playlist's ``kdenlive:docproperties.guides``; bin producers with
