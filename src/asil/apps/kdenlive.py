@@ -35,16 +35,19 @@ class KdenliveWindow:
     process: ManagedProcess
     home: Path
 
-    def titles(self) -> list[str]:
-        """The titles of Kdenlive's visible top-level windows: its main window and any dialog it shows."""
+    def windows(self) -> list[tuple[str, str]]:
+        """Kdenlive's visible top-level windows, (id, title): its main window and any dialog it shows."""
         # xdotool's --name matches WM_NAME, which Kdenlive sets without the " — Kdenlive" that getwindowname
         # reads (_NET_WM_NAME): list every named window, then read the full titles
-        found = subprocess.run(["xdotool", "search", "--onlyvisible", "--maxdepth", "1", "--name", "."],
-                               env={"DISPLAY": self.display.name}, capture_output=True, text=True, timeout=10)
-        names = (subprocess.run(["xdotool", "getwindowname", w], env={"DISPLAY": self.display.name},
-                                capture_output=True, text=True, timeout=10).stdout.strip()
-                 for w in found.stdout.split())
-        return sorted(name for name in names if name)
+        env = {"DISPLAY": self.display.name}
+        found = subprocess.run(["xdotool", "search", "--onlyvisible", "--maxdepth", "1", "--name", "."], env=env,
+                               capture_output=True, text=True, timeout=10)
+        named = ((w, subprocess.run(["xdotool", "getwindowname", w], env=env, capture_output=True, text=True,
+                                    timeout=10).stdout.strip()) for w in found.stdout.split())
+        return [(w, title) for w, title in named if title]
+
+    def titles(self) -> list[str]:
+        return sorted(title for _, title in self.windows())
 
     def main_title(self) -> str:
         """The main window's title once the document is loaded: ``<name> / <profile> — Kdenlive``."""
