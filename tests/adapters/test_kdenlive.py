@@ -195,7 +195,7 @@ def test_kdenlive_track_tractors_are_edited_in_place(tmp_path: Path, media: Path
     v1 = next(p for p in root.iter("playlist") if p.get("id") == "V1")
     assert [e.get("producer") for e in v1.iter("entry")] == ["producer1", "producer2", "producer3"]
     check_loads(ws.root / "edit.kdenlive")
-    assert adapter.execute(fn("render_video", path="all.mp4")).ok  # melt plays the wrapped sequence
+    assert adapter.execute(fn("render_video", path="all.mp4")).ok  # melt plays the track tractors
     stream = next(s for s in probe(ws.root / "all.mp4")["streams"] if s["codec_type"] == "video")
     assert abs(float(stream["duration"]) - 135 / 25) < 0.05
 

@@ -5,9 +5,11 @@
 ``mlt_project`` content: ``{"profile": {"width", "height", "fps_num", "fps_den", "dar": [16, 9]},
 "layout": "mlt" | "kdenlive", "tracks": [{"id", "name", "clips": [{"id", "source", "in", "out",
 "start", "filters": [{"service", "params", "id"}]}], "filters": [...]}], "transitions": [{"id",
-"service", "a_track", "b_track", "start", "end", "params"}]}``. The ``kdenlive`` layout is shaped like
-Kdenlive 23+ projects: a bin playlist, each track in a track tractor, a black background track, and
-the timeline ("sequence") tractor wrapped in a final one-track tractor. A clip ``source`` may also
+"service", "a_track", "b_track", "start", "end", "params"}]}``. The ``kdenlive`` layout is a document the
+real Kdenlive 22.12 (Debian 12's) opens with its clips and no dialog (tests/adapters/
+test_kdenlive_opens_in_kdenlive.py): the bin playlist first (Kdenlive reads the document version, 1.04, from
+the first playlist), every producer a bin clip with its ``kdenlive:id``, a black background track, each track
+in a track tractor of two playlists carrying the track's name, and the timeline as the last tractor. A clip ``source`` may also
 be ``title:TEXT`` (a Kdenlive title clip). ``"guides": [[frame, comment, category]]`` and
 ``"bin": [{"source", "id", "name", "markers": [[frame, comment, category]]}]`` are written as Kdenlive
 22.12 keeps them (the bin playlist's ``kdenlive:docproperties.guides``; bin producers with
@@ -86,28 +88,31 @@ def project_xml(spec: dict[str, Any]) -> bytes:
             producers[source] = _producer(root, source, len(producers) + 1, size)
     _bin_properties(root, spec.get("bin", []), producers)
     kdenlive = spec.get("layout", "mlt") == "kdenlive"
-    track_ids = []
-    if kdenlive:
+    if kdenlive:  # Kdenlive 22.12 reads the document version from the first playlist: the bin comes first
+        _number_bin_clips(root)
+        root.set("producer", "main_bin")
+        root.append(_bin_playlist(producers.values(), spec.get("guides", []), kdenlive=True))
         black = ET.SubElement(root, "producer", {"id": "black_track", "in": "0", "out": "14999"})
         for name, value in (("length", "15000"), ("resource", "black"), ("mlt_service", "color")):
             set_prop(black, name, value)
-        track_ids.append("black_track")
+    track_ids = ["black_track"] if kdenlive else []
     for track in spec.get("tracks", []):
         track_ids.append(_playlist(root, track, producers, kdenlive))
-    main = ET.SubElement(root, "tractor", {"id": "sequence" if kdenlive else "main"})
+    main = ET.SubElement(root, "tractor", {"id": "main"})  # Kdenlive 22.12's timeline: the last tractor
     for track_id in track_ids:
         ET.SubElement(main, "track", {"producer": track_id})
-    if kdenlive or spec.get("bin") or spec.get("guides"):  # a bin playlist, as Kdenlive saves it
-        in_bin = producers.values() if kdenlive else [producers[b["source"]] for b in spec.get("bin", [])]
+    if not kdenlive and (spec.get("bin") or spec.get("guides")):  # a bin playlist, as Kdenlive saves it
+        in_bin = [producers[b["source"]] for b in spec.get("bin", [])]
         root.insert(list(root).index(main), _bin_playlist(in_bin, spec.get("guides", [])))
-    if kdenlive:  # as Kdenlive 23+ saves: the sequence wrapped in the final tractor
-        root.set("producer", "main_bin")
-        ET.SubElement(ET.SubElement(root, "tractor", {"id": "main"}), "track", {"producer": "sequence"})
     for t in spec.get("transitions", []):
         node = ET.SubElement(main, "transition", {"id": t["id"], "in": str(t["start"]), "out": str(t["end"])})
         set_prop(node, "mlt_service", t["service"])
         set_prop(node, "a_track", str(_index(spec, t["a_track"], kdenlive)))
         set_prop(node, "b_track", str(_index(spec, t["b_track"], kdenlive)))
+        if kdenlive and _index(spec, t["a_track"], True) != _index(spec, t["b_track"], True) - 1:
+            # Kdenlive 22.12 composites a track with the one below it unless told the track was chosen: without
+            # this it reports "Composition was not applied on expected track" and moves it there
+            set_prop(node, "force_track", "1")
         for name, value in t.get("params", {}).items():
             set_prop(node, name, str(value))
     ET.indent(root, space="  ")
@@ -124,14 +129,39 @@ def _markers(rows: list[list[Any]]) -> str:
     return dump_markers([Marker(int(f), str(c), int(k)) for f, c, k in rows])
 
 
-def _bin_playlist(producer_ids: Any, guides: list[list[Any]]) -> ET.Element:
+# What Kdenlive 22.12.3 writes in its bin playlist (tests/adapters/kdenlive_real/): without the version it
+# says "Version of the project file cannot be read".
+DOCUMENT_PROPERTIES = (("kdenlive:docproperties.version", "1.04"), ("kdenlive:docproperties.kdenliveversion", "22.12.3"),
+                       ("kdenlive:docproperties.audioChannels", "2"), ("kdenlive:docproperties.compositing", "1"))
+
+
+def _bin_playlist(producer_ids: Any, guides: list[list[Any]], kdenlive: bool = False) -> ET.Element:
     playlist = ET.Element("playlist", {"id": "main_bin"})
+    for name, value in DOCUMENT_PROPERTIES if kdenlive else ():
+        set_prop(playlist, name, value)
     if guides:
         set_prop(playlist, GUIDES, _markers(guides))
     set_prop(playlist, "xml_retain", "1")
     for producer_id in producer_ids:
         ET.SubElement(playlist, "entry", {"producer": producer_id, "in": "0", "out": "0"})
     return playlist
+
+
+def _number_bin_clips(root: ET.Element) -> None:
+    """Kdenlive finds a timeline clip's bin clip by ``kdenlive:id``: number the producers the spec's bin did not."""
+    nodes = [n for n in root if n.tag == "producer"]
+    taken = [int(v) for n in nodes if (v := _prop(n, "kdenlive:id"))]
+    number = max(taken, default=1)
+    for node in nodes:
+        if _prop(node, "kdenlive:id") is None:
+            number += 1
+            set_prop(node, "kdenlive:id", str(number))
+            set_prop(node, "kdenlive:folderid", "-1")
+
+
+def _prop(node: ET.Element, name: str) -> str | None:
+    found = node.find(f"property[@name='{name}']")
+    return None if found is None else found.text
 
 
 def _bin_properties(root: ET.Element, items: list[dict[str, Any]], producers: dict[str, str]) -> None:
@@ -174,7 +204,7 @@ def _producer(root: ET.Element, source: str, number: int, size: tuple[int, int] 
 
 def _playlist(root: ET.Element, track: dict[str, Any], producers: dict[str, str], kdenlive: bool) -> str:
     playlist = ET.SubElement(root, "playlist", {"id": track["id"]})
-    if track.get("name"):
+    if track.get("name") and not kdenlive:
         set_prop(playlist, "kdenlive:track_name", track["name"])
     at = 0
     for clip in sorted(track.get("clips", []), key=lambda c: c["start"]):
@@ -190,6 +220,8 @@ def _playlist(root: ET.Element, track: dict[str, Any], producers: dict[str, str]
         return str(track["id"])
     ET.SubElement(root, "playlist", {"id": f"{track['id']}_b"})  # Kdenlive's second (same-track mix) playlist
     tractor = ET.SubElement(root, "tractor", {"id": f"{track['id']}_tractor"})
+    if track.get("name"):  # where Kdenlive keeps a track's name
+        set_prop(tractor, "kdenlive:track_name", track["name"])
     ET.SubElement(tractor, "track", {"producer": track["id"]})
     ET.SubElement(tractor, "track", {"producer": f"{track['id']}_b"})
     return f"{track['id']}_tractor"
