@@ -11,52 +11,23 @@ an ASIL episode, so the task's unchanged evaluator and raw validator read what O
 from __future__ import annotations
 
 from asil.adapters.obs.adapter import ObsAdapter
-from asil.apps.gui_window import await_dialogs_closed, fill_screen
+from asil.adapters.visible_window import VisibleAdapterSession, launch_visible
 from asil.apps.obs import GUI_SCREEN
 from asil.workspace import Workspace
 
-WINDOW_CLASS = "obs"  # the main window's WM_CLASS instance name
-OPEN_DIALOG = "; a dialog of OBS was still open, and what it would change is not in the file"
 
+class ObsGuiSession(VisibleAdapterSession):
+    adapter_class = ObsAdapter
+    window_class = "obs"  # the main window's WM_CLASS instance name
+    program = "OBS"
+    gone = "OBS is not running any more; the workspace holds the collection as it was"
+    screen = GUI_SCREEN
 
-class ObsGuiSession:
-    """A visible OBS on the task's collection; ``sync`` has OBS save it to the workspace."""
-
-    def __init__(self, workspace: Workspace, document: str | None):
-        self.size = GUI_SCREEN
-        self.adapter = ObsAdapter(workspace, document, visible=True)
-
-    @property
-    def display_name(self) -> str:
-        session = self.adapter.session
-        assert session is not None and session.display is not None, "the GUI OBS is not started"
-        return session.display.name
-
-    def start(self) -> None:
-        self.adapter.start()
-        fill_screen(self.display_name, WINDOW_CLASS, self.size)
-
-    def sync(self) -> str:
-        """Have OBS save its collection and keep it, with what OBS reports of its setup, in the workspace."""
-        session = self.adapter.session
-        if session is None or not session.alive:
-            return "OBS is not running any more; the workspace holds the collection as it was"
-        settled = await_dialogs_closed(self.display_name, WINDOW_CLASS)
-        self.adapter.save_live()
+    def stored(self) -> str:
         return (f"stored {self.adapter.doc} from the scene collection OBS itself saved "
-                f"(collection {self.adapter.collection_name!r}, profile {self.adapter.profile!r})"
-                + ("" if settled else OPEN_DIALOG))
-
-    def stop(self) -> None:
-        self.adapter.close()
+                f"(collection {self.adapter.collection_name!r}, profile {self.adapter.profile!r})")
 
 
 def launch(workspace: Workspace, document: str | None) -> ObsGuiSession:
     """The GUI launch spec of OBS (``AppPlugin.gui``): OBS's main window on the task's collection."""
-    session = ObsGuiSession(workspace, document)
-    try:
-        session.start()
-    except BaseException:  # a half-started OBS still holds its Xvfb and config folder
-        session.stop()
-        raise
-    return session
+    return launch_visible(ObsGuiSession(workspace, document))
