@@ -4,12 +4,16 @@ the real program, and the independent raw validators' reading of the synced stat
 
 from __future__ import annotations
 
+import subprocess
+import time
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from asil.agents.gui import demonstration
+from asil.apps.gui_window import shown_windows
 from asil.evaluate.evaluator import Evaluation
+from asil.gui import capture
 from asil.gui.environment import GuiEnv
 from asil.runner.check import raw_disagreements
 from asil.tasks import get_task
@@ -71,3 +75,25 @@ def untouched(task_id: str) -> Played:
     assert not played.evaluation.success
     assert played.disagreements == [], played.disagreements
     return played
+
+
+def shows_other_than(env: GuiEnv, before: bytes, wait_s: float = 20) -> bool:
+    """Whether the screen comes to differ from ``before`` (polled: on a loaded machine a new window can pause
+    between paints longer than the launch settle waits)."""
+    assert env.session is not None
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if capture.png_bytes(capture.grab(env.session.display_name)) != before:
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def fills_the_screen(env: GuiEnv, window_class: str) -> bool:
+    """One shown window of the program (no first-run dialog over it), at 0,0 and 1280x800."""
+    assert env.session is not None
+    display = env.session.display_name
+    [main] = shown_windows(display, window_class)
+    geometry = subprocess.run(["xdotool", "getwindowgeometry", main], env={"DISPLAY": display},
+                              capture_output=True, text=True, check=True).stdout
+    return "Position: 0,0" in geometry and "Geometry: 1280x800" in geometry

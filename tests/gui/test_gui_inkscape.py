@@ -5,15 +5,12 @@ fails; the work survives a restart of Inkscape."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from asil.agents.gui import demonstration
-from asil.gui import capture
 from asil.gui.environment import GuiEnv
 from asil.tasks import get_task
-from tests.gui.demos import demos_of, replay, solved, untouched
+from tests.gui.demos import demos_of, replay, shows_other_than, solved, untouched
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
@@ -43,14 +40,7 @@ def test_the_work_survives_a_restart_of_inkscape() -> None:
         untouched = env.reset()
         replay(env, demonstration("ink-star-to-front") or [])
         env.restart()  # sync (document-save), a new Inkscape process and profile, the same file
-        assert env.session is not None
-        deadline, shown = time.monotonic() + 20, b""
-        while time.monotonic() < deadline:  # the new window shows the star in front, not the initial drawing
-            shown = capture.png_bytes(capture.grab(env.session.display_name))
-            if shown != untouched.png:
-                break
-            time.sleep(0.5)
-        assert shown != untouched.png
+        assert shows_other_than(env, untouched.png)  # the new window shows the star in front, not the initial state
         assert env.evaluate().success
     finally:
         env.close()

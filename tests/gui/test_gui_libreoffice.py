@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,11 +14,10 @@ import pytest
 
 from asil.agents import make_agent
 from asil.agents.gui import demonstration
-from asil.gui import capture
 from asil.gui.environment import GuiEnv
 from asil.runner.episode import run_episode
 from asil.tasks import get_task
-from tests.gui.demos import demos_of, play, replay, solved, untouched
+from tests.gui.demos import demos_of, play, replay, shows_other_than, solved, untouched
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
@@ -86,16 +84,7 @@ def test_the_work_survives_a_restart_of_libreoffice(task_id: str) -> None:
         untouched = env.reset()
         replay(env, demonstration(task_id) or [])
         env.restart()  # sync, a new soffice process and profile, the same file
-        assert env.session is not None
-        # the new window shows the work, not the initial document (polled: on a loaded machine a new window
-        # can pause between paints longer than the launch settle waits)
-        deadline, shown = time.monotonic() + 20, b""
-        while time.monotonic() < deadline:
-            shown = capture.png_bytes(capture.grab(env.session.display_name))
-            if shown != untouched.png:
-                break
-            time.sleep(0.5)
-        assert shown != untouched.png
+        assert shows_other_than(env, untouched.png)  # the new window shows the work, not the initial state
         assert env.evaluate().success
     finally:
         env.close()

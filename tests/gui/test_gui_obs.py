@@ -5,15 +5,12 @@ a restarted OBS shows."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from asil.agents.gui import demonstration
-from asil.apps.gui_window import shown_windows
 from asil.gui.environment import GuiEnv
 from asil.tasks import get_task
-from tests.gui.demos import demos_of, disagreements, replay, solved
+from tests.gui.demos import demos_of, disagreements, fills_the_screen, replay, solved
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
@@ -34,11 +31,7 @@ def test_the_untouched_obs_fills_the_screen_and_fails_its_task() -> None:
     env = GuiEnv(get_task("obs-rename-break"))
     try:
         env.reset()
-        assert env.session is not None
-        [main] = shown_windows(env.session.display_name, "obs")  # one window, no first-run dialog over it
-        geometry = subprocess.run(["xdotool", "getwindowgeometry", main], env={"DISPLAY": env.session.display_name},
-                                  capture_output=True, text=True, check=True).stdout
-        assert "Position: 0,0" in geometry and "Geometry: 1280x800" in geometry, geometry
+        assert fills_the_screen(env, "obs")
         evaluation = env.evaluate()
         assert not evaluation.success and disagreements(env, evaluation) == []
         assert env.sync_note is not None and env.sync_note.startswith("stored scenes.json")
