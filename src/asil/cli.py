@@ -308,6 +308,8 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"{lstc_only[0]} applies to the lstc agent only.", hint="Use --agent lstc.")
     if args.observations is not None and args.agent != "react":
         raise UsageError("--observations applies to the react agent only.", hint="Use --agent react.")
+    if args.accessibility_tree and args.agent != "gui":
+        raise UsageError("--accessibility-tree applies to the gui agent only.", hint="Use --agent gui.")
     if args.hybrid_vision and args.agent != "react":  # the one agent that sends image parts so far
         raise UsageError("--hybrid-vision applies to the react agent only.", hint="Use --agent react.")
     if args.agent == "oracle":
@@ -338,6 +340,8 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         options["observations"] = args.observations
     if args.hybrid_vision:
         options["hybrid_vision"] = True
+    if args.accessibility_tree:
+        options["accessibility_tree"] = True
     return options
 
 
@@ -530,6 +534,9 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gui-channel", action="store_true",
                    help="lstc: the planner may also route steps to the GUI channel (computer-use input on the app's "
                         "real window in a private Xvfb; apps with a GUI launch spec, see docs/gui.md)")
+    p.add_argument("--accessibility-tree", action="store_true",
+                   help="gui: send the program's widget tree (AT-SPI: role, name, screen box, states) as text next "
+                   "to each screenshot, where the app publishes one (see docs/gui.md)")
     _runtime_options(p)
     p.add_argument("--call-timeout", type=float, metavar="S",
                    help="wall-clock limit of one model call (default 600); a late call is cancelled, not retried, "

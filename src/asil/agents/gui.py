@@ -5,7 +5,9 @@ screenshot as an OpenAI image content part (``{"type": "image_url", "image_url":
 base64,..."}}``) to any OpenAI-compatible endpoint through the shared client; the reply is one JSON
 action of :mod:`asil.gui.vocabulary`. It never sees ASIL's observation JSON or action schemas. With the
 ``scripted`` model it replays the recorded GUI demonstration of the task (``asil/gui/demos/<task>.json``)
-through the same prompt, parse and environment path.
+through the same prompt, parse and environment path. With ``accessibility_tree`` the environment adds
+the program's widget tree (role, name, screen box, states per line) and it is sent as a text part after
+the screenshot; the actions stay the same.
 """
 
 from __future__ import annotations
@@ -60,8 +62,10 @@ class GuiAgent(FeedsBackUnusableReplies):
     name = "gui"
     interface = "gui"  # the runner gives it screenshots (asil.gui), not ASIL observations
 
-    def __init__(self, model: str = "scripted", stall_cutoff: int = 3, **options: Any):
+    def __init__(self, model: str = "scripted", stall_cutoff: int = 3, accessibility_tree: bool = False,
+                 **options: Any):
         self.client = ModelClient.from_options(model, **options)
+        self.accessibility_tree = accessibility_tree  # the runner asks the environment for the widget tree
         self.stall_cutoff = stall_cutoff
         self.task: Task | None = None
         self.history: list[str] = []
@@ -93,8 +97,10 @@ class GuiAgent(FeedsBackUnusableReplies):
         history = "\n".join(self.history[-HISTORY_SHOWN:]) or "(none yet)"
         text = render(PROMPTS, "gui_user.md", instruction=self.task.instruction,
                       document=self.task.document_for(self.task.apps[0]) or "", history=history)
-        return [{"role": "system", "content": system},
-                {"role": "user", "content": [{"type": "text", "text": text}, image_part(screen.png)]}]
+        parts: list[dict[str, Any]] = [{"type": "text", "text": text}, image_part(screen.png)]
+        if screen.accessibility is not None:  # the widget tree, as text next to the picture
+            parts.append({"type": "text", "text": screen.accessibility})
+        return [{"role": "system", "content": system}, {"role": "user", "content": parts}]
 
     def _remember(self, last: ActionResult | None) -> None:
         """The action just sent and how it ended (the screenshot shows its effect)."""

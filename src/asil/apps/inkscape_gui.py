@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from asil.apps import gui_window
+from asil.apps.accessibility_bus import AccessibilityBus
 from asil.apps.display import Display, start_display
 from asil.apps.inkscape import INSTALL_HINT, inkscape_path
 from asil.apps.process import ManagedProcess
@@ -31,7 +32,8 @@ SCREEN = (1280, 800)
 BUS_NAME = "org.inkscape.Inkscape"
 WINDOW_CLASS = "inkscape"  # its windows' WM_CLASS name
 WINDOW_PATH = "/org/inkscape/Inkscape/window/1"  # the first (and only) window of this Inkscape
-# No accessibility bus or GVfs daemons: they would be started on the private bus and outlive nothing useful.
+# No accessibility bus or GVfs daemons on the session bus: they would outlive nothing useful (an observation
+# that wants the widget tree starts a bus of its own, see asil.apps.accessibility_bus).
 QUIET_ENV = {"NO_AT_BRIDGE": "1", "GTK_A11Y": "none", "GIO_USE_VFS": "local"}
 
 # Merged into Inkscape's defaults: no start screen (the welcome dialog of 1.x), no autosave copies,
@@ -51,13 +53,15 @@ PREFERENCES = """<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 class GuiInkscape:
     """One visible Inkscape on one SVG, on its own Xvfb display, D-Bus session bus and profile."""
 
-    def __init__(self, document: Path, width: int = SCREEN[0], height: int = SCREEN[1]):
+    def __init__(self, document: Path, width: int = SCREEN[0], height: int = SCREEN[1], accessibility: bool = False):
         self.document = document
+        self.accessibility = accessibility
         self.size = (width, height)
         self.display: Display | None = None
         self.bus: SessionBus | None = None
         self.process: ManagedProcess | None = None
         self.profile: Path | None = None
+        self.a11y: AccessibilityBus | None = None
 
     @property
     def display_name(self) -> str:
@@ -75,11 +79,18 @@ class GuiInkscape:
         (self.profile / "preferences.xml").write_text(PREFERENCES, encoding="utf-8")
         env = {**_inherited(), **QUIET_ENV, **self.display.env(), **self.bus.env(),
                "HOME": str(self.profile), "INKSCAPE_PROFILE_DIR": str(self.profile)}
+        if self.accessibility:  # GTK 3's atk-bridge publishes the widgets on a bus of their own
+            self.a11y = AccessibilityBus(self.display.env())
+            env = self.a11y.program_env(env)
         self.process = ManagedProcess("Inkscape (GUI)", [binary, str(self.document)],
                                       log=self.profile / "inkscape.log", env=env)
         self.process.wait_until(self._window_shown, START_TIMEOUT_S, "showing the document's window")
         gui_window.fill_screen(self.display_name, WINDOW_CLASS, self.size)
         gui_window.wait_painted(self.display_name, self.size)
+
+    def accessibility_address(self) -> str | None:
+        """The accessibility bus Inkscape publishes its widgets on, when started with one."""
+        return self.a11y.address if self.a11y is not None else None
 
     def _window_shown(self) -> bool:
         title = rf"^\*?{re.escape(self.document.name)} - Inkscape$"  # "*" marks unsaved changes
@@ -100,10 +111,10 @@ class GuiInkscape:
         if self.process is not None:
             self.process.stop(grace_s=2.0)
             self.process = None
-        for part in (self.bus, self.display):
+        for part in (self.a11y, self.bus, self.display):
             if part is not None:
                 part.stop()
-        self.bus = self.display = None
+        self.a11y, self.bus, self.display = None, None, None
         if self.profile is not None:
             shutil.rmtree(self.profile, ignore_errors=True)
             self.profile = None
@@ -119,11 +130,12 @@ def _inherited() -> dict[str, str]:
     return {key: value for key, value in os.environ.items() if key in ("PATH", "LANG", "LC_ALL")}
 
 
-def launch(workspace: Workspace, document: str | None) -> GuiInkscape:
-    """The GUI launch spec of the Inkscape app (``AppPlugin.gui``): Inkscape on the task's SVG."""
+def launch(workspace: Workspace, document: str | None, accessibility: bool = False) -> GuiInkscape:
+    """The GUI launch spec of the Inkscape app (``AppPlugin.gui``): Inkscape on the task's SVG
+    (``accessibility``: with an accessibility bus its widgets are published on)."""
     if document is None:
         raise AppUnavailable("An Inkscape GUI episode needs the task's SVG document, and this task names none.")
-    inkscape = GuiInkscape(workspace.resolve(document))
+    inkscape = GuiInkscape(workspace.resolve(document), accessibility=accessibility)
     try:
         inkscape.start()
     except BaseException:  # a half-started Inkscape still holds its Xvfb, bus and profile

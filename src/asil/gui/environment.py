@@ -11,12 +11,14 @@ judges the files, exactly as for ASIL, UNO or any other participant.
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from asil.evaluate.evaluator import Evaluation, evaluate_paths
 from asil.gui import capture, xinput
+from asil.gui.accessibility import widget_tree
 from asil.gui.vocabulary import Screen, check_gui_action
 from asil.plugins import plugin
 from asil.protocol import ActionError, AsilError, InvalidAction
@@ -37,6 +39,9 @@ class GuiSession(Protocol):
 
     A session may also set ``settle_grace_s`` (seconds) when its program takes longer than
     capture.CHANGE_GRACE_S to show an action's effect, so the screenshot after a step is not the old one.
+    A session whose program publishes its widgets on an AT-SPI bus also has ``accessibility_address()``
+    (the bus address, or None when started without one), and its launch spec takes ``accessibility=True``
+    when the bus is started only on request (see asil.gui.accessibility).
     """
 
     display_name: str  # the DISPLAY value, e.g. ":12"
@@ -82,8 +87,10 @@ def gui_launcher(app: str) -> Any:
 class GuiEnv:
     """An episode of screenshot-and-click control: reset, step with a budget, sync, evaluate."""
 
-    def __init__(self, task: Task, budget: int | None = None, workspace: Workspace | None = None):
+    def __init__(self, task: Task, budget: int | None = None, workspace: Workspace | None = None,
+                 accessibility: bool = False):
         self.task = task
+        self.accessibility = accessibility  # add the program's widget tree to every observation
         self.budget = budget or GUI_BUDGET
         self._workspace_given = workspace
         self.workspace: Workspace | None = None
@@ -107,7 +114,8 @@ class GuiEnv:
         self.workspace = prepare_workspace(self.task, self._workspace_given)
         started = time.perf_counter()
         app = self.task.apps[0]
-        self.session, self._frame = launch_session(app, self.workspace, self.task.document_for(app))
+        self.session, self._frame = launch_session(app, self.workspace, self.task.document_for(app),
+                                                   self.accessibility)
         self.launch_s = time.perf_counter() - started
         self.steps, self.outcome, self.answer, self.sync_note = 0, None, None, None
         return self.screen()
@@ -115,7 +123,12 @@ class GuiEnv:
     def screen(self, notes: list[str] | None = None) -> Screen:
         assert self._frame is not None
         width, height = self.size
-        return Screen(capture.png_bytes(self._frame), width, height, self.steps, notes or [])
+        tree = self._tree() if self.accessibility else None
+        return Screen(capture.png_bytes(self._frame), width, height, self.steps, notes or [], tree)
+
+    def _tree(self) -> str:
+        assert self.session is not None
+        return widget_tree(self.session, self.task.apps[0])
 
     def step(self, params: dict[str, Any]) -> GuiStep:
         """Check and run one computer-use action; every step counts toward the budget."""
@@ -157,7 +170,8 @@ class GuiEnv:
         self.sync()
         self._stop_session()
         app = self.task.apps[0]
-        self.session, self._frame = launch_session(app, self.workspace, self.task.document_for(app))
+        self.session, self._frame = launch_session(app, self.workspace, self.task.document_for(app),
+                                                   self.accessibility)
         return self.screen()
 
     def evaluate(self) -> Evaluation:
@@ -191,9 +205,15 @@ def perform(display: str, params: dict[str, Any], before: capture.Frame | None,
     return capture.settle(display, before=before, grace_s=grace_s)
 
 
-def launch_session(app: str, workspace: Workspace, document: str | None) -> tuple[GuiSession, capture.Frame]:
-    """Start ``app``'s GUI launch spec on ``workspace`` and wait for its first settled screen."""
-    session = gui_launcher(app)(workspace, document)
+def launch_session(app: str, workspace: Workspace, document: str | None,
+                   accessibility: bool = False) -> tuple[GuiSession, capture.Frame]:
+    """Start ``app``'s GUI launch spec on ``workspace`` and wait for its first settled screen
+    (``accessibility``: ask for an accessibility bus, where the launch spec can start one)."""
+    launcher = gui_launcher(app)
+    if accessibility and "accessibility" in inspect.signature(launcher).parameters:
+        session = launcher(workspace, document, accessibility=True)
+    else:
+        session = launcher(workspace, document)
     try:
         return session, capture.settle(session.display_name, cap_s=LAUNCH_SETTLE_CAP_S, quiet_s=LAUNCH_QUIET_S)
     except BaseException:

@@ -39,13 +39,14 @@ _FUNCTION_KEY = re.compile(r"^F([1-9]|1[0-9]|2[0-4])$")
 
 @dataclass
 class Screen:
-    """One observation: a PNG screenshot of the whole X display and its size in pixels."""
+    """One observation: a PNG screenshot of the whole X display, its size in pixels, optionally the widget tree."""
 
     png: bytes
     width: int
     height: int
     step: int = 0
     notes: list[str] = field(default_factory=list)  # what the environment says besides the picture
+    accessibility: str | None = None  # the program's widget tree as text, when the episode asked for it
 
     def digest(self) -> str:
         return hashlib.sha256(self.png).hexdigest()

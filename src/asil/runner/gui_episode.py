@@ -2,7 +2,8 @@
 
 It writes the same result directory as :func:`asil.runner.episode.run_episode` (traj.jsonl with each
 step on the ``gui`` channel, calls.jsonl, result.json, result.txt) plus ``step_N.png``, the screenshot
-the agent saw before step N+1 (``step_0.png`` is the program as launched), for the report's strip.
+the agent saw before step N+1 (``step_0.png`` is the program as launched), for the report's strip, and
+``step_N.a11y.txt``, the widget tree sent with it, when the agent asked for one.
 ``result.json``'s metrics carry the GUI facts: launch seconds, screenshot bytes, and how the GUI's state
 reached the files (the sync).
 """
@@ -38,6 +39,8 @@ class _GuiEpisode:
     def keep(self, screen: Screen) -> None:
         atomic_write(self.writer.folder / f"step_{screen.step}.png", screen.png)
         self.screen_bytes.append(len(screen.png))
+        if screen.accessibility is not None:  # the widget tree the agent got with the screenshot
+            atomic_write(self.writer.folder / f"step_{screen.step}.a11y.txt", screen.accessibility.encode("utf-8"))
 
     def loop(self) -> None:
         screen = self.env.reset()
@@ -85,7 +88,7 @@ def run_gui_episode(task: Task, agent: Agent, out_dir: Path, budget: int | None 
 
     started = time.monotonic()
     writer = TraceWriter(out_dir / task.id)
-    env = GuiEnv(task, budget=budget)
+    env = GuiEnv(task, budget=budget, accessibility=bool(getattr(agent, "accessibility_tree", False)))
     episode = _GuiEpisode(task, agent, writer, env, timeout_s, hints)
 
     def on_call(record: dict[str, object]) -> None:

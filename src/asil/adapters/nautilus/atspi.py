@@ -14,18 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from asil.apps.atspi import ACCESSIBLE, REGISTRY, AtSpiBus, BusSilent, Ref
 from asil.protocol import ActionFailed
 
-ACCESSIBLE = "org.a11y.atspi.Accessible"
 SELECTION = "org.a11y.atspi.Selection"
-REGISTRY = ("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
 ROLE_FRAME, ROLE_WINDOW = 23, 69  # AT-SPI role numbers (atspi-constants.h)
 VIEW_ROLES = {55, 66}  # table (GtkGridView, shown as "grid"), tree table: the file view
 SKIPPED_ROLES = {63, 48, 43}  # tool bar, scroll bar, push button: never hold a file view
 STATE_SELECTED = 1 << 23
 VISIBLE = 1 << 30  # GTK 4 sets VISIBLE, not SHOWING: a view of a hidden tab or a left folder is not
 CALL_TIMEOUT_S = 5.0
-Ref = tuple[str, str]  # (bus name, object path)
 
 
 @dataclass(frozen=True)
@@ -35,44 +33,20 @@ class ViewItem:
     selected: bool
 
 
-class AtSpi:
-    """A connection to one session's accessibility bus."""
+class AtSpi(AtSpiBus):
+    """A connection to one session's accessibility bus, with Nautilus's file views found on it."""
 
     def __init__(self, address: str):
-        from jeepney.io.blocking import open_dbus_connection
-
-        self.connection = open_dbus_connection(address, auth_timeout=5.0)
+        super().__init__(address, timeout_s=CALL_TIMEOUT_S)
         self.views: dict[Ref, Ref] = {}  # window accessible -> its file view, re-found when it went away
-
-    def close(self) -> None:
-        try:
-            self.connection.close()
-        except OSError:
-            pass
 
     def call(self, ref: Ref, interface: str, method: str, signature: str | None = None,
              body: tuple[Any, ...] = ()) -> tuple[Any, ...]:
-        from jeepney import DBusAddress, MessageType, new_method_call
-
-        message = new_method_call(DBusAddress(ref[1], bus_name=ref[0], interface=interface), method, signature, body)
         try:
-            reply = self.connection.send_and_get_reply(message, timeout=CALL_TIMEOUT_S)
-        except (TimeoutError, OSError) as exc:
-            raise ActionFailed(f"Nautilus's accessibility bus did not answer {method} ({exc}).",
+            return super().call(ref, interface, method, signature, body)
+        except BusSilent as exc:
+            raise ActionFailed(f"Nautilus's accessibility bus did not answer {exc}.",
                                hint="Try again; Nautilus restarts if it hangs.") from None
-        if reply.header.message_type == MessageType.error:
-            raise LookupError(reply.body[0] if reply.body else method)  # the widget went away meanwhile
-        return tuple(reply.body)
-
-    def name(self, ref: Ref) -> str:
-        (value,) = self.call(ref, "org.freedesktop.DBus.Properties", "Get", "ss", (ACCESSIBLE, "Name"))
-        return str(value[1])
-
-    def children(self, ref: Ref) -> list[Ref]:
-        return [(str(bus), str(path)) for bus, path in self.call(ref, ACCESSIBLE, "GetChildren")[0]]
-
-    def role(self, ref: Ref) -> int:
-        return int(self.call(ref, ACCESSIBLE, "GetRole")[0])
 
     def windows(self) -> list[tuple[Ref, str]]:
         """Nautilus's top-level windows in the order GTK created them, with their titles."""
