@@ -15,6 +15,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from asil.apps.accessibility_bus import AccessibilityBus
 from asil.apps.chromium import browser, visible_argv
 from asil.apps.display import Display, start_display
 from asil.apps.process import ManagedProcess
@@ -28,7 +29,8 @@ POLL_S = 0.05
 class BrowserWindow:
     """One chromium window showing ``url`` on its own display, with its profile under ``folder``."""
 
-    def __init__(self, url: str, folder: Path, env: dict[str, str] | None = None, size: tuple[int, int] = SCREEN):
+    def __init__(self, url: str, folder: Path, env: dict[str, str] | None = None, size: tuple[int, int] = SCREEN,
+                 accessibility: bool = False):
         binary = browser()
         if binary is None:
             raise AppUnavailable("A GUI episode of a web application needs chromium.", hint="apt-get install chromium")
@@ -36,14 +38,22 @@ class BrowserWindow:
             raise AppUnavailable("A GUI episode needs xdotool.", hint="apt-get install xdotool")
         self.size = size
         self.display: Display | None = start_display(*size)
+        argv, program_env = visible_argv(binary, url, str(folder / "chromium-profile"), size), {**(env or {})}
+        self.a11y: AccessibilityBus | None = None
+        if accessibility:  # chromium publishes the page's widgets (its atk-bridge) only when forced to
+            self.a11y = AccessibilityBus(self.display.env())
+            argv, program_env = [*argv, "--force-renderer-accessibility"], self.a11y.program_env(program_env)
         self.process: ManagedProcess | None = ManagedProcess(
-            "chromium (GUI)", visible_argv(binary, url, str(folder / "chromium-profile"), size),
-            log=folder / "chromium-gui.log", env={**(env or {}), **self.display.env()})
+            "chromium (GUI)", argv, log=folder / "chromium-gui.log", env={**program_env, **self.display.env()})
 
     @property
     def display_name(self) -> str:
         assert self.display is not None, "the browser window is stopped"
         return self.display.name
+
+    def accessibility_address(self) -> str | None:
+        """The accessibility bus chromium publishes the page on, when started with one."""
+        return self.a11y.address if self.a11y is not None else None
 
     @property
     def alive(self) -> bool:
@@ -85,6 +95,7 @@ class BrowserWindow:
         if self.process is not None:
             self.process.stop(grace_s=2.0)
             self.process = None
-        if self.display is not None:
-            self.display.stop()
-            self.display = None
+        for part in (self.a11y, self.display):
+            if part is not None:
+                part.stop()
+        self.a11y = self.display = None

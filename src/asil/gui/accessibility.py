@@ -10,6 +10,7 @@ seconds of reading; the text says where it was cut.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,8 +25,14 @@ SHOWN_STATES = (("focused", FOCUSED), ("selected", SELECTED), ("checked", CHECKE
 ACTIONABLE = {"push button", "toggle button", "check box", "radio button", "menu item", "check menu item",
               "radio menu item", "combo box", "text", "entry", "password text", "spin button", "slider",
               "page tab", "link", "menu", "document frame", "document web", "canvas"}
+# Roles that only group others: folded into their parent unless a state makes them worth a line.
+CONTAINERS = {"section", "panel", "filler", "grouping", "widget", "unknown", "redundant object", "scroll pane",
+              "layered pane", "split pane", "viewport", "form", "block quote", "article"}
+TEXT_LEAVES = {"static", "label", "text"}  # a text leaf that repeats its parent's name says nothing new
 BIG_AREA = 100 * 100  # an unnamed drawing area this large is a canvas (a palette's swatches are not)
-MAX_NODES, MAX_DEPTH, TIME_S = 250, 25, 3.0
+MAX_NODES, MAX_DEPTH, TIME_S = 250, 40, 3.0
+# GTK 4 names a widget without a label after its type ("GtkImage", "AdwGizmo"): no name for a person
+GTK_TYPE_NAME = re.compile(r"(Gtk|Adw|Gdk)[A-Z]\w*")
 VISITED_PER_LINE = 6  # widgets looked at per line written: folded containers cost reads too
 
 
@@ -69,9 +76,10 @@ class _Reader:
     def application(self, app: Ref) -> None:
         self.lines.append(f'application "{self.bus.name(app)}"')
         for window in self.bus.children(app):
-            self.widget(window, depth=1, indent=1)
+            self.widget(window, depth=1, indent=1, above="")
 
-    def widget(self, ref: Ref, depth: int, indent: int) -> None:
+    def widget(self, ref: Ref, depth: int, indent: int, above: str) -> None:
+        """Write ``ref`` (unless folded) and its shown children; ``above`` is the last written ancestor's name."""
         if self.full():
             return
         self.visited += 1
@@ -82,19 +90,28 @@ class _Reader:
         box = self.bus.extents(ref)
         if box is not None and not on_screen(box, self.limits.screen):
             return  # laid out nowhere (a closed menu's items, a hidden page, a toolbar's overflow)
-        written = (bool(name) or role in ACTIONABLE or any(states & (1 << bit) for _, bit in SHOWN_STATES)
-                   or (role == "drawing area" and box is not None and box[2] * box[3] >= BIG_AREA))
-        if written:
+        if written(role, name, box, states, above):
             self.lines.append("  " * indent + line(role, name, box, states))
-            indent += 1
+            indent, above = indent + 1, name
         if depth >= self.limits.max_depth:
             self.cut.add(f"depth cap {self.limits.max_depth}")
             return
         for child in self.bus.children(ref):
             try:
-                self.widget(child, depth + 1, indent)
+                self.widget(child, depth + 1, indent, above)
             except LookupError:
                 continue  # the widget went away while it was read (a closing menu)
+
+
+def written(role: str, name: str, box: tuple[int, int, int, int] | None, states: int, above: str) -> bool:
+    """Whether a shown widget gets a line of its own (else its children take its place)."""
+    if any(states & (1 << bit) for _, bit in SHOWN_STATES):
+        return True
+    if role in CONTAINERS or (role in TEXT_LEAVES and name == above):
+        return False
+    if name and not GTK_TYPE_NAME.fullmatch(name):
+        return True
+    return role in ACTIONABLE or (role == "drawing area" and box is not None and box[2] * box[3] >= BIG_AREA)
 
 
 def on_screen(box: tuple[int, int, int, int], screen: tuple[int, int]) -> bool:
@@ -105,7 +122,7 @@ def on_screen(box: tuple[int, int, int, int], screen: tuple[int, int]) -> bool:
 def line(role: str, name: str, box: tuple[int, int, int, int] | None, states: int) -> str:
     """One widget: ``role "name" @x,y wxh states``."""
     parts = [role]
-    if name:
+    if name and not GTK_TYPE_NAME.fullmatch(name):
         parts.append('"' + " ".join(name.split())[:80] + '"')
     if box is not None:
         parts.append(f"@{box[0]},{box[1]} {box[2]}x{box[3]}")

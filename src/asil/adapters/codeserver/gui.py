@@ -65,7 +65,8 @@ def seed_machine_settings(profile: Profile) -> None:
 class GuiCodeServer:
     """code-server on a workspace, and the visible VS Code window on it."""
 
-    def __init__(self, workspace: Workspace):
+    def __init__(self, workspace: Workspace, accessibility: bool = False):
+        self.accessibility = accessibility  # chromium with an accessibility bus (asil.gui.accessibility)
         self.profile = profile_of(workspace.root)
         self.profile.create()
         seed_machine_settings(self.profile)
@@ -86,7 +87,8 @@ class GuiCodeServer:
         """Show the workbench; return once it has started (the window is usable) and stopped painting."""
         assert self.server is not None
         seen = started_windows(self.profile)
-        self.window = BrowserWindow(self.server.url, self.profile.root / "gui", env=self.profile.env())
+        self.window = BrowserWindow(self.server.url, self.profile.root / "gui", env=self.profile.env(),
+                                    accessibility=self.accessibility)
         assert self.window.process is not None
         self.window.process.wait_until(lambda: started_windows(self.profile) > seen, WINDOW_TIMEOUT_S,
                                        "the VS Code window started")
@@ -107,6 +109,9 @@ class GuiCodeServer:
             return f"stored nothing: VS Code's Save All (Ctrl+K S) left unsaved work ({self.window.title()!r})"
         return "stored all open editors through VS Code's own Save All (Ctrl+K S in the window)"
 
+    def accessibility_address(self) -> str | None:
+        return self.window.accessibility_address() if self.window is not None else None
+
     def stop(self) -> None:
         if self.window is not None:
             self.window.stop()
@@ -116,9 +121,9 @@ class GuiCodeServer:
             self.server = None
 
 
-def launch(workspace: Workspace, document: str | None) -> GuiCodeServer:
+def launch(workspace: Workspace, document: str | None, accessibility: bool = False) -> GuiCodeServer:
     """The GUI launch spec of code-server (``AppPlugin.gui``): VS Code in chromium on the task's workspace."""
-    session = GuiCodeServer(workspace)
+    session = GuiCodeServer(workspace, accessibility)
     try:
         session.open_window()
     except BaseException:  # a half-started session still holds its server, display and browser

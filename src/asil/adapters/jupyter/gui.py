@@ -43,8 +43,9 @@ def seed_user_settings(lab: Lab) -> None:
 class GuiLab:
     """The workspace's JupyterLab server, and the visible JupyterLab page on the task's notebook."""
 
-    def __init__(self, workspace: Workspace, notebook: str):
+    def __init__(self, workspace: Workspace, notebook: str, accessibility: bool = False):
         self.workspace, self.notebook = workspace, notebook
+        self.accessibility = accessibility  # chromium with an accessibility bus (asil.gui.accessibility)
         self.lab = Lab(workspace, notebook)
         self.window: BrowserWindow | None = None
 
@@ -63,7 +64,8 @@ class GuiLab:
         server = self.lab.ensure()
         seed_user_settings(self.lab)
         url = f"http://127.0.0.1:{server.port}/lab/tree/{urllib.parse.quote(self.notebook)}?token={server.token}"
-        window = self.window = BrowserWindow(url, self.workspace.private("jupyterlab-gui"))
+        window = self.window = BrowserWindow(url, self.workspace.private("jupyterlab-gui"),
+                                                 accessibility=self.accessibility)
         assert window.process is not None
         window.process.wait_until(lambda: window.title().startswith(Path(self.notebook).name), WINDOW_TIMEOUT_S,
                                   f"JupyterLab showed {self.notebook}")
@@ -88,6 +90,9 @@ class GuiLab:
             return f"stored nothing: JupyterLab's save (Ctrl+S) did not write {self.notebook} within {SAVE_TIMEOUT_S:g} s"
         return f"stored {self.notebook} through JupyterLab's own save (Ctrl+S in the window)"
 
+    def accessibility_address(self) -> str | None:
+        return self.window.accessibility_address() if self.window is not None else None
+
     def stop(self) -> None:
         if self.window is not None:
             self.window.stop()
@@ -95,11 +100,11 @@ class GuiLab:
         self.lab.close()
 
 
-def launch(workspace: Workspace, document: str | None) -> GuiLab:
+def launch(workspace: Workspace, document: str | None, accessibility: bool = False) -> GuiLab:
     """The GUI launch spec of Jupyter (``AppPlugin.gui``): JupyterLab in chromium on the task's notebook."""
     if document is None:
         raise AppUnavailable("A JupyterLab GUI episode needs the task's notebook, and this task names none.")
-    session = GuiLab(workspace, document)
+    session = GuiLab(workspace, document, accessibility)
     try:
         session.open_window()
     except BaseException:  # a half-started session still holds its server, display and browser

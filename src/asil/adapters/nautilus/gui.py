@@ -63,6 +63,11 @@ class GuiNautilus:
         assert session is not None and session.display is not None, "the GUI Nautilus is stopped"
         return session.display.name
 
+    def accessibility_address(self) -> str | None:
+        """The session's accessibility bus (always started: the adapter reads the selection on it)."""
+        session = self.adapter.session
+        return session.accessibility_address() if session is not None and session.alive else None
+
     def start(self) -> None:
         """Start Nautilus (reopening recorded windows); with none recorded, open one on the task's folder."""
         recorded = load_record(self.root)

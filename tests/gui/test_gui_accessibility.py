@@ -1,0 +1,83 @@
+"""The optional accessibility tree of GUI observations, read over each session's own AT-SPI bus from the real
+programs: a widget the tree names is really activated by a click at the centre of its box (the effect is seen in
+the program's next tree), and an app whose GUI session publishes no tree gets a one-sentence note instead."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from asil.gui.environment import GuiEnv
+from asil.gui.vocabulary import Screen
+from asil.tasks import get_task
+
+pytestmark = [pytest.mark.gui, pytest.mark.slow]
+
+BOX = re.compile(r"@(-?\d+),(-?\d+) (\d+)x(\d+)")
+
+
+def widget(screen: Screen, role: str, name: str) -> str:
+    """The tree's line of the shown widget with this role and name (the first, as the tree lists them)."""
+    assert screen.accessibility is not None
+    wanted = f'{role} "{name}" @'
+    found = [line.strip() for line in screen.accessibility.splitlines() if line.strip().startswith(wanted)]
+    assert found, f"no {wanted!r} in the tree:\n{screen.accessibility}"
+    return found[0]
+
+
+def centre(line: str) -> tuple[int, int]:
+    match = BOX.search(line)
+    assert match is not None, line
+    x, y, width, height = (int(part) for part in match.groups())
+    return x + width // 2, y + height // 2
+
+
+def click_on(env: GuiEnv, screen: Screen, role: str, name: str) -> Screen:
+    x, y = centre(widget(screen, role, name))
+    step = env.step({"action": "left_click", "x": x, "y": y})
+    assert step.ok, step.error
+    return step.screen
+
+
+def test_inkscape_tree_names_a_button_that_a_click_at_its_centre_presses() -> None:
+    env = GuiEnv(get_task("ink-align-left"), accessibility=True)
+    try:
+        screen = env.reset()
+        assert screen.accessibility is not None and screen.accessibility.startswith("Accessibility tree (")
+        assert widget(screen, "push button", "Deselect").endswith("disabled")  # nothing selected yet
+        after = click_on(env, screen, "push button", "Select All")
+        assert not widget(after, "push button", "Deselect").endswith("disabled")  # Inkscape selected the objects
+        assert not env.evaluate().success  # selecting is not the task: the evaluator still judges the file
+    finally:
+        env.close()
+
+
+def test_nautilus_tree_names_a_sidebar_place_that_a_click_at_its_centre_opens() -> None:
+    env = GuiEnv(get_task("nautilus-rename-draft"), accessibility=True)
+    try:
+        screen = env.reset()
+        assert widget(screen, "window", env.workspace.root.name if env.workspace else "?")
+        after = click_on(env, screen, "label", "Trash")
+        assert widget(after, "window", "Trash")  # Nautilus now shows the trash (its window is named after it)
+    finally:
+        env.close()
+
+
+def test_an_app_without_a_tree_says_so_in_one_sentence() -> None:
+    env = GuiEnv(get_task("calc-sort-scores"), accessibility=True)
+    try:
+        screen = env.reset()
+        assert screen.accessibility is not None
+        assert screen.accessibility.startswith("No accessibility tree: calc")
+        assert screen.accessibility.count(". ") == 0 and screen.accessibility.endswith(".")
+    finally:
+        env.close()
+
+
+def test_the_tree_is_off_unless_asked_for() -> None:
+    env = GuiEnv(get_task("ink-align-left"))
+    try:
+        assert env.reset().accessibility is None
+    finally:
+        env.close()
