@@ -34,6 +34,7 @@ command -v nautilus >/dev/null 2>&1 || packages+=(nautilus)
 [ -x /usr/libexec/gvfsd-trash ] || packages+=(gvfs)  # the trash Nautilus uses
 command -v dbus-run-session >/dev/null 2>&1 || packages+=(dbus)
 [ -x /usr/libexec/at-spi-bus-launcher ] || packages+=(at-spi2-core)  # the accessibility bus: Nautilus's selection
+ls /usr/lib/*/gtk-2.0/modules/libatk-bridge.so >/dev/null 2>&1 || packages+=(libatk-adaptor)  # GTK 2 (GIMP) widgets on the accessibility bus
 command -v Xvfb >/dev/null 2>&1 || packages+=(xvfb)  # Audacity, OBS and Nautilus need a display; ASIL starts private ones
 # Apps onboarded from an interface profile (src/asil/onboard/profiles): no adapter module, the real program
 command -v dia >/dev/null 2>&1 || packages+=(dia)  # Dia (file pattern): .dia XML, rewritten and rendered by dia --export

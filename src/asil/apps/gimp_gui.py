@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 from asil.apps import gui_window
+from asil.apps.accessibility_bus import AccessibilityBus
 from asil.apps.display import Display, start_display
 from asil.apps.gimp import INSTALL_HINT, GimpSession, Visible, scheme_string
 from asil.protocol import AppUnavailable
@@ -26,6 +27,7 @@ WINDOW_TIMEOUT_S = 60.0
 SAVE_TIMEOUT_S = 60.0
 WINDOW_CLASS = "gimp"  # its windows' WM_CLASS name
 TITLE = r" – GIMP$"  # every image window's title ends so ("[photo] (imported)-1.0 (RGB color ...) 96x64 – GIMP")
+GTK2_ACCESSIBILITY = "gail:atk-bridge"  # GTK_MODULES: GTK 2 loads its accessibility only as modules (libatk-adaptor)
 GIMPRC = """(single-window-mode yes)
 (show-tips no)
 (check-updates no)
@@ -49,11 +51,13 @@ def seed_profile(profile: Path) -> None:
 class GuiGimp:
     """One visible GIMP on one image, on its own Xvfb display and profile, with its Script-Fu server."""
 
-    def __init__(self, document: Path, width: int = SCREEN[0], height: int = SCREEN[1]):
+    def __init__(self, document: Path, width: int = SCREEN[0], height: int = SCREEN[1], accessibility: bool = False):
         self.document = document
         self.size = (width, height)
+        self.accessibility = accessibility
         self.display: Display | None = None
         self.gimp: GimpSession | None = None
+        self.a11y: AccessibilityBus | None = None
 
     @property
     def display_name(self) -> str:
@@ -66,10 +70,18 @@ class GuiGimp:
         if binary is None:
             raise AppUnavailable("GIMP (gimp) is not installed.", hint=INSTALL_HINT)
         self.display = start_display(*self.size)
-        self.gimp = GimpSession(Visible(binary, self.document, self.display.env(), seed_profile))
+        env = self.display.env()
+        if self.accessibility:  # GTK 2 publishes its widgets only through the gail and atk-bridge modules
+            self.a11y = AccessibilityBus(env)
+            env = self.a11y.program_env({**env, "GTK_MODULES": GTK2_ACCESSIBILITY})
+        self.gimp = GimpSession(Visible(binary, self.document, env, seed_profile))
         self._wait_for_window()
         gui_window.fill_screen(self.display_name, WINDOW_CLASS, self.size)
         gui_window.wait_painted(self.display_name, self.size)
+
+    def accessibility_address(self) -> str | None:
+        """The accessibility bus GIMP publishes its widgets on, when started with one."""
+        return self.a11y.address if self.a11y is not None else None
 
     def _wait_for_window(self) -> None:
         assert self.gimp is not None
@@ -104,16 +116,17 @@ class GuiGimp:
         if self.gimp is not None:
             self.gimp.kill()
             self.gimp = None
-        if self.display is not None:
-            self.display.stop()
-            self.display = None
+        for part in (self.a11y, self.display):
+            if part is not None:
+                part.stop()
+        self.a11y = self.display = None
 
 
-def launch(workspace: Workspace, document: str | None) -> GuiGimp:
+def launch(workspace: Workspace, document: str | None, accessibility: bool = False) -> GuiGimp:
     """The GUI launch spec of the GIMP app (``AppPlugin.gui``): GIMP on the task's image."""
     if document is None:
         raise AppUnavailable("A GIMP GUI episode needs the task's image, and this task names none.")
-    gimp = GuiGimp(workspace.resolve(document))
+    gimp = GuiGimp(workspace.resolve(document), accessibility=accessibility)
     try:
         gimp.start()
     except BaseException:  # a half-started GIMP still holds its Xvfb and profile
