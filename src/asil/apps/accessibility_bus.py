@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from asil.apps.display import Display, start_display
 from asil.apps.process import ManagedProcess
 from asil.protocol import AppUnavailable
 
@@ -37,7 +38,8 @@ CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configurat
 SILENCING = ("NO_AT_BRIDGE", "GTK_A11Y")
 # Qt publishes its widgets only when asked: QT_ACCESSIBILITY turns the bridge on, ..._ALWAYS_ON skips asking
 # a session bus whether a screen reader runs (there is none to ask).
-TOOLKIT_ON = {"QT_ACCESSIBILITY": "1", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1"}
+# Gecko (Thunderbird) likewise turns its accessibility on at start only when GNOME_ACCESSIBILITY says so.
+TOOLKIT_ON = {"QT_ACCESSIBILITY": "1", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1", "GNOME_ACCESSIBILITY": "1"}
 
 
 class AccessibilityBus:
@@ -77,4 +79,33 @@ class AccessibilityBus:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-__all__ = ["AccessibilityBus"]
+class AccessibleDisplay(Display):
+    """A private display whose programs publish their widgets on an accessibility bus of its own.
+
+    For launchers whose program takes its environment from deeper layers (an adapter's session): what they
+    add from ``display.env()`` then carries the bus too, and stopping the display stops the bus.
+    """
+
+    def __init__(self, display: Display):
+        super().__init__(display.number, display.process)
+        self.bus = AccessibilityBus(display.env())
+
+    def env(self) -> dict[str, str]:
+        return self.bus.program_env(super().env())
+
+    def stop(self) -> None:
+        self.bus.stop()
+        super().stop()
+
+
+def start_accessible_display(width: int, height: int) -> AccessibleDisplay:
+    """A private Xvfb with its own accessibility bus."""
+    display = start_display(width, height)
+    try:
+        return AccessibleDisplay(display)
+    except BaseException:
+        display.stop()
+        raise
+
+
+__all__ = ["AccessibilityBus", "AccessibleDisplay", "start_accessible_display"]

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from asil.adapters.thunderbird.adapter import ThunderbirdAdapter
+from asil.apps.accessibility_bus import AccessibleDisplay, start_accessible_display
 from asil.apps.display import Display, start_display
 from asil.apps.process import ProgramFailed
 from asil.workspace import Workspace
@@ -73,9 +74,10 @@ def mail_files(root: Path) -> list[tuple[str, int, int]]:
 class GuiThunderbird:
     """The adapter's services with Thunderbird visible at 1280x800; ``sync`` and ``stop`` as a GuiSession."""
 
-    def __init__(self, workspace: Workspace, document: str | None):
+    def __init__(self, workspace: Workspace, document: str | None, accessibility: bool = False):
         self.size = SCREEN
-        self.display: Display | None = start_display(*SCREEN)
+        # with ``accessibility`` the display carries an accessibility bus Thunderbird publishes its widgets on
+        self.display: Display | None = start_accessible_display(*SCREEN) if accessibility else start_display(*SCREEN)
         try:
             self.adapter = ThunderbirdAdapter(workspace, document, display=self.display)
         except BaseException:  # e.g. the task's mailbox is not a Maildir: the display must not outlive this
@@ -86,6 +88,9 @@ class GuiThunderbird:
     def display_name(self) -> str:
         assert self.display is not None, "the GUI Thunderbird is stopped"
         return self.display.name
+
+    def accessibility_address(self) -> str | None:
+        return self.display.bus.address if isinstance(self.display, AccessibleDisplay) else None
 
     def start(self) -> None:
         """Start Dovecot, the sink and Thunderbird (the adapter's first observation) and wait for its folders."""
@@ -142,9 +147,9 @@ class GuiThunderbird:
             self.display = None
 
 
-def launch(workspace: Workspace, document: str | None) -> GuiThunderbird:
+def launch(workspace: Workspace, document: str | None, accessibility: bool = False) -> GuiThunderbird:
     """The GUI launch spec of Thunderbird (``AppPlugin.gui``): its main window on the task's mailbox."""
-    gui = GuiThunderbird(workspace, document)
+    gui = GuiThunderbird(workspace, document, accessibility)
     try:
         gui.start()
     except BaseException:  # a half-started Thunderbird still holds its display, Dovecot and sink
