@@ -32,8 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.nautilus import state as st
-from asil.adapters.nautilus.atspi import AtSpi, Ref
+from asil.adapters.nautilus.atspi import AtSpi
 from asil.adapters.nautilus.layout import session_folder
+from asil.apps.atspi import Ref
 from asil.apps.nautilus import FILE_MANAGER, NAUTILUS, NautilusSession, Target
 from asil.protocol import ActionFailed
 
