@@ -4,13 +4,18 @@ the program's next tree), and an app whose GUI session publishes no tree gets a 
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
+from asil.gui.accessibility import TreeLimits, read_tree
 from asil.gui.environment import GuiEnv
 from asil.gui.vocabulary import Screen
 from asil.tasks import get_task
+from tests.chat_server import ChatServer
+from tests.conftest import run_cli
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
@@ -48,6 +53,9 @@ def test_inkscape_tree_names_a_button_that_a_click_at_its_centre_presses() -> No
         assert widget(screen, "push button", "Deselect").endswith("disabled")  # nothing selected yet
         after = click_on(env, screen, "push button", "Select All")
         assert not widget(after, "push button", "Deselect").endswith("disabled")  # Inkscape selected the objects
+        assert env.session is not None
+        capped = read_tree(env.session.accessibility_address(), TreeLimits(env.size, max_nodes=10))  # type: ignore[attr-defined]
+        assert capped.nodes == 10 and "cut at the node cap 10" in capped.text.splitlines()[0]
         assert not env.evaluate().success  # selecting is not the task: the evaluator still judges the file
     finally:
         env.close()
@@ -81,3 +89,26 @@ def test_the_tree_is_off_unless_asked_for() -> None:
         assert env.reset().accessibility is None
     finally:
         env.close()
+
+
+def test_the_gui_participant_sends_the_tree_after_the_screenshot_and_the_trajectory_keeps_it(tmp_path: Path) -> None:
+    server = ChatServer()
+    server.behaviours.append({"text": json.dumps({"thought": "look first", "action": "screenshot"})})
+    server.behaviours.append({"text": json.dumps({"thought": "give up", "action": "done"})})
+    try:
+        run_cli("run", "nautilus-rename-draft", "--agent", "gui", "--model", "local", "--base-url", server.url,
+                "--no-stream", "--accessibility-tree", "--out", str(tmp_path))
+    finally:
+        server.close()
+    parts = server.requests[0]["body"]["messages"][-1]["content"]
+    assert [part["type"] for part in parts] == ["text", "image_url", "text"]
+    assert parts[2]["text"].startswith("Accessibility tree (") and 'label "Trash" @' in parts[2]["text"]
+    folder = tmp_path / "nautilus-rename-draft"
+    kept = sorted(p.name for p in folder.glob("step_*.a11y.txt"))
+    assert kept == ["step_0.a11y.txt", "step_1.a11y.txt", "step_2.a11y.txt"], kept
+    assert (folder / "step_0.a11y.txt").read_text(encoding="utf-8") == parts[2]["text"]
+
+
+def test_the_switch_belongs_to_the_gui_agent() -> None:
+    ran = run_cli("run", "nautilus-rename-draft", "--agent", "react", "--accessibility-tree")
+    assert ran.returncode != 0 and "--accessibility-tree applies to the gui agent only." in ran.stderr

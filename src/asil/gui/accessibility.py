@@ -22,9 +22,9 @@ CHECKED, ENABLED, EXPANDED, FOCUSED, PRESSED, SELECTED, SENSITIVE, SHOWING, VISI
 SHOWN_STATES = (("focused", FOCUSED), ("selected", SELECTED), ("checked", CHECKED), ("pressed", PRESSED),
                 ("expanded", EXPANDED))
 # Roles worth a line even without a name: what a person can act on.
-ACTIONABLE = {"push button", "toggle button", "check box", "radio button", "menu item", "check menu item",
+ACTIONABLE = {"push button", "button", "toggle button", "check box", "radio button", "menu item", "check menu item",
               "radio menu item", "combo box", "text", "entry", "password text", "spin button", "slider",
-              "page tab", "link", "menu", "document frame", "document web", "canvas"}
+              "page tab", "link", "menu", "document frame", "document web", "canvas", "grid", "table", "tree table"}
 # Roles that only group others: folded into their parent unless a state makes them worth a line.
 CONTAINERS = {"section", "panel", "filler", "grouping", "widget", "unknown", "redundant object", "scroll pane",
               "layered pane", "split pane", "viewport", "form", "block quote", "article"}
