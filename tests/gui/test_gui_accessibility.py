@@ -111,4 +111,4 @@ def test_the_gui_participant_sends_the_tree_after_the_screenshot_and_the_traject
 
 def test_the_switch_belongs_to_the_gui_agent() -> None:
     ran = run_cli("run", "nautilus-rename-draft", "--agent", "react", "--accessibility-tree")
-    assert ran.returncode != 0 and "--accessibility-tree applies to the gui agent only." in ran.stderr
+    assert ran.returncode == 2 and "--accessibility-tree applies to the gui agent only." in ran.stderr

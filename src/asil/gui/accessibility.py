@@ -162,7 +162,7 @@ def widget_tree(session: Any, app: str, limits: TreeLimits | None = None) -> str
         return f"No accessibility tree: {app}'s GUI session publishes no widgets here; the screenshot is the observation."
     try:
         return read_tree(address, limits or TreeLimits(tuple(session.size))).text
-    except (OSError, ValueError, BusSilent) as exc:  # the bus went away with a closing program
+    except (OSError, ValueError, LookupError, BusSilent) as exc:  # the bus went away with a closing program
         return f"No accessibility tree this step: the accessibility bus did not answer ({exc})."
 
 
