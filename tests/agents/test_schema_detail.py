@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from asil.plugins import adapter_class
 from asil.agents.lstc.agent import LSTCAgent
 from asil.agents.prompting import schema_text
 from asil.agents.react import ReActAgent
 from asil.cli import main
+from asil.plugins import adapter_class
 from tests.agents.helpers import run, system_prompt
 
 
