@@ -17,6 +17,7 @@ REGISTRY = ("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
 SCREEN_COORDS = 0  # ATSPI_COORD_TYPE_SCREEN
 CALL_TIMEOUT_S = 5.0
 Ref = tuple[str, str]  # (bus name, object path)
+Call = tuple[Ref, str, str, "str | None", tuple[Any, ...]]  # ref, interface, method, signature, body
 
 
 class BusSilent(Exception):
@@ -52,6 +53,33 @@ class AtSpiBus:
             raise LookupError(reply.body[0] if reply.body else method)  # the widget went away meanwhile
         return tuple(reply.body)
 
+    def batch(self, calls: list[Call]) -> list[tuple[Any, ...] | LookupError]:
+        """Several method calls sent at once and their replies in order (one round trip instead of one per call):
+        each a reply body, or a LookupError for a call whose widget went away; BusSilent as for ``call``."""
+        from jeepney import DBusAddress, MessageType, new_method_call
+        from jeepney.io.blocking import deadline_to_timeout, timeout_to_deadline
+        from jeepney.low_level import HeaderFields
+
+        serials = []
+        for ref, interface, method, signature, body in calls:
+            serial = next(self.connection.outgoing_serial)
+            address = DBusAddress(ref[1], bus_name=ref[0], interface=interface)
+            self.connection.send_message(new_method_call(address, method, signature, body), serial=serial)
+            serials.append(serial)
+        replies: dict[int, tuple[Any, ...] | LookupError] = {}
+        deadline = timeout_to_deadline(self.timeout_s)
+        while len(replies) < len(serials):
+            try:
+                message = self.connection.receive(timeout=deadline_to_timeout(deadline))
+            except (TimeoutError, OSError) as exc:
+                raise BusSilent(f"{len(serials) - len(replies)} of {len(serials)} calls ({exc or 'timed out'})") from None
+            serial = message.header.fields.get(HeaderFields.reply_serial, -1)
+            if serial not in serials:
+                continue  # a signal, or a late reply to an earlier call
+            failed = message.header.message_type == MessageType.error
+            replies[serial] = LookupError(message.body[0] if message.body else "error") if failed else tuple(message.body)
+        return [replies[serial] for serial in serials]
+
     def name(self, ref: Ref) -> str:
         (value,) = self.call(ref, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name"))
         return str(value[1])
@@ -83,4 +111,4 @@ class AtSpiBus:
         return self.children(REGISTRY)
 
 
-__all__ = ["ACCESSIBLE", "REGISTRY", "AtSpiBus", "BusSilent", "Ref"]
+__all__ = ["ACCESSIBLE", "COMPONENT", "PROPERTIES", "REGISTRY", "SCREEN_COORDS", "AtSpiBus", "BusSilent", "Call", "Ref"]

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from asil.apps.atspi import AtSpiBus, BusSilent, Ref
+from asil.apps.atspi import ACCESSIBLE, COMPONENT, PROPERTIES, SCREEN_COORDS, AtSpiBus, BusSilent, Call, Ref
 
 # AT-SPI state bits (atspi-constants.h, AtspiStateType)
 CHECKED, ENABLED, EXPANDED, FOCUSED, PRESSED, SELECTED, SENSITIVE, SHOWING, VISIBLE = 4, 8, 10, 12, 20, 23, 24, 25, 30
@@ -33,6 +33,7 @@ BIG_AREA = 100 * 100  # an unnamed drawing area this large is a canvas (a palett
 MAX_NODES, MAX_DEPTH, TIME_S = 250, 40, 3.0
 # GTK 4 names a widget without a label after its type ("GtkImage", "AdwGizmo"): no name for a person
 GTK_TYPE_NAME = re.compile(r"(Gtk|Adw|Gdk)[A-Z]\w*")
+BATCH = 40  # siblings asked about in one round trip (five calls each)
 VISITED_PER_LINE = 6  # widgets looked at per line written: folded containers cost reads too
 
 
@@ -75,19 +76,30 @@ class _Reader:
 
     def application(self, app: Ref) -> None:
         self.lines.append(f'application "{self.bus.name(app)}"')
-        for window in self.bus.children(app):
-            self.widget(window, depth=1, indent=1, above="")
+        self.widgets(self.bus.children(app), depth=1, indent=1, above="")
 
-    def widget(self, ref: Ref, depth: int, indent: int, above: str) -> None:
-        """Write ``ref`` (unless folded) and its shown children; ``above`` is the last written ancestor's name."""
-        if self.full():
-            return
-        self.visited += 1
-        states = self.bus.states(ref)
+    def widgets(self, refs: list[Ref], depth: int, indent: int, above: str) -> None:
+        """Write each sibling (unless folded) and its shown children; ``above`` is the last written ancestor's name."""
+        for first in range(0, len(refs), BATCH):
+            group = refs[first:first + BATCH]
+            replies = self.bus.batch([call for ref in group for call in questions(ref)])
+            for number in range(len(group)):
+                if self.full():
+                    return
+                self.visited += 1
+                self.widget(replies[number * len(QUESTIONS):(number + 1) * len(QUESTIONS)], depth, indent, above)
+
+    def widget(self, replies: list[Any], depth: int, indent: int, above: str) -> None:
+        """One widget from its five replies (each a reply body or a LookupError)."""
+        states_of, role_of, name_of, box_of, children_of = replies
+        if any(isinstance(reply, LookupError) for reply in (states_of, role_of, name_of, children_of)):
+            return  # the widget went away while it was read (a closing menu)
+        low, high = states_of[0][:2]
+        states = int(low) | int(high) << 32
         if not states & (1 << VISIBLE) and not states & (1 << SHOWING):
             return  # not shown: neither it nor its children can be clicked
-        role, name = self.bus.role_name(ref), self.bus.name(ref)
-        box = self.bus.extents(ref)
+        role, name = str(role_of[0]), str(name_of[0][1])
+        box = None if isinstance(box_of, LookupError) else screen_box(box_of[0])
         if box is not None and not on_screen(box, self.limits.screen):
             return  # laid out nowhere (a closed menu's items, a hidden page, a toolbar's overflow)
         if written(role, name, box, states, above):
@@ -96,11 +108,18 @@ class _Reader:
         if depth >= self.limits.max_depth:
             self.cut.add(f"depth cap {self.limits.max_depth}")
             return
-        for child in self.bus.children(ref):
-            try:
-                self.widget(child, depth + 1, indent, above)
-            except LookupError:
-                continue  # the widget went away while it was read (a closing menu)
+        children = [(str(bus), str(path)) for bus, path in children_of[0]]
+        self.widgets(children, depth + 1, indent, above)
+
+
+def questions(ref: Ref) -> list[Call]:
+    """What the reader asks of every widget, in QUESTIONS order."""
+    return [(ref, ACCESSIBLE, "GetState", None, ()), (ref, ACCESSIBLE, "GetRoleName", None, ()),
+            (ref, PROPERTIES, "Get", "ss", (ACCESSIBLE, "Name")), (ref, COMPONENT, "GetExtents", "u", (SCREEN_COORDS,)),
+            (ref, ACCESSIBLE, "GetChildren", None, ())]
+
+
+QUESTIONS = ("states", "role", "name", "box", "children")
 
 
 def written(role: str, name: str, box: tuple[int, int, int, int] | None, states: int, above: str) -> bool:
@@ -112,6 +131,11 @@ def written(role: str, name: str, box: tuple[int, int, int, int] | None, states:
     if name and not GTK_TYPE_NAME.fullmatch(name):
         return True
     return role in ACTIONABLE or (role == "drawing area" and box is not None and box[2] * box[3] >= BIG_AREA)
+
+
+def screen_box(extents: Any) -> tuple[int, int, int, int]:
+    x, y, width, height = extents
+    return int(x), int(y), int(width), int(height)
 
 
 def on_screen(box: tuple[int, int, int, int], screen: tuple[int, int]) -> bool:
