@@ -168,12 +168,12 @@ def read_tree(address: str, limits: TreeLimits) -> AccessibilityTree:
             except LookupError:
                 continue  # an application (or a window) went away while it was read
     except BusSilent as exc:
-        reader.cut.add(f"the program stopped answering ({exc})")
+        reader.cut.add(f"no answer from the program: {exc}")
     finally:
         bus.close()
     header = f"Accessibility tree ({len(reader.lines)} widgets; role \"name\" @x,y wxh states)"
     if reader.cut:
-        header += f"; cut at the {', '.join(sorted(reader.cut))}: widgets after the last line are not shown"
+        header += f"; cut ({', '.join(sorted(reader.cut))}): widgets after the last line are not shown"
     ms = (time.monotonic() - started) * 1000
     return AccessibilityTree("\n".join([header, *reader.lines]), len(reader.lines), ms, sorted(reader.cut))
 
