@@ -1,6 +1,7 @@
 """The optional accessibility tree of GUI observations, read over each session's own AT-SPI bus from the real
-programs: a widget the tree names is really activated by a click at the centre of its box (the effect is seen in
-the program's next tree), and an app whose GUI session publishes no tree gets a one-sentence note instead."""
+programs: a widget the tree names is really activated by a click at the centre of its box (Inkscape, Nautilus,
+JupyterLab in Chromium; the effect is seen in the program's next tree), and an app whose GUI session publishes
+no tree gets a one-sentence note instead."""
 
 from __future__ import annotations
 
@@ -112,3 +113,16 @@ def test_the_gui_participant_sends_the_tree_after_the_screenshot_and_the_traject
 def test_the_switch_belongs_to_the_gui_agent() -> None:
     ran = run_cli("run", "nautilus-rename-draft", "--agent", "react", "--accessibility-tree")
     assert ran.returncode == 2 and "--accessibility-tree applies to the gui agent only." in ran.stderr
+
+
+def test_jupyterlab_tree_in_chromium_names_a_toolbar_button_that_a_click_at_its_centre_presses() -> None:
+    env = GuiEnv(get_task("jupyter-title-markdown"), accessibility=True)
+    try:
+        screen = env.reset()
+        assert screen.accessibility is not None
+        editors = screen.accessibility.count(" entry @")  # one code editor per cell
+        after = click_on(env, screen, "push button", "Insert a cell below (B)")
+        assert after.accessibility is not None
+        assert after.accessibility.count(" entry @") == editors + 1  # JupyterLab inserted a cell
+    finally:
+        env.close()
