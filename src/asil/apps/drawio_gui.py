@@ -7,8 +7,8 @@ loads the task's ``.drawio`` file into draw.io and writes back the XML draw.io s
 autosave, and shows the page in a kiosk chromium on a private 1280x800 Xvfb (:mod:`asil.apps.browser_gui`),
 with a throwaway profile outside the workspace.
 
-The GUI-to-canonical sync is draw.io's own Save (Ctrl+S pressed in the window, which also ends a label edit
-still open): draw.io posts the diagram's XML to the host page, which posts it to the server, which writes
+The GUI-to-canonical sync is draw.io's own Save (Escape, which ends a label edit still open keeping its text,
+then Ctrl+S, pressed in the window): draw.io posts the diagram's XML to the host page, which posts it to the server, which writes
 the file. Every finished change has already reached the file through draw.io's autosave.
 """
 
@@ -83,11 +83,14 @@ class GuiDrawio:
         if self.window is None or not self.window.alive or self.host is None:
             return "the draw.io window was closed; the file holds what draw.io last saved or autosaved"
         saves = self.host.received.count("save")
-        self.window.press("ctrl+s")
+        # Escape first, as draw.io's Save button does with stopEditing: a label still being typed is kept
+        # (draw.io sets escapeCancelsEditing off), and an open dialog, which would swallow Ctrl+S, is closed
+        self.window.press("Escape ctrl+s")
         if not self.host.received.wait_for("save", saves, SAVE_TIMEOUT_S):
             return ("draw.io's Save (Ctrl+S) did not answer within "
-                    f"{SAVE_TIMEOUT_S:g} s (a dialog open?); the file holds draw.io's last autosave")
-        return "stored the diagram draw.io sent on its own Save (Ctrl+S in the window), through the embed protocol"
+                    f"{SAVE_TIMEOUT_S:g} s; the file holds draw.io's last autosave")
+        return ("stored the diagram draw.io sent on its own Save (Escape, Ctrl+S in the window), "
+                "through the embed protocol")
 
     def stop(self) -> None:
         if self.window is not None:

