@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import pytest
 
+from asil.agents.gui import demonstration
 from asil.apps.drawio_embed import is_compressed
+from asil.apps.drawio_gui import GuiDrawio
+from asil.gui.environment import GuiEnv
 from asil.tasks import get_task
-from tests.gui.demos import demos_of, play, solved, untouched
+from tests.gui.demos import demos_of, play, replay, shows_other_than, solved, untouched
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
@@ -40,6 +43,20 @@ def test_a_label_still_being_typed_reaches_the_file_through_the_sync() -> None:
     played = play("drawio-relabel-typo", typing)
     assert played.evaluation.success, played.evaluation.checkpoints
     assert played.disagreements == [], played.disagreements
+
+
+def test_the_work_survives_a_restart_of_draw_io() -> None:
+    env = GuiEnv(get_task("drawio-relabel-typo"))
+    try:
+        first = env.reset()
+        assert isinstance(env.session, GuiDrawio) and env.session.window is not None
+        assert env.session.window.title() == "order.drawio - draw.io"  # the host page, titled by the diagram
+        replay(env, demonstration("drawio-relabel-typo") or [])
+        env.restart()  # sync (draw.io's Save), a new chromium, profile and host on the file draw.io wrote
+        assert shows_other_than(env, first.png)  # the new window shows 'Receive order', not the initial state
+        assert env.evaluate().success
+    finally:
+        env.close()
 
 
 def test_the_host_asks_draw_io_for_the_form_the_file_has() -> None:
