@@ -41,6 +41,12 @@ HOST_PAGE = """<!DOCTYPE html>
 const frame = document.getElementById('drawio');
 let writes = Promise.resolve();  // draw.io's messages reach the file in the order draw.io sent them
 function tell(message) { frame.contentWindow.postMessage(JSON.stringify(message), '*'); }
+// Ctrl+S that draw.io does not take (while a label is being typed) would open chromium's "Save page as"
+// dialog over the editor: keep the browser's default off, draw.io's own handler still runs (same origin).
+function noBrowserSave(event) {
+  if ((event.ctrlKey || event.metaKey) && (event.key === 's' || event.key === 'S')) event.preventDefault();
+}
+document.addEventListener('keydown', noBrowserSave, true);
 function report(event, xml) {
   writes = writes.then(() => fetch('/asil/' + event, {method: 'POST', body: xml || ''})).catch(() => {});
 }
@@ -51,6 +57,7 @@ window.addEventListener('message', async (received) => {
   if (message.event === 'configure') {
     tell({action: 'configure', config: %(config)s});
   } else if (message.event === 'init') {
+    frame.contentWindow.document.addEventListener('keydown', noBrowserSave, true);
     const xml = await (await fetch('/asil/diagram')).text();
     tell({action: 'load', xml: xml, autosave: 1, title: %(title_json)s});
   } else if (message.event === 'load') {

