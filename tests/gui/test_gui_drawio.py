@@ -6,13 +6,17 @@ through its embed protocol; the untouched window fails its task."""
 from __future__ import annotations
 
 import subprocess
+from typing import Any
 
 import pytest
 
 from asil.agents.gui import demonstration
 from asil.apps.drawio_embed import is_compressed
 from asil.apps.drawio_gui import GuiDrawio
+from asil.env import Env
+from asil.evaluate.evaluator import evaluate_paths
 from asil.gui.environment import GuiEnv
+from asil.protocol import Action
 from asil.tasks import get_task
 from tests.gui.demos import demos_of, disagreements, replay, shows_other_than, solved, untouched
 
@@ -84,3 +88,27 @@ def test_the_host_asks_draw_io_for_the_form_the_file_has() -> None:
 
     assert is_compressed(setup_xml("drawio-restyle-decision"))
     assert not is_compressed(setup_xml("drawio-relabel-typo"))
+
+
+def test_gui_steps_inside_an_asil_episode_share_the_file_with_api_steps() -> None:
+    """The LocalLSTC gui channel: each step is synced through draw.io's Save, an API step in between changes
+    the file, and the next gui step's new window shows (and saves) what the API wrote."""
+    env = Env(get_task("drawio-restyle-decision"))
+    try:
+        env.reset()
+        first = env.dispatch("gui", channel_step(action="left_click", x=325, y=350))
+        assert first.result.ok and "own Save" in (first.result.output or ""), first.result
+        restyle = Action(action_type="invoke_function", target="restyle",
+                         params={"cells": ["In stock?"], "set": {"fillColor": "#fff2cc", "strokeColor": "#d6b656"}})
+        assert env.dispatch("api", restyle).result.ok
+        last = env.dispatch("gui", channel_step(action="left_click", x=700, y=600))
+        assert last.result.ok and last.result.changed == ["order.drawio"], last.result
+        assert env.workspace is not None
+        assert 'host="127.0.0.1"' in env.workspace.resolve("order.drawio").read_text()  # draw.io wrote it last
+        assert evaluate_paths(env.task.evaluator.paths, env.workspace, None, None).success
+    finally:
+        env.close()
+
+
+def channel_step(**params: Any) -> Action:
+    return Action(action_type="invoke_function", target="gui", params=params)
