@@ -25,7 +25,7 @@ TASKS = {"calc": "calc-sort-scores", "writer": "writer-retitle", "impress": "imp
          "inkscape": "ink-move-dot", "gimp": "gimp-invert-colors", "blender": "blender-move-cube",
          "audacity": "audacity-amplify-6db", "obs": "obs-rename-break", "thunderbird": "thunderbird-flag-invoice",
          "nautilus": "nautilus-rename-draft", "codeserver": "codeserver-font-size",
-         "jupyter": "jupyter-title-markdown", "kdenlive": "kdenlive-guide-retitle"}
+         "jupyter": "jupyter-title-markdown", "kdenlive": "kdenlive-guide-retitle", "drawio": "drawio-relabel-typo"}
 
 
 def measure(app: str, repeats: int) -> list[str]:

@@ -56,7 +56,8 @@ def diagram_of(workspace: Workspace, document: str | None) -> Path:
 class GuiDrawio:
     """The loopback host of draw.io on one diagram file, and the visible chromium window showing it."""
 
-    def __init__(self, diagram: Path):
+    def __init__(self, diagram: Path, accessibility: bool = False):
+        self.accessibility = accessibility  # chromium with an accessibility bus (asil.gui.accessibility)
         self.host: EmbedHost | None = EmbedHost(webapp(), diagram)
         self.profile = Path(tempfile.mkdtemp(prefix="asil-drawio-gui-"))
         self.window: BrowserWindow | None = None
@@ -74,7 +75,7 @@ class GuiDrawio:
     def open_window(self) -> None:
         """Show draw.io; return once it has loaded the diagram and stopped painting."""
         assert self.host is not None
-        self.window = BrowserWindow(self.host.url, self.profile)
+        self.window = BrowserWindow(self.host.url, self.profile, accessibility=self.accessibility)
         if not self.host.received.wait_for("load", 0, LOAD_TIMEOUT_S):
             raise AppUnavailable(f"draw.io did not load the diagram within {LOAD_TIMEOUT_S:g} s.",
                                  hint=f"Open {self.host.url} in a browser to see why.")
@@ -98,6 +99,9 @@ class GuiDrawio:
         return ("stored the diagram draw.io sent on its own Save (Escape to end the open edit, Ctrl+S in the "
                 "window), through the embed protocol")
 
+    def accessibility_address(self) -> str | None:
+        return self.window.accessibility_address() if self.window is not None else None
+
     def stop(self) -> None:
         if self.window is not None:
             self.window.stop()
@@ -108,9 +112,9 @@ class GuiDrawio:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def launch(workspace: Workspace, document: str | None) -> GuiDrawio:
+def launch(workspace: Workspace, document: str | None, accessibility: bool = False) -> GuiDrawio:
     """The GUI launch spec of draw.io (``AppPlugin.gui``): draw.io in chromium on the task's diagram."""
-    session = GuiDrawio(diagram_of(workspace, document))
+    session = GuiDrawio(diagram_of(workspace, document), accessibility)
     try:
         session.open_window()
     except BaseException:  # a half-started session still holds its server, display and browser
