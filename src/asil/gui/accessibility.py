@@ -171,7 +171,8 @@ def read_tree(address: str, limits: TreeLimits) -> AccessibilityTree:
         reader.cut.add(f"no answer from the program: {exc}")
     finally:
         bus.close()
-    header = f"Accessibility tree ({len(reader.lines)} widgets; role \"name\" @x,y wxh states)"
+    header = (f"Accessibility tree ({len(reader.lines)} widgets; each line role \"name\" @x,y wxh states; "
+              "a click at x+w/2, y+h/2 lands on it)")
     if reader.cut:
         header += f"; cut ({', '.join(sorted(reader.cut))}): widgets after the last line are not shown"
     ms = (time.monotonic() - started) * 1000
