@@ -1,4 +1,4 @@
-"""A visible chromium app window on a private Xvfb: what the GUI arm of code-server and JupyterLab shows.
+"""A visible chromium app window on a private Xvfb: what the GUI arm of code-server, JupyterLab and draw.io shows.
 
 Both are web applications served on loopback by ASIL's own launchers; a person uses them in a browser,
 so the GUI episode shows them in one: chromium in kiosk mode (the page fills the 1280x800 display, no
@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from typing import TypeVar
 
 from asil.apps.chromium import browser, visible_argv
 from asil.apps.display import Display, start_display
@@ -23,6 +24,7 @@ from asil.protocol import AppUnavailable
 SCREEN = (1280, 800)
 XDOTOOL_TIMEOUT_S = 10.0
 POLL_S = 0.05
+S = TypeVar("S", bound="InBrowser")
 
 
 class BrowserWindow:
@@ -88,3 +90,36 @@ class BrowserWindow:
         if self.display is not None:
             self.display.stop()
             self.display = None
+
+
+class InBrowser:
+    """The GUI-session half that every web app shown in a ``BrowserWindow`` shares: the screen is the window's,
+    and a launch that fails half-way stops what it started. A session sets ``window`` in ``open_window``."""
+
+    program = "the browser"  # how the assertion names a closed window
+    window: BrowserWindow | None = None
+
+    @property
+    def display_name(self) -> str:
+        assert self.window is not None, f"the {self.program} window is closed"
+        return self.window.display_name
+
+    @property
+    def size(self) -> tuple[int, int]:
+        assert self.window is not None, f"the {self.program} window is closed"
+        return self.window.size
+
+    def open_window(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def opened(self: S) -> S:
+        """This session with its window shown; a half-started one (server, display, browser) is stopped."""
+        try:
+            self.open_window()
+        except BaseException:
+            self.stop()
+            raise
+        return self

@@ -20,7 +20,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from asil.apps.browser_gui import BrowserWindow
+from asil.apps.browser_gui import BrowserWindow, InBrowser
 from asil.apps.drawio_embed import EmbedHost
 from asil.apps.npm_package import ensure_package
 from asil.protocol import AppUnavailable
@@ -53,23 +53,15 @@ def diagram_of(workspace: Workspace, document: str | None) -> Path:
     return found[0]
 
 
-class GuiDrawio:
+class GuiDrawio(InBrowser):
     """The loopback host of draw.io on one diagram file, and the visible chromium window showing it."""
+
+    program = "draw.io"
 
     def __init__(self, diagram: Path):
         self.host: EmbedHost | None = EmbedHost(webapp(), diagram)
         self.profile = Path(tempfile.mkdtemp(prefix="asil-drawio-gui-"))
         self.window: BrowserWindow | None = None
-
-    @property
-    def display_name(self) -> str:
-        assert self.window is not None, "the draw.io window is closed"
-        return self.window.display_name
-
-    @property
-    def size(self) -> tuple[int, int]:
-        assert self.window is not None, "the draw.io window is closed"
-        return self.window.size
 
     def open_window(self) -> None:
         """Show draw.io; return once it has loaded the diagram and stopped painting."""
@@ -110,10 +102,4 @@ class GuiDrawio:
 
 def launch(workspace: Workspace, document: str | None) -> GuiDrawio:
     """The GUI launch spec of draw.io (``AppPlugin.gui``): draw.io in chromium on the task's diagram."""
-    session = GuiDrawio(diagram_of(workspace, document))
-    try:
-        session.open_window()
-    except BaseException:  # a half-started session still holds its server, display and browser
-        session.stop()
-        raise
-    return session
+    return GuiDrawio(diagram_of(workspace, document)).opened()

@@ -19,7 +19,7 @@ import json
 import time
 
 from asil.adapters.codeserver.state import profile_of
-from asil.apps.browser_gui import BrowserWindow
+from asil.apps.browser_gui import BrowserWindow, InBrowser
 from asil.apps.codeserver import CodeServerSession, Profile
 from asil.workspace import Workspace
 
@@ -62,8 +62,10 @@ def seed_machine_settings(profile: Profile) -> None:
     (machine / "settings.json").write_text(json.dumps(MACHINE_SETTINGS, indent=2), encoding="utf-8")
 
 
-class GuiCodeServer:
+class GuiCodeServer(InBrowser):
     """code-server on a workspace, and the visible VS Code window on it."""
+
+    program = "VS Code"
 
     def __init__(self, workspace: Workspace):
         self.profile = profile_of(workspace.root)
@@ -71,16 +73,6 @@ class GuiCodeServer:
         seed_machine_settings(self.profile)
         self.server: CodeServerSession | None = CodeServerSession(workspace.root, self.profile)
         self.window: BrowserWindow | None = None
-
-    @property
-    def display_name(self) -> str:
-        assert self.window is not None, "the VS Code window is closed"
-        return self.window.display_name
-
-    @property
-    def size(self) -> tuple[int, int]:
-        assert self.window is not None, "the VS Code window is closed"
-        return self.window.size
 
     def open_window(self) -> None:
         """Show the workbench; return once it has started (the window is usable) and stopped painting."""
@@ -118,10 +110,4 @@ class GuiCodeServer:
 
 def launch(workspace: Workspace, document: str | None) -> GuiCodeServer:
     """The GUI launch spec of code-server (``AppPlugin.gui``): VS Code in chromium on the task's workspace."""
-    session = GuiCodeServer(workspace)
-    try:
-        session.open_window()
-    except BaseException:  # a half-started session still holds its server, display and browser
-        session.stop()
-        raise
-    return session
+    return GuiCodeServer(workspace).opened()
