@@ -167,8 +167,23 @@ def _source(producer: ET.Element) -> str:
     if service == "kdenlivetitle" and not resource:
         return "title:" + " / ".join(bin_validator.title_texts(producer))
     if service in NON_FILE_SERVICES:
-        return resource if ":" in resource else f"{service}:{resource}"
+        return resource if ":" in resource else f"{service}:{_color(resource) if service in ('color', 'colour') else resource}"
     return resource
+
+
+BASIC_COLORS = {"black": (0, 0, 0), "white": (255, 255, 255), "red": (255, 0, 0), "green": (0, 128, 0),
+                "blue": (0, 0, 255), "yellow": (255, 255, 0), "gray": (128, 128, 128)}
+
+
+def _color(text: str) -> str:
+    """Kdenlive's dialog writes 0xRRGGBBAA: read as a basic colour name, #rrggbb or (translucent) #rrggbbaa."""
+    if not re.fullmatch(r"0x[0-9a-fA-F]{8}", text):
+        return text
+    r, g, b, a = (int(text[i:i + 2], 16) for i in (2, 4, 6, 8))
+    names = [name for name, rgb in BASIC_COLORS.items() if rgb == (r, g, b)]
+    if a == 255:
+        return names[0] if names else f"#{r:02x}{g:02x}{b:02x}"
+    return f"#{r:02x}{g:02x}{b:02x}{a:02x}"
 
 
 def _scope(project: RawProject, scope: str) -> ET.Element:
