@@ -57,6 +57,8 @@ def planner_schema(cfg: LSTCConfig, schemas: dict[str, ActionSchema]) -> dict[st
     return {"type": "object", "required": ["candidates", "best", "rationale"],
             "properties": {"candidates": {"type": "array", "items": candidate, "minItems": 1,
                                           "maxItems": cfg.max_candidates},
-                           "best": {"type": "integer", "minimum": 0, "maximum": cfg.max_candidates - 1},
+                           # an enum, not minimum/maximum: llama-cpp-python's grammar ignores an integer's bounds
+                           # ("best": 10 with two candidates), but keeps a reply to listed values
+                           "best": {"type": "integer", "enum": list(range(cfg.max_candidates))},
                            "rationale": STRING}}
 
