@@ -102,6 +102,11 @@ class OdfPackage:
         return found
 
 
+def attributes(el: etree._Element) -> dict[str, str]:
+    """An element's attributes as a plain ``{"{uri}name": value}`` dict."""
+    return {str(k): str(v) for k, v in el.attrib.items()}
+
+
 def drop_attribute(el: etree._Element, attr: str) -> None:
     if attr in el.attrib:
         del el.attrib[attr]
@@ -114,4 +119,4 @@ def remove(el: etree._Element) -> None:
 
 
 
-__all__ = ["NS", "OdfPackage", "drop_attribute", "q", "remove"]
+__all__ = ["NS", "OdfPackage", "attributes", "drop_attribute", "q", "remove"]
