@@ -109,7 +109,7 @@ class OdtFileEngine:
             outer, depth = listed
             style = self._styles().list_name(outer.get(body.STYLE_NAME, ""))
             kind = LIST_KINDS.get(style, "other")
-            label = {"bullet": "•", "number": f"{body.number_in_list(el, outer)}."}.get(kind, "")
+            label = f"{body.number_in_list(el, outer)}." if kind == "number" else ""  # a bullet has no label text in LibreOffice
             out["list"] = {"kind": kind, "label": label, "level": depth}
         spans = self.spans(el)
         if spans:
