@@ -20,12 +20,7 @@ from urllib.parse import unquote, urlparse
 from lxml import etree
 
 from asil.adapters.odf.package import attributes, q, remove
-from asil.adapters.writer import odf_blocks as body
-from asil.adapters.writer.odf_blocks import XML_ID, Block, H, OdtPackage, P, blocks_of, table_info
-from asil.adapters.writer.odf_page import page_info, set_margin_text, set_page
-from asil.adapters.writer.odf_styles import StyleBook
-from asil.adapters.writer.odf_tables import add_rows, delete_rows, new_table, set_cells
-from asil.adapters.writer.odf_text import (
+from asil.adapters.odf.text import (
     TEXT_PROPS,
     UNSUPPORTED,
     Atom,
@@ -38,6 +33,11 @@ from asil.adapters.writer.odf_text import (
     text_of,
     write_atoms,
 )
+from asil.adapters.writer import odf_blocks as body
+from asil.adapters.writer.odf_blocks import XML_ID, Block, H, OdtPackage, P, blocks_of, table_info
+from asil.adapters.writer.odf_page import page_info, set_margin_text, set_page
+from asil.adapters.writer.odf_styles import StyleBook
+from asil.adapters.writer.odf_tables import add_rows, delete_rows, new_table, set_cells
 from asil.protocol import ActionFailed, AsilError
 
 MAX_TEXT = 400  # characters of a paragraph shown in an observation (as on the dispatch path)

@@ -11,7 +11,7 @@ from typing import Any
 from lxml import etree
 
 from asil.adapters.odf.package import OdfPackage, attributes, q, remove
-from asil.adapters.writer.odf_text import set_text, text_of
+from asil.adapters.odf.text import set_text, text_of
 from asil.protocol import ActionFailed
 
 XML_ID = q("xml", "id")

@@ -9,9 +9,9 @@ from typing import Any
 from lxml import etree
 
 from asil.adapters.odf.package import OdfPackage, q, remove
+from asil.adapters.odf.text import AutomaticStyles, set_text, text_of
 from asil.adapters.writer.odf_blocks import STYLE_NAME, Block, P
 from asil.adapters.writer.odf_styles import StyleBook
-from asil.adapters.writer.odf_text import AutomaticStyles, set_text, text_of
 from asil.protocol import ActionFailed
 
 MM_PER = {"mm": 1.0, "cm": 10.0, "in": 25.4, "pt": 25.4 / 72, "pc": 25.4 / 6, "px": 25.4 / 96}

@@ -16,7 +16,7 @@ from pathlib import Path
 from lxml import etree
 
 from asil.adapters.odf.package import PARSER, OdfPackage, q
-from asil.adapters.writer.odf_text import decode_style_name
+from asil.adapters.odf.text import decode_style_name
 from asil.protocol import ActionFailed
 
 CATALOGUE = Path(__file__).with_name("pool_styles.xml")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from lxml import etree
 
 from asil.adapters.odf.package import OdfPackage, q, remove
+from asil.adapters.odf.text import AutomaticStyles
 from asil.adapters.writer.odf_blocks import (
     CELL,
     COLUMN,
@@ -17,7 +18,6 @@ from asil.adapters.writer.odf_blocks import (
     write_cell,
 )
 from asil.adapters.writer.odf_styles import StyleBook
-from asil.adapters.writer.odf_text import AutomaticStyles
 from asil.protocol import ActionFailed
 
 BORDER = "0.5pt solid #000000"

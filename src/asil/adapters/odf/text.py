@@ -1,4 +1,5 @@
-"""Paragraph text and character formatting of an ``.odt`` held as XML (lxml), for the Writer file path.
+"""Paragraph text and character formatting of an ODF document held as XML (lxml), for the file-backed
+access paths (Writer paragraphs, Impress text boxes).
 
 A paragraph is read as *atoms*: one per character, each with the chain of ``text:span`` styles around
 it. Edits work on atoms and write the paragraph back, so formatting stays on the characters it was on
