@@ -116,11 +116,52 @@ def action_latencies(trace: Path) -> list[tuple[str, float]]:
              else step["action"]["action_type"], step["latency_ms"]) for step in steps]
 
 
+def _needs_office(task: Task) -> bool:
+    return any(step.target == "export_pdf" for step in task.reference_steps())
+
+
 def refused_steps(trace: Path) -> list[str]:
     """The actions of an episode that its access path refused as needing LibreOffice."""
     lines = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
     return [str(line["action"].get("target")) for line in lines
             if line.get("action") and REFUSED in json.dumps(line.get("error") or "")]
+
+
+def saved_state(task: Task, path: str) -> tuple[Any, Any]:
+    """After the reference on ``path``: what the agent observes, and what LibreOffice (the default dispatch
+    adapter) reads from the saved file. Writer and Impress adapters have ``read()``; Calc's own test compares
+    every cell (tests/adapters/test_calc_paths.py)."""
+    from asil.env import Env
+    from asil.plugins import adapter_class
+
+    app = task.apps[0]
+    env = Env(on_path(task, path))
+    try:
+        env.reset()
+        for step in task.reference_steps():
+            env.step(step)
+        observation = env.adapters[app].observe()
+        seen = ([e.model_dump() for e in observation.elements], observation.navigation.model_dump())
+        env.evaluate()  # saves, then judges
+        assert env.workspace is not None
+        with adapter_class(app)(env.workspace, env.task.document_for(app)) as libreoffice:
+            return seen, libreoffice.read()  # type: ignore[attr-defined]
+    finally:
+        env.close()
+
+
+def compare_paths(app: str, tasks: list[Task]) -> None:
+    """Print, per task, whether both paths showed the agent the same elements and left the same document."""
+    same_view = same_file = 0
+    for task in tasks:
+        (dispatch_view, dispatch_file), (file_view, file_file) = (saved_state(task, path) for path in ("dispatch", "file"))
+        same_view += dispatch_view == file_view
+        same_file += dispatch_file == file_file
+        if dispatch_view != file_view or dispatch_file != file_file:
+            print(f"  {task.id}: observations {'equal' if dispatch_view == file_view else 'DIFFER'}, "
+                  f"saved documents {'equal' if dispatch_file == file_file else 'DIFFER'}")
+    print(f"{app}: after the reference, equal observations on {same_view}/{len(tasks)} tasks, "
+          f"equal saved documents (read by LibreOffice) on {same_file}/{len(tasks)}")
 
 
 def print_by_kind(runs: dict[str, PathRun]) -> None:
@@ -144,11 +185,18 @@ def main() -> None:
     parser.add_argument("--apps", default=",".join(APPS), help="comma-separated: calc, writer, impress")
     parser.add_argument("--task", action="append", help="a task id (repeatable); all core tasks of --apps by default")
     parser.add_argument("--out", type=Path, help="where the traces go (a temporary folder by default)")
+    parser.add_argument("--compare", action="store_true", help="only compare, per Writer/Impress task, the "
+                        "observations and saved documents both paths leave after the reference")
     args = parser.parse_args()
     apps = [app.strip() for app in args.apps.split(",") if app.strip()]
     if not set(apps) <= set(APPS):
         raise SystemExit(f"--apps takes {', '.join(APPS)}; got {args.apps!r}.")
     by_app = {app: [t for t in load_tasks(suite="core", app=app) if not args.task or t.id in args.task] for app in apps}
+    if args.compare:
+        for app in apps:
+            if app != "calc":  # refused tasks (export_pdf on the file path) leave nothing to compare
+                compare_paths(app, [t for t in by_app[app] if t.feasible and not _needs_office(t)])
+        return
     runs: dict[tuple[str, str], PathRun] = {}
     with tempfile.TemporaryDirectory(prefix="asil-paths-") as scratch:
         out = args.out or Path(scratch)

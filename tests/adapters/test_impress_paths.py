@@ -11,6 +11,7 @@ import pytest
 
 from asil.adapters.impress.adapter import ImpressAdapter
 from asil.env import Env
+from asil.evaluate.raw import raw_verdict
 from asil.protocol import parse_action
 from asil.tasks import load_tasks
 from asil.tasks.model import Task
@@ -58,7 +59,13 @@ def test_reference_succeeds_and_untouched_state_fails_on_both_paths(task_id: str
         untouched.close()
     env = solve(task, path)
     try:
-        assert env.evaluate().success
+        evaluation = env.evaluate()
+        assert evaluation.success
+        assert env.workspace is not None  # the raw validator agrees on the file this path saved
+        outcome = task.reference_steps()[-1].action_type
+        for checkpoints, verdict in zip(task.evaluator.paths, evaluation.paths, strict=True):
+            for checkpoint, judged in zip(checkpoints, verdict.checkpoints, strict=True):
+                assert raw_verdict(checkpoint, env.workspace, outcome, None, "impress") == judged.passed, checkpoint
     finally:
         env.close()
 
