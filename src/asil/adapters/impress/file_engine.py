@@ -43,8 +43,9 @@ class OdpFileEngine:
         """Run one engine request; a change that fails part-way is undone whole (as on the dispatch path)."""
         handler = getattr(self, f"op_{op}", None)
         if handler is None:
-            raise ActionFailed(f"'{op}' needs LibreOffice's rendering, which the file-backed access path does not "
-                               'run; the dispatch access path (access_path "dispatch") does it.',
+            what = "PDF export and slide renders need" if op == "export" else f"'{op}' needs"
+            raise ActionFailed(f"{what} LibreOffice's rendering, which the file-backed access path does not have; "
+                               'the dispatch access path (access_path "dispatch") has it.',
                                hint="Save and finish, or use the dispatch access path.", code=odp.UNSUPPORTED)
         if op in _READ_ONLY:
             return handler(**args)

@@ -60,8 +60,9 @@ class OdtFileEngine:
         """Run one engine request; a change that fails part-way is undone whole (as on the dispatch path)."""
         handler = getattr(self, f"op_{op}", None)
         if handler is None:
-            raise ActionFailed(f"'{op}' needs LibreOffice's layout, which the file-backed access path does not run; "
-                               'the dispatch access path (access_path "dispatch") does it.',
+            what = "PDF export and page renders need" if op == "export" else f"'{op}' needs"
+            raise ActionFailed(f"{what} LibreOffice's layout, which the file-backed access path does not have; "
+                               'the dispatch access path (access_path "dispatch") has it.',
                                hint="Save and finish, or use the dispatch access path.", code=UNSUPPORTED)
         if op in _READ_ONLY:
             return handler(**args)
