@@ -91,6 +91,59 @@ def test_both_paths_observe_alike_and_leave_the_same_document(task_id: str) -> N
     assert documents[0] == documents[1]
 
 
+# Edits beyond the references: partial bold/italic and a character style, document-wide find/replace
+# (plain and regex) through formatted text, a line break and a double space, a numbered list, un-listing a
+# bulleted item, table rows in the middle, a footer on and off, a header, a built-in style the file lacks,
+# the page, a UI style name, leading spaces and a tab.
+RICHER_EDITS = [
+    {"action_type": "invoke_function", "target": "format_text",
+     "params": {"paragraph": "p4", "text": "legacy billing", "bold": True}},
+    {"action_type": "invoke_function", "target": "format_text",
+     "params": {"paragraph": "p4", "text": "billing service", "italic": True}},
+    {"action_type": "invoke_function", "target": "format_text",
+     "params": {"paragraph": "p6", "text": "Vendor", "char_style": "Emphasis"}},
+    {"action_type": "invoke_function", "target": "find_replace", "params": {"find": "Falcon", "replace": "Osprey"}},
+    {"action_type": "invoke_function", "target": "find_replace",
+     "params": {"find": "b(i)lling", "replace": "inv$1ces", "regex": True}},
+    {"action_type": "set_value", "target": "p2", "params": {"text": "First line\nSecond  line"}},
+    {"action_type": "invoke_function", "target": "insert_paragraph",
+     "params": {"after": "p12", "text": "Numbered one", "list": "number"}},
+    {"action_type": "invoke_function", "target": "set_list", "params": {"paragraphs": ["p8"], "kind": "none"}},
+    {"action_type": "invoke_function", "target": "add_table_rows", "params": {"table": "Budget", "row": 2, "count": 2}},
+    {"action_type": "set_value", "target": "Budget.A2", "params": {"value": 3.5}},
+    {"action_type": "invoke_function", "target": "set_footer", "params": {"text": "Footer one"}},
+    {"action_type": "invoke_function", "target": "set_footer", "params": {"text": None}},
+    {"action_type": "invoke_function", "target": "set_header", "params": {"text": "Head"}},
+    {"action_type": "invoke_function", "target": "set_paragraph_style", "params": {"paragraphs": ["p3"], "style": "Heading 3"}},
+    {"action_type": "invoke_function", "target": "set_page", "params": {"orientation": "landscape", "margin_left_mm": 12.5}},
+    {"action_type": "invoke_function", "target": "insert_paragraph",
+     "params": {"before": "Budget", "text": "  lead spaces\tand tab", "style": "Text Body"}},
+    {"action_type": "invoke_function", "target": "delete", "params": {"id": "p10"}},
+]
+
+
+def test_richer_edits_leave_the_same_document_on_both_paths() -> None:
+    finals = []
+    for path in PATHS:
+        env = Env(on_path(TASKS["writer-unlist-step"], path))
+        try:
+            env.reset()
+            writer = env.adapters["writer"]
+            assert isinstance(writer, WriterAdapter) and env.workspace is not None
+            for edit in RICHER_EDITS:
+                assert act(writer, edit).ok, (path, edit)
+            seen = [e.model_dump() for e in writer.observe(limit=60).elements]
+            writer.save()
+            with WriterAdapter(env.workspace, "memo.odt") as libreoffice:
+                finals.append((seen, libreoffice.read()))
+        finally:
+            env.close()
+    assert finals[0] == finals[1]
+    blocks = {b["id"]: b for b in finals[1][1]["blocks"]}
+    assert blocks["p2"]["text"] == "First line\nSecond  line" and blocks["p3"]["level"] == 3
+    assert {"text": "invices", "bold": True, "italic": True} in blocks["p4"]["spans"]
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_refused_actions_leave_the_file_byte_for_byte_unchanged(path: str) -> None:
     env = Env(on_path(TASKS["writer-retitle"], path))

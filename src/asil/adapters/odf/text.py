@@ -101,34 +101,28 @@ def write_atoms(paragraph: etree._Element, atoms: list[Atom]) -> None:
         for name in atoms[start].chain:
             target = etree.SubElement(target, SPAN)
             target.set(q("text", "style-name"), name)
-        _append_text(target, "".join(a.char for a in atoms[start:end]), leading=start == 0)
+        previous = atoms[start - 1].char if start else ""
+        _append_text(target, "".join(a.char for a in atoms[start:end]), previous)
         start = end
 
 
-def _append_text(parent: etree._Element, text: str, leading: bool) -> None:
-    """Append ``text`` at the end of ``parent``, spelling tabs, breaks and runs of spaces as ODF elements
-    (a reader collapses plain white space); a paragraph's leading spaces are elements too."""
-    for number, piece in enumerate(re.split(r"(\t|\n| {2,})", text)):
-        if not piece:
-            continue
-        if piece in ("\t", "\n"):
-            etree.SubElement(parent, TAB if piece == "\t" else LINE_BREAK)
-            continue
-        if leading and number == 0 and piece.startswith(" "):
-            spaces = len(piece) - len(piece.lstrip(" "))
-            _space(parent, spaces)
-            piece = piece[spaces:]
-        elif piece.startswith("  ") and not piece.strip():
-            _plain(parent, " ")
-            _space(parent, len(piece) - 1)
-            continue
-        _plain(parent, piece)
+def _append_text(parent: etree._Element, text: str, previous: str) -> None:
+    """Append ``text`` at the end of ``parent``, spelling tabs and breaks as elements and every space a reader
+    would collapse (at the paragraph's start, after a space, tab or break) as ``text:s``.
 
-
-def _space(parent: etree._Element, count: int) -> None:
-    space = etree.SubElement(parent, SPACE)
-    if count > 1:
-        space.set(q("text", "c"), str(count))
+    ``previous`` is the paragraph's character before ``text`` ("" at its start)."""
+    for char in text:
+        if char in ("\t", "\n"):
+            etree.SubElement(parent, TAB if char == "\t" else LINE_BREAK)
+        elif char == " " and previous in ("", " ", "\t", "\n"):
+            last = parent[-1] if len(parent) else None
+            if last is not None and last.tag == SPACE and not last.tail:
+                last.set(q("text", "c"), str(int(last.get(q("text", "c"), "1")) + 1))
+            else:
+                etree.SubElement(parent, SPACE)
+        else:
+            _plain(parent, char)
+        previous = char
 
 
 def _plain(parent: etree._Element, text: str) -> None:

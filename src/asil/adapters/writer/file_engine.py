@@ -44,7 +44,7 @@ MAX_TEXT = 400  # characters of a paragraph shown in an observation (as on the d
 HEADING_LIMIT = 60
 LISTS = {"bullet": "List 1", "number": "Numbering 123"}
 LIST_KINDS = {"List 1": "bullet", "Numbering 123": "number"}
-BREAKS = re.compile("\r\n|[\r\n\u2029]")
+BREAKS = re.compile("\r\n?|\u2029")  # paragraph breaks; "\n" (and U+2028) stay line breaks, as in LibreOffice
 _READ_ONLY = {"ids", "observe", "read", "dirty", "save"}
 
 
@@ -183,7 +183,7 @@ class OdtFileEngine:
 
     def _write_text(self, el: etree._Element, text: str) -> None:
         """Set a paragraph's text; a paragraph break in it starts new paragraphs of the same style."""
-        first, *rest = BREAKS.split(text)
+        first, *rest = BREAKS.split(text.replace("\u2028", "\n"))
         set_text(el, first)
         anchor = el
         for piece in rest:
