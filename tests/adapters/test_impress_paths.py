@@ -91,6 +91,53 @@ def test_both_paths_observe_alike_and_leave_the_same_presentation(task_id: str) 
     assert decks[0] == decks[1]
 
 
+# Edits beyond the references: new slides (first, last, another layout), a rectangle and an ellipse, geometry,
+# every transition and none, duplicate, delete and move (to the end), two-line notes, shape and body text.
+RICHER_EDITS = [
+    {"action_type": "invoke_function", "target": "add_slide",
+     "params": {"position": 1, "layout": "title_content", "title": "First", "body": ["a", "b  c"]}},
+    {"action_type": "invoke_function", "target": "add_slide", "params": {"layout": "title_slide", "title": "End"}},
+    {"action_type": "invoke_function", "target": "add_shape", "params": {
+        "slide": "slide-2", "name": "box", "kind": "rect", "text": "Boxed", "x_mm": 10, "y_mm": 20, "width_mm": 30,
+        "height_mm": 15}},
+    {"action_type": "invoke_function", "target": "add_shape", "params": {
+        "slide": "slide-2", "name": "oval", "kind": "ellipse", "x_mm": 50, "y_mm": 20, "width_mm": 30, "height_mm": 15}},
+    {"action_type": "invoke_function", "target": "set_geometry", "params": {"slide": "slide-2", "shape": "title", "y_mm": 12.34}},
+    {"action_type": "invoke_function", "target": "set_transition", "params": {"slides": ["slide-2"], "effect": "push"}},
+    {"action_type": "invoke_function", "target": "set_transition", "params": {"slides": ["slide-3"], "effect": "wipe"}},
+    {"action_type": "invoke_function", "target": "set_transition", "params": {"slides": ["slide-4"], "effect": "cover"}},
+    {"action_type": "invoke_function", "target": "set_transition", "params": {"slides": ["slide-4"], "effect": "none"}},
+    {"action_type": "invoke_function", "target": "duplicate_slide", "params": {"slide": "slide-2"}},
+    {"action_type": "invoke_function", "target": "delete_slide", "params": {"slide": "slide-3"}},
+    {"action_type": "invoke_function", "target": "set_notes", "params": {"slide": "slide-2", "text": "line one\nline two"}},
+    {"action_type": "invoke_function", "target": "move_slide", "params": {"slide": "slide-1", "position": 8}},
+    {"action_type": "set_value", "target": "slide-2/box", "params": {"text": "Reboxed"}},
+    {"action_type": "invoke_function", "target": "set_body", "params": {"slide": "slide-4", "text": ["x", "y", "z"]}},
+]
+
+
+def test_richer_edits_leave_the_same_presentation_on_both_paths() -> None:
+    finals = []
+    for path in PATHS:
+        env = Env(on_path(TASKS["impress-retitle"], path))
+        try:
+            env.reset()
+            impress = env.adapters["impress"]
+            assert isinstance(impress, ImpressAdapter) and env.workspace is not None
+            for edit in RICHER_EDITS:
+                assert act(impress, edit).ok, (path, edit)
+            seen = [e.model_dump() for e in impress.observe(limit=20).elements]
+            impress.save()
+            with ImpressAdapter(env.workspace, "deck.odp") as libreoffice:
+                finals.append((seen, libreoffice.read()))
+        finally:
+            env.close()
+    assert finals[0] == finals[1]
+    deck = {slide["id"]: slide for slide in finals[1][1]}
+    assert deck["slide-2"]["transition"] == "push" and deck["slide-2"]["notes"] == "line one\nline two"
+    assert [s["id"] for s in finals[1][1]][-1] == "slide-1"
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_refused_actions_leave_the_file_byte_for_byte_unchanged(path: str) -> None:
     env = Env(on_path(TASKS["impress-retitle"], path))
