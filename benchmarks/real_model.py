@@ -51,8 +51,9 @@ class MeasuringClient(OpenAICompatibleClient):
 
 def run_agent(name: str, base_url: str, tasks: list[str], budget: int, out: Path, args: argparse.Namespace
               ) -> dict[str, Any]:
-    own = ({"observations": args.observations} if name == "react" else
-           {"ablate": args.lstc_ablate} if name == "lstc" and args.lstc_ablate else {})
+    own: dict[str, Any] = ({"observations": args.observations} if name == "react" else
+                           {"ablate": args.lstc_ablate} if name == "lstc" and args.lstc_ablate else {})
+    own["schema_detail"] = args.schema_detail
     agent = make_agent(name, model=SMOLLM2_NAME, base_url=base_url, server="llama-cpp-python",
                        context_length=args.n_ctx, constrained=args.constrained, timeout_s=args.call_timeout, **own)
     measuring = MeasuringClient(SMOLLM2_NAME, base_url=base_url, server="llama-cpp-python",
@@ -109,6 +110,7 @@ def main() -> None:
     parser.add_argument("--agents", default="react,lstc")
     parser.add_argument("--constrained", action="store_true")
     parser.add_argument("--observations", choices=["full", "changes"], default="full", help="react's observations")
+    parser.add_argument("--schema-detail", choices=["full", "compact"], default="full")
     parser.add_argument("--lstc-ablate", help="lstc ablations, e.g. no-failure-abstraction")
     parser.add_argument("--call-timeout", type=float, default=120.0)
     parser.add_argument("--savings-sample", type=int, default=5)
@@ -126,6 +128,7 @@ def main() -> None:
     print(f"SmolLM2-135M-Instruct Q4_1, llama-cpp-python server ({args.threads or 'all'} threads), n_ctx {args.n_ctx}, "
           f"budget {args.budget}, "
           f"constrained={args.constrained}, react observations={args.observations}, lstc ablate={args.lstc_ablate}, "
+          f"schema detail={args.schema_detail}, "
           f"{len(tasks)} tasks, results in {out}")
     print("agent  eps steps calls  tok/call  s/call s/step  early  saved  parse  valid  ep wall  won")
     print("\n".join(rows))

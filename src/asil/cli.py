@@ -308,6 +308,8 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"{lstc_only[0]} applies to the lstc agent only.", hint="Use --agent lstc.")
     if args.observations is not None and args.agent != "react":
         raise UsageError("--observations applies to the react agent only.", hint="Use --agent react.")
+    if args.schema_detail is not None and args.agent not in ("react", "lstc"):
+        raise UsageError("--schema-detail applies to the react and lstc agents only.", hint="Use --agent react or lstc.")
     if args.hybrid_vision and args.agent != "react":  # the one agent that sends image parts so far
         raise UsageError("--hybrid-vision applies to the react agent only.", hint="Use --agent react.")
     if args.agent == "oracle":
@@ -338,6 +340,8 @@ def _agent_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         options["observations"] = args.observations
     if args.hybrid_vision:
         options["hybrid_vision"] = True
+    if args.schema_detail is not None:
+        options["schema_detail"] = args.schema_detail
     return options
 
 
@@ -524,6 +528,10 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
                    help="react: 'full' shows the current observation each step (default); 'changes' shows the first "
                    "observation once and then what each action changed, so a local server re-reads only the "
                    "newest step (its prompt cache keeps the rest)")
+    p.add_argument("--schema-detail", choices=["full", "compact"],
+                   help="react, lstc: how the apps' actions are described in the system prompt: 'full' (default: "
+                   "every function, every example, the tips) or 'compact' (functions and two examples: about a "
+                   "third of the tokens, for small local models)")
     p.add_argument("--ablate", help="LSTC ablations, comma-separated: no-l2s, no-s2l, no-persistent-subgoal, "
                    "no-candidates, no-multi-action, no-step-abstraction, no-routing, no-stall-loop, "
                    "no-failure-abstraction (not in the paper: no Step Abstraction call for a failed step, for slow local models)")

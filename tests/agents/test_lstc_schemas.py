@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -64,3 +65,27 @@ def test_the_planner_schema_refuses_an_action_type_the_app_does_not_have() -> No
         jsonschema.validate(bad, schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**good, "best": 3}, schema)  # at most three candidates: index 0..2
+
+
+def test_the_grammar_a_local_server_builds_keeps_best_to_a_candidate_index() -> None:
+    # recorded from SmolLM2-135M on llama-cpp-python 0.3.36 (2026-12-03): with "best" as an integer with
+    # minimum/maximum the grammar let through '"best":10' for two candidates, and each such reply cost a repair call
+    llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")
+    schema = planner_schema(configure(), {"calc": adapter_class("calc").action_schema()})
+    rules = dict(line.split(" ::= ", 1) for line in llama_grammar.json_schema_to_gbnf(json.dumps(schema)).splitlines()
+                 if " ::= " in line)
+    assert rules["best"] == '"0" | "1" | "2"'
+
+
+@pytest.mark.parametrize("step", [{"channel": "bash"}, {"channel": "bash", "command": ""}, {"channel": "api"},
+                                  {"channel": "api", "command": "ls"}])
+def test_the_planner_schema_refuses_a_step_without_what_its_channel_needs(step: dict[str, Any]) -> None:
+    # recorded from SmolLM2-135M under the old one-object step schema: "A bash step needs a non-empty 'command'",
+    # "An api step's action is malformed at 'action'", each a parse error and a repair call
+    schema = planner_schema(configure(), {"calc": adapter_class("calc").action_schema()})
+    reply = {"candidates": [{"why": "w", "subgoal": {"mode": "new", "text": "t"}, "actions": [step],
+                             "control": None, "reason": ""}], "best": 0, "rationale": "r"}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(reply, schema)
+    jsonschema.validate({**reply, "candidates": [{**reply["candidates"][0], "actions": [
+        {"channel": "bash", "command": "ls"}, {"channel": "api", "action": {"action_type": "done"}}]}]}, schema)

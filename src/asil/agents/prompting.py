@@ -10,26 +10,41 @@ from typing import Any
 
 from asil.protocol import ActionSchema, Observation
 
+SCHEMA_DETAILS = ("full", "compact")
 
-def schema_text(schemas: dict[str, ActionSchema]) -> str:
-    """Each app's actions in a few lines: functions with their parameters, examples, tips."""
-    parts = []
-    for app, schema in schemas.items():
-        lines = [f"App {app}: action types {', '.join(schema.action_types)}. Targets: {schema.target_format}."]
-        if schema.set_value_params:
-            lines.append(f"- set_value params: {_params(schema.set_value_params)}")
-        for name, spec in schema.functions.items():
-            lines.append(f"- invoke_function {name}: {spec.description} params: {_params(spec.params)}")
-        lines.append("Examples:")
-        lines += ["  " + e.model_dump_json(exclude_defaults=True) for e in schema.examples]
-        lines.append("Tips:")
-        lines += [f"  - {tip}" for tip in schema.tips]
-        parts.append("\n".join(lines))
+
+def schema_text(schemas: dict[str, ActionSchema], detail: str = "full") -> str:
+    """Each app's actions in a few lines: functions with their parameters, examples, tips.
+
+    ``detail="compact"`` keeps the functions (name, parameters, one-line description) and two examples and drops
+    the other examples and the tips: about a third of the tokens, for small local models whose server reads
+    ~150-300 prompt tokens a second (docs/agents.md)."""
+    if detail not in SCHEMA_DETAILS:
+        raise ValueError(f"schema detail must be one of {', '.join(SCHEMA_DETAILS)}, not {detail!r}.")
+    parts = [_app_text(app, schema, detail == "compact") for app, schema in schemas.items()]
     if len(schemas) > 1:  # multi-app tasks: Env.step routes each action by its "app" field
         parts.insert(0, f"This task uses several apps ({', '.join(schemas)}): give every action an \"app\" field "
                         f"naming the app it acts on, e.g. {{\"app\": \"{next(iter(schemas))}\", \"action_type\": ...}}; "
                         "without it the action goes to the first app.")
     return "\n\n".join(parts)
+
+
+def _app_text(app: str, schema: ActionSchema, compact: bool) -> str:
+    lines = [f"App {app}: action types {', '.join(schema.action_types)}. Targets: {schema.target_format}."]
+    if schema.set_value_params:
+        lines.append(f"- set_value params: {_params(schema.set_value_params)}")
+    if compact and schema.functions:
+        lines.append("invoke_function targets (name {params}: what it does):")
+        lines += [f"- {name} {_params(spec.params)}: {spec.description}" for name, spec in schema.functions.items()]
+    else:
+        lines += [f"- invoke_function {name}: {spec.description} params: {_params(spec.params)}"
+                  for name, spec in schema.functions.items()]
+    lines.append("Examples:")
+    lines += ["  " + e.model_dump_json(exclude_defaults=True) for e in schema.examples[: 2 if compact else None]]
+    if not compact:
+        lines.append("Tips:")
+        lines += [f"  - {tip}" for tip in schema.tips]
+    return "\n".join(lines)
 
 
 def _params(json_schema: dict[str, Any]) -> str:

@@ -39,9 +39,9 @@ def reply_schema(schemas: dict[str, ActionSchema]) -> dict[str, Any]:
             "properties": {"thought": {"type": "string"}, "action": action_json_schema(schemas, ("done", "infeasible"))}}
 
 
-def system_prompt(schemas: dict[str, ActionSchema]) -> str:
+def system_prompt(schemas: dict[str, ActionSchema], detail: str = "full") -> str:
     """ReAct's system prompt for these apps (SFT export writes the same prompt the agent sends)."""
-    return render(PROMPTS, "react_system.md", schema=schema_text(schemas))
+    return render(PROMPTS, "react_system.md", schema=schema_text(schemas, detail))
 
 
 def user_prompt(instruction: str, entries: list[str], observation: str, left_out: int = 0) -> str:
@@ -101,9 +101,12 @@ class ReActAgent(FeedsBackUnusableReplies):
     name = "react"
 
     def __init__(self, model: str = "scripted", stall_cutoff: int = 3, history_window: int = 30,
-                 observations: str = "full", hybrid_vision: bool = False, **options: Any):
+                 observations: str = "full", hybrid_vision: bool = False, schema_detail: str = "full",
+                 **options: Any):
         if observations not in OBSERVATION_MODES:
             raise ValueError(f"observations must be one of {', '.join(OBSERVATION_MODES)}, not {observations!r}.")
+        schema_text({}, schema_detail)  # refuses an unknown detail now, not at the first task
+        self.schema_detail = schema_detail  # "compact": fewer prompt tokens for small local models
         self.client = ModelClient.from_options(model, **options)
         # "changes": the first observation, then what each action changed (cheap to re-read on a slow server)
         self.observations = observations
@@ -127,7 +130,7 @@ class ReActAgent(FeedsBackUnusableReplies):
     def reset(self, task: Task, schemas: dict[str, ActionSchema]) -> None:
         self.task = task
         self.client.bind(task)
-        self.system = system_prompt(schemas)
+        self.system = system_prompt(schemas, self.schema_detail)
         self.reply_schema = reply_schema(schemas)
         self.history, self.changes, self.succeeded, self._pending = [], [], [], None
         self.start, self.seen = None, {}

@@ -13,10 +13,7 @@ the time limit end a hung call by ending the process.
 
 from __future__ import annotations
 
-import fcntl
 import os
-import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
@@ -25,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from asil.apps import reaper
+from asil.apps import npm_package, reaper
 from asil.apps.sandbox import clean_env, process_limit, sandbox_argv
 from asil.protocol import AppUnavailable
 from asil.workspace import cache_dir
@@ -33,7 +30,6 @@ from asil.workspace import cache_dir
 PACKAGE = "@drawio/mcp"
 VERSION = "1.6.1"
 NODE = "/usr/bin/node"  # Debian's Node 20, inside the sandbox's read-only /usr
-INSTALL_TIMEOUT_S = 300.0
 LIST_TIMEOUT_S = 30.0
 INSTALL_HINT = "Install Node.js and npm (apt-get install nodejs npm); ASIL then installs @drawio/mcp itself."
 
@@ -47,37 +43,15 @@ def entry_point(root: Path | None = None) -> Path:
 
 
 def installed_version(root: Path | None = None) -> str | None:
-    import json
-
-    package = entry_point(root).parents[1] / "package.json"
-    try:
-        return str(json.loads(package.read_text(encoding="utf-8"))["version"])
-    except (OSError, ValueError, KeyError):
-        return None
+    return npm_package.installed_version(root or install_dir(), PACKAGE)
 
 
 def ensure_installed() -> Path:
-    """The server's entry script, installing the pinned package with npm first if it is not there yet.
-
-    An fcntl lock keeps parallel bench workers from running two npm installs into one folder.
-    """
-    root = install_dir()
-    if installed_version(root) == VERSION:
-        return entry_point(root)
-    npm = shutil.which("npm")
-    if npm is None or not Path(NODE).is_file():
+    """The server's entry script, installing the pinned package with npm first if it is not there yet."""
+    if not Path(NODE).is_file():
         raise AppUnavailable("The draw.io MCP server needs Node.js and npm, which are not installed.", hint=INSTALL_HINT)
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".install.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if installed_version(root) != VERSION:
-            done = subprocess.run([npm, "install", "--prefix", str(root), "--no-audit", "--no-fund", "--ignore-scripts",
-                                   f"{PACKAGE}@{VERSION}"], capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
-            if done.returncode != 0 or installed_version(root) != VERSION:
-                last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                raise AppUnavailable(f"npm could not install {PACKAGE}@{VERSION} into {root} ({last}).",
-                                     hint="It needs the npm registry once; after that the server runs offline.")
-    return entry_point(root)
+    npm_package.ensure_package(install_dir(), PACKAGE, VERSION, "The draw.io MCP server")
+    return entry_point()
 
 
 @dataclass

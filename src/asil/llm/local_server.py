@@ -98,7 +98,9 @@ def llama_server(model: Path | None = None, n_ctx: int = 4096, threads: int | No
                "--n_threads", str(threads or max(1, os.cpu_count() or 1)),
                # LocalLSTC's call kinds alternate system prompts: a RAM cache of evaluated prompts lets each
                # kind reuse its own prefix instead of reading ~2,000 tokens again
-               "--cache", "true"]
+               "--cache", "true",
+               # flash attention reads a long prompt faster: 3,000 tokens at 209 tokens/s instead of 158 here
+               "--flash_attn", "true"]
     # OpenMP's default (spinning) wait is kept: with OMP_WAIT_POLICY=PASSIVE a 1,200-token prompt was read ~30 %
     # faster on a busy machine, but 50 tokens were generated 3x slower on an idle one, and an agent's model call
     # runs while the apps wait

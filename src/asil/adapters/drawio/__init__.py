@@ -2,4 +2,5 @@
 
 from asil.plugins import OFFICE, packaged_app
 
-PLUGIN = packaged_app(__name__, "DrawioAdapter", "file", region=OFFICE, extensions=(".drawio", ".dio"))
+PLUGIN = packaged_app(__name__, "DrawioAdapter", "file", region=OFFICE, extensions=(".drawio", ".dio"),
+                      gui="asil.apps.drawio_gui:launch")

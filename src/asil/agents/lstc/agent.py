@@ -25,11 +25,13 @@ class LSTCAgent:
 
     def __init__(self, model: str = "scripted", ablate: list[str] | str | None = None,
                  config: LSTCConfig | None = None, max_candidates: int | None = None, gui_channel: bool = False,
-                 **options: Any):
+                 schema_detail: str = "full", **options: Any):
         limits: dict[str, Any] = {"max_candidates": max_candidates} if max_candidates is not None else {}
         if gui_channel:
             limits["gui_channel"] = True
         self.cfg = config or configure(ablate, **limits)
+        schema_text({}, schema_detail)  # refuses an unknown detail now, not at the first task
+        self.schema_detail = schema_detail  # "compact": fewer prompt tokens for small local models
         self.client = ModelClient.from_options(model, **options)
         self.state = ControlState(task="")
         self.queue: deque[tuple[str, Action]] = deque()
@@ -52,7 +54,7 @@ class LSTCAgent:
         self.queue.clear()
         self.inflight = None
         self.guard = control.LoopGuard(self.cfg.loop_window)
-        self.system = system_prompt(self.cfg, schema_text(schemas))
+        self.system = system_prompt(self.cfg, schema_text(schemas, self.schema_detail))
         self.reply_schema = planner_schema(self.cfg, schemas)
         self.succeeded, self.routes = [], []
         self.stop_log = None

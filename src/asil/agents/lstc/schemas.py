@@ -20,15 +20,21 @@ GUI_INPUTS = tuple(name for name in ACTIONS if name not in ("done", "infeasible"
 
 
 def _step(cfg: LSTCConfig, schemas: dict[str, ActionSchema]) -> dict[str, Any]:
-    """An api step carries an action, a bash step a command, a gui step a computer-use input (in "action");
-    the parser tells them apart by channel."""
-    channels = ["api", "bash", "gui"] if cfg.gui_channel else ["api", "bash"]
-    action = action_json_schema(schemas)
+    """One alternative per channel, each with what its channel needs: an api step an action, a bash step a
+    non-empty command, a gui step a computer-use input (in "action"). One object with every field optional let
+    a small model send a bash step without a command or an api step without an action (both recorded from
+    SmolLM2-135M), and each such reply cost a repair call."""
+    steps = [_channel("api", {"action": action_json_schema(schemas)}),
+             _channel("bash", {"command": {"type": "string", "minLength": 1}})]
     if cfg.gui_channel:
-        action = {"anyOf": [action, {"type": "object", "required": ["action"],
-                                     "properties": {"action": {"type": "string", "enum": list(GUI_INPUTS)}}}]}
-    return {"type": "object", "required": ["channel"],
-            "properties": {"channel": {"type": "string", "enum": channels}, "action": action, "command": STRING}}
+        steps.append(_channel("gui", {"action": {"type": "object", "required": ["action"], "properties": {
+            "action": {"type": "string", "enum": list(GUI_INPUTS)}}}}))
+    return {"anyOf": steps}
+
+
+def _channel(name: str, fields: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "required": ["channel", *fields],
+            "properties": {"channel": {"type": "string", "enum": [name]}, **fields}}
 
 
 def _decision(cfg: LSTCConfig, schemas: dict[str, ActionSchema]) -> dict[str, Any]:
@@ -57,6 +63,8 @@ def planner_schema(cfg: LSTCConfig, schemas: dict[str, ActionSchema]) -> dict[st
     return {"type": "object", "required": ["candidates", "best", "rationale"],
             "properties": {"candidates": {"type": "array", "items": candidate, "minItems": 1,
                                           "maxItems": cfg.max_candidates},
-                           "best": {"type": "integer", "minimum": 0, "maximum": cfg.max_candidates - 1},
+                           # an enum, not minimum/maximum: llama-cpp-python's grammar ignores an integer's bounds
+                           # ("best": 10 with two candidates), but keeps a reply to listed values
+                           "best": {"type": "integer", "enum": list(range(cfg.max_candidates))},
                            "rationale": STRING}}
 
