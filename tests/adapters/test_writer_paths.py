@@ -161,11 +161,15 @@ def test_refused_actions_leave_the_file_byte_for_byte_unchanged(path: str) -> No
             {"action_type": "invoke_function", "target": "set_paragraph_style",
              "params": {"paragraphs": ["p2"], "style": "No Such Style"}}]}})
         assert not doomed.ok and doomed.error.code == "no_style" and "undone" in doomed.error.message
+        alone = act(writer, {"action_type": "invoke_function", "target": "insert_paragraph",
+                             "params": {"after": "p1", "text": "styled wrongly", "style": "No Such Style"}})
+        assert not alone.ok and alone.error.code == "no_style"  # refused before a paragraph is inserted
         missing = act(writer, {"action_type": "invoke_function", "target": "format_text",
                                "params": {"paragraph": "p2", "text": "not in it", "bold": True}})
         assert not missing.ok and missing.error.code == "no_match"
         assert writer.observe().elements[0].value == "Falcon  status\tQ3"  # spaces and tab kept exactly
-        assert "written first" not in [e.value for e in writer.observe().elements]
+        values = [e.value for e in writer.observe().elements]
+        assert "written first" not in values and "styled wrongly" not in values
         assert not writer.dirty
         writer.save()
         assert writer.path.read_bytes() == saved
