@@ -76,7 +76,7 @@ def test_edits_of_the_real_file_keep_kdenlives_layout_and_survive_a_restart(tmp_
                    fn("set_guide", frame=0, comment="Intro"),
                    fn("add_clip_marker", clip="red.mp4", frame=30, comment="Flash", category=8),
                    fn("add_title", text="Red story", id="title_a", duration=50),
-                   fn("add_clip", track="playlist4", source="bin:red.mp4", out_frame=49, position=0)):
+                   fn("add_clip", track="V1", source="bin:red.mp4", out_frame=49, position=0)):
         result = adapter.execute(action, observe=False)
         assert result.ok, result.error
     before = (elements(adapter, "guide"), elements(adapter, "bin_clip"))
@@ -103,7 +103,7 @@ def test_kdenlive_keeps_what_asil_wrote_when_it_saves_the_project_again(tmp_path
     assert by_name["ASIL title"]["title_texts"] == ["ASIL title"] and by_name["ASIL title"]["on_timeline"]
     assert by_name["Green card"]["on_timeline"] is False
     assert raw(ws, "kdenlive_bin_clips", "unused", ["Green card"], "set")
-    assert raw(ws, "kdenlive_title_texts", "playlist6:0", ["ASIL title"])
+    assert raw(ws, "kdenlive_title_texts", "V2:0", ["ASIL title"])
     assert raw(ws, "kdenlive_guides", None, [[0, "Intro edited", 0], [40, "ASIL guide", 4]])
 
 
@@ -114,7 +114,7 @@ def test_a_title_made_in_kdenlives_title_editor_is_read_edited_and_drawn_by_melt
                                                                                 ["Real title"])
     try:
         for action in (fn("set_title", clip="Real title", text="Edited title"),
-                       fn("add_clip", track="playlist4", source="bin:producer1", out_frame=49, position=0),
+                       fn("add_clip", track="V1", source="bin:producer1", out_frame=49, position=0),
                        fn("render_frame", path="title.png", frame=10), fn("save")):
             result = adapter.execute(action, observe=False)
             assert result.ok, result.error
@@ -123,7 +123,7 @@ def test_a_title_made_in_kdenlives_title_editor_is_read_edited_and_drawn_by_melt
     assert _bright(ws.root / "title.png") > 0  # melt drew the text on its private display
     saved = (tmp_path / "real.kdenlive").read_text()
     assert 'font="Sans Serif"' in saved and "Edited title" in saved  # Kdenlive's own font kept, text changed
-    assert raw(ws, "kdenlive_title_texts", "playlist4:0", ["Edited title"])
+    assert raw(ws, "kdenlive_title_texts", "V1:0", ["Edited title"])
 
 
 REFUSALS = [

@@ -74,14 +74,14 @@ SAVED = Path(__file__).parent / "kdenlive_real" / "task-project-saved-by-kdenliv
 def test_a_task_project_saved_by_kdenlive_is_read_with_its_clips_and_guide(tmp_path: Path) -> None:
     """``SAVED`` is kdenlive-insert-black-kdenlive's built project after Kdenlive 22.12.3 opened it (as
     ``asil.apps.kdenlive`` starts it), a guide was added with the ``g`` key at 00:00:44:04 and the toolbar's Save
-    clicked. Kdenlive renames the track playlists (``playlist0``...) and drops ``asil:id``; the clips stay."""
+    clicked. Kdenlive renames the track playlists (``playlist0``...) and drops ``asil:id``; the clips stay, and the
+    track is called V1 again, as Kdenlive shows it."""
     shutil.copyfile(SAVED, tmp_path / "edit.kdenlive")
     ws = Workspace(tmp_path)
     adapter = KdenliveAdapter(ws, "edit.kdenlive")
     clips = [e.value for e in adapter.observe(limit=200).elements if e.type == "clip"]
-    assert [(c["track"], c["start"], c["end"]) for c in clips] == [("playlist0", 0, 50), ("playlist0", 50, 100),
-                                                                   ("playlist0", 100, 175)]
-    track = "playlist0"  # Kdenlive's name for the task's V1
+    assert [(c["track"], c["start"], c["end"]) for c in clips] == [("V1", 0, 50), ("V1", 50, 100), ("V1", 100, 175)]
+    track = "V1"  # Kdenlive saved it as playlist0: its lowest video track
     guides = Checkpoint(type="kdenlive_guides", app="kdenlive", document="edit.kdenlive", expected=[[1104, "guide", 0]])
     assert raw_judge(guides, ws)
     sources = Checkpoint(type="kdenlive_track_clips", app="kdenlive", document="edit.kdenlive", target=track,

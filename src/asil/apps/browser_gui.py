@@ -1,4 +1,4 @@
-"""A visible chromium app window on a private Xvfb: what the GUI arm of code-server and JupyterLab shows.
+"""A visible chromium app window on a private Xvfb: what the GUI arm of code-server, JupyterLab and draw.io shows.
 
 Both are web applications served on loopback by ASIL's own launchers; a person uses them in a browser,
 so the GUI episode shows them in one: chromium in kiosk mode (the page fills the 1280x800 display, no
@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from typing import TypeVar
 
 from asil.apps.accessibility_bus import AccessibilityBus
 from asil.apps.chromium import browser, visible_argv
@@ -24,6 +25,7 @@ from asil.protocol import AppUnavailable
 SCREEN = (1280, 800)
 XDOTOOL_TIMEOUT_S = 10.0
 POLL_S = 0.05
+S = TypeVar("S", bound="InBrowser")
 
 
 class BrowserWindow:
@@ -99,3 +101,42 @@ class BrowserWindow:
             if part is not None:
                 part.stop()
         self.a11y = self.display = None
+
+
+class InBrowser:
+    """The GUI-session half that every web app shown in a ``BrowserWindow`` shares: the screen is the window's,
+    and a launch that fails half-way stops what it started. A session sets ``window`` in ``open_window``."""
+
+    program = "the browser"  # how the assertion names a closed window
+    window: BrowserWindow | None = None
+    accessibility = False  # open the window with an accessibility bus (asil.gui.accessibility)
+
+    @property
+    def display_name(self) -> str:
+        assert self.window is not None, f"the {self.program} window is closed"
+        return self.window.display_name
+
+    @property
+    def size(self) -> tuple[int, int]:
+        assert self.window is not None, f"the {self.program} window is closed"
+        return self.window.size
+
+    def open_window(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def accessibility_address(self) -> str | None:
+        return self.window.accessibility_address() if self.window is not None else None
+
+    def opened(self: S, accessibility: bool = False) -> S:
+        """This session with its window shown (``accessibility``: with an accessibility bus); a half-started one
+        (server, display, browser) is stopped."""
+        self.accessibility = accessibility
+        try:
+            self.open_window()
+        except BaseException:
+            self.stop()
+            raise
+        return self

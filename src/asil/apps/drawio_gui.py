@@ -20,7 +20,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from asil.apps.browser_gui import BrowserWindow
+from asil.apps.browser_gui import BrowserWindow, InBrowser
 from asil.apps.drawio_embed import EmbedHost
 from asil.apps.npm_package import ensure_package
 from asil.protocol import AppUnavailable
@@ -53,24 +53,15 @@ def diagram_of(workspace: Workspace, document: str | None) -> Path:
     return found[0]
 
 
-class GuiDrawio:
+class GuiDrawio(InBrowser):
     """The loopback host of draw.io on one diagram file, and the visible chromium window showing it."""
 
-    def __init__(self, diagram: Path, accessibility: bool = False):
-        self.accessibility = accessibility  # chromium with an accessibility bus (asil.gui.accessibility)
+    program = "draw.io"
+
+    def __init__(self, diagram: Path):
         self.host: EmbedHost | None = EmbedHost(webapp(), diagram)
         self.profile = Path(tempfile.mkdtemp(prefix="asil-drawio-gui-"))
         self.window: BrowserWindow | None = None
-
-    @property
-    def display_name(self) -> str:
-        assert self.window is not None, "the draw.io window is closed"
-        return self.window.display_name
-
-    @property
-    def size(self) -> tuple[int, int]:
-        assert self.window is not None, "the draw.io window is closed"
-        return self.window.size
 
     def open_window(self) -> None:
         """Show draw.io; return once it has loaded the diagram and stopped painting."""
@@ -99,9 +90,6 @@ class GuiDrawio:
         return ("stored the diagram draw.io sent on its own Save (Escape to end the open edit, Ctrl+S in the "
                 "window), through the embed protocol")
 
-    def accessibility_address(self) -> str | None:
-        return self.window.accessibility_address() if self.window is not None else None
-
     def stop(self) -> None:
         if self.window is not None:
             self.window.stop()
@@ -114,10 +102,4 @@ class GuiDrawio:
 
 def launch(workspace: Workspace, document: str | None, accessibility: bool = False) -> GuiDrawio:
     """The GUI launch spec of draw.io (``AppPlugin.gui``): draw.io in chromium on the task's diagram."""
-    session = GuiDrawio(diagram_of(workspace, document), accessibility)
-    try:
-        session.open_window()
-    except BaseException:  # a half-started session still holds its server, display and browser
-        session.stop()
-        raise
-    return session
+    return GuiDrawio(diagram_of(workspace, document)).opened(accessibility)

@@ -6,7 +6,7 @@ import datetime as dt
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from asil.adapters.calc import actions as act
 from asil.adapters.calc.refs import (
@@ -19,6 +19,7 @@ from asil.adapters.calc.refs import (
     split_sheet,
 )
 from asil.adapters.lo_document import OfficeAdapter, Plan, Step, create_with_engine
+from asil.adapters.odf.access import AccessPaths
 from asil.adapters.odf.safety import check_package
 from asil.apps.libreoffice import Office
 from asil.protocol import (
@@ -26,7 +27,6 @@ from asil.protocol import (
     ActionFailed,
     ActionSchema,
     AppState,
-    AppUnavailable,
     Element,
     InvalidAction,
     Metadata,
@@ -35,9 +35,6 @@ from asil.protocol import (
     Paging,
 )
 from asil.workspace import Workspace, commit_file
-
-if TYPE_CHECKING:
-    from asil.adapters.calc.file_engine import OdfFileEngine
 
 ENGINE = "asil_calc"
 ODS_MIMETYPE = b"application/vnd.oasis.opendocument.spreadsheet"
@@ -52,7 +49,7 @@ ACCESS_PATHS = {
 }
 
 
-class CalcAdapter(OfficeAdapter):
+class CalcAdapter(AccessPaths, OfficeAdapter):
     """A spreadsheet: sheets are views, cells are elements with ids like ``Sheet1!B3``."""
 
     ENGINE = ENGINE
@@ -61,14 +58,13 @@ class CalcAdapter(OfficeAdapter):
     vocabulary = act.VOCABULARY
     functions = act.FUNCTIONS
     doomed_operation = {"op": "set_value", "target": "Sheet1!F1", "params": {"formula": "=NOSUCHFUNC(1)"}}
+    FILE_ENGINE = "asil.adapters.calc.file_engine:OdfFileEngine"
+    ENGINE_NAMES = ACCESS_PATHS
+    FILE_PATH_TIP = "a formula's value is null ('uncomputed') until LibreOffice opens the saved file."
 
     def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
                  rows: int = 20, cols: int = 10, access_path: str = "dispatch", **options: Any):
-        if access_path not in ACCESS_PATHS:
-            raise InvalidAction(f"Unknown Calc access path {access_path!r}.",
-                                hint=f"Use one of: {', '.join(ACCESS_PATHS)}.", code="bad_option")
-        self.access_path = access_path
-        self._file: OdfFileEngine | None = None
+        self.choose_path(access_path)
         self._cached_info: dict[str, Any] | None = None
         super().__init__(workspace, document, office=office)
         self.rows, self.cols = rows, cols
@@ -78,36 +74,10 @@ class CalcAdapter(OfficeAdapter):
     def _forget(self) -> None:
         self._cached_info = None
 
-    # ------------------------------------------------------------ the access path
-    def _open(self) -> None:
-        if self.access_path != "file":
-            super()._open()
-            return
-        try:  # only this path needs lxml; the dispatch path must not
-            from asil.adapters.calc.file_engine import OdfFileEngine
-        except ImportError:
-            raise AppUnavailable("The file-backed Calc access path needs lxml.",
-                                 hint="Install it with: pip install lxml") from None
-        self._file = OdfFileEngine(self.path)  # no LibreOffice: the package is held as XML
-        self._forget()
-
-    def _call(self, op: str, **args: Any) -> Any:
-        if self._file is None:
-            return super()._call(op, **args)
-        return self._file.call(op, **args)
-
-    def close(self) -> None:
-        self._file = None
-        super().close()
-
     def schema(self) -> ActionSchema:
         """The action schema; on the file path with a tip naming it (an agent must know that formula
-        results are not shown). The default path's schema stays the class's, as training prompts use it."""
-        schema = super().schema()
-        if self.access_path != "dispatch":
-            schema.tips.append(f"Access path: {self.access_path} (engine: {ACCESS_PATHS[self.access_path]}); "
-                               "a formula's value is null ('uncomputed') until LibreOffice opens the saved file.")
-        return schema
+        results are not shown)."""
+        return self.path_schema(super().schema())
 
     def _info(self) -> dict[str, Any]:
         if self._cached_info is None:
@@ -148,8 +118,7 @@ class CalcAdapter(OfficeAdapter):
             app_state=AppState(view=self.view, active_document=self.path.name, document_path=self.document,
                                dirty=data["dirty"], details={"used_range": used, "window": window}),
             elements=elements,
-            environment={"engine": ACCESS_PATHS[self.access_path], "access_path": self.access_path,
-                         "formula_syntax": "Excel A1, English names"},
+            environment={**self.path_environment(), "formula_syntax": "Excel A1, English names"},
             navigation=Navigation(
                 views=[s["name"] for s in data["sheets"]],
                 paging=Paging(offset=self.row0, limit=rows, total=sheet["rows"]),

@@ -1,4 +1,5 @@
-"""An ``.ods`` package held in memory as XML (lxml), edited cell by cell with no LibreOffice.
+"""An ``.ods`` package held in memory as XML (lxml), edited cell by cell with no LibreOffice (the generic
+package handling is ``asil.adapters.odf.package``, shared with the Writer and Impress file paths).
 
 Rows and cells that the file stores as repeated runs (LibreOffice writes ``number-rows-repeated``
 of a million) are split only where an edit lands, so a run is never expanded as a whole.
@@ -8,63 +9,22 @@ Every other part of the package (styles, settings, pictures, manifest) is writte
 from __future__ import annotations
 
 import copy
-import io
-import zipfile
-from pathlib import Path
 
 from lxml import etree
 
+from asil.adapters.odf.package import NS, OdfPackage, drop_attribute, q
 from asil.protocol import ActionFailed
 
-_URI = "urn:oasis:names:tc:opendocument:xmlns:"
-NS = {"office": _URI + "office:1.0", "table": _URI + "table:1.0", "text": _URI + "text:1.0",
-      "style": _URI + "style:1.0", "number": _URI + "datastyle:1.0", "fo": _URI + "xsl-fo-compatible:1.0",
-      "calcext": "urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0"}
 ROW_GROUPS = ("table-header-rows", "table-row-group", "table-rows")
 COLUMN_GROUPS = ("table-header-columns", "table-column-group", "table-columns")
-
-
-def q(prefix: str, name: str) -> str:
-    """The lxml ``{uri}name`` spelling of ``prefix:name``."""
-    return f"{{{NS[prefix]}}}{name}"
-
-
 ROW, CELL, COVERED, COLUMN, TABLE = (q("table", "table-row"), q("table", "table-cell"),
                                      q("table", "covered-table-cell"), q("table", "table-column"),
                                      q("table", "table"))
 ROWS_REPEATED, COLS_REPEATED = q("table", "number-rows-repeated"), q("table", "number-columns-repeated")
 
 
-class OdsPackage:
-    """The zip entries of an ``.ods`` and its parsed ``content.xml``."""
-
-    def __init__(self, entries: list[tuple[zipfile.ZipInfo, bytes]], content: etree._Element):
-        self.entries = entries
-        self.content = content
-
-    @classmethod
-    def load(cls, path: Path) -> OdsPackage:
-        with zipfile.ZipFile(path) as archive:
-            entries = [(info, archive.read(info)) for info in archive.infolist()]
-        content = next((data for info, data in entries if info.filename == "content.xml"), None)
-        if content is None:
-            raise ActionFailed(f"{path.name} has no content.xml.", code="bad_document")
-        parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
-        return cls(entries, etree.fromstring(content, parser))
-
-    def styles_xml(self) -> bytes | None:
-        return next((data for info, data in self.entries if info.filename == "styles.xml"), None)
-
-    def content_xml(self) -> bytes:
-        return bytes(etree.tostring(self.content, xml_declaration=True, encoding="UTF-8"))
-
-    def to_bytes(self) -> bytes:
-        """The package with the current content.xml; ``mimetype`` stays first and stored, as ODF requires."""
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w") as archive:
-            for info, data in self.entries:
-                archive.writestr(info, self.content_xml() if info.filename == "content.xml" else data)
-        return buffer.getvalue()
+class OdsPackage(OdfPackage):
+    """An ``.ods`` package (the generic ODF package, ``asil.adapters.odf.package``) seen as sheets."""
 
     # ------------------------------------------------------------ sheets
     def body(self) -> etree._Element:
@@ -81,13 +41,6 @@ class OdsPackage:
             if table.get(q("table", "name")) == name:
                 return table
         raise ActionFailed(f"There is no sheet named {name!r}.", code="no_sheet")
-
-    def automatic_styles(self) -> etree._Element:
-        found = self.content.find(q("office", "automatic-styles"))
-        if found is None:
-            found = etree.Element(q("office", "automatic-styles"))
-            self.content.insert(0, found)
-        return found
 
 
 # ---------------------------------------------------------------- rows, columns and cells
@@ -126,11 +79,6 @@ def _isolate(runs: list[etree._Element], index: int, attr: str) -> etree._Elemen
             return el
         start += count
     return None
-
-
-def drop_attribute(el: etree._Element, attr: str) -> None:
-    if attr in el.attrib:
-        del el.attrib[attr]
 
 
 def _set_count(el: etree._Element, attr: str, count: int) -> None:
@@ -235,3 +183,6 @@ def _drop(el: etree._Element | None) -> None:
         parent = el.getparent()
         assert parent is not None
         parent.remove(el)
+
+
+__all__ = ["NS", "OdsPackage", "drop_attribute", "q"]

@@ -19,7 +19,7 @@ import json
 import time
 
 from asil.adapters.codeserver.state import profile_of
-from asil.apps.browser_gui import BrowserWindow
+from asil.apps.browser_gui import BrowserWindow, InBrowser
 from asil.apps.codeserver import CodeServerSession, Profile
 from asil.workspace import Workspace
 
@@ -62,26 +62,17 @@ def seed_machine_settings(profile: Profile) -> None:
     (machine / "settings.json").write_text(json.dumps(MACHINE_SETTINGS, indent=2), encoding="utf-8")
 
 
-class GuiCodeServer:
+class GuiCodeServer(InBrowser):
     """code-server on a workspace, and the visible VS Code window on it."""
 
-    def __init__(self, workspace: Workspace, accessibility: bool = False):
-        self.accessibility = accessibility  # chromium with an accessibility bus (asil.gui.accessibility)
+    program = "VS Code"
+
+    def __init__(self, workspace: Workspace):
         self.profile = profile_of(workspace.root)
         self.profile.create()
         seed_machine_settings(self.profile)
         self.server: CodeServerSession | None = CodeServerSession(workspace.root, self.profile)
         self.window: BrowserWindow | None = None
-
-    @property
-    def display_name(self) -> str:
-        assert self.window is not None, "the VS Code window is closed"
-        return self.window.display_name
-
-    @property
-    def size(self) -> tuple[int, int]:
-        assert self.window is not None, "the VS Code window is closed"
-        return self.window.size
 
     def open_window(self) -> None:
         """Show the workbench; return once it has started (the window is usable) and stopped painting."""
@@ -109,9 +100,6 @@ class GuiCodeServer:
             return f"stored nothing: VS Code's Save All (Ctrl+K S) left unsaved work ({self.window.title()!r})"
         return "stored all open editors through VS Code's own Save All (Ctrl+K S in the window)"
 
-    def accessibility_address(self) -> str | None:
-        return self.window.accessibility_address() if self.window is not None else None
-
     def stop(self) -> None:
         if self.window is not None:
             self.window.stop()
@@ -123,10 +111,4 @@ class GuiCodeServer:
 
 def launch(workspace: Workspace, document: str | None, accessibility: bool = False) -> GuiCodeServer:
     """The GUI launch spec of code-server (``AppPlugin.gui``): VS Code in chromium on the task's workspace."""
-    session = GuiCodeServer(workspace, accessibility)
-    try:
-        session.open_window()
-    except BaseException:  # a half-started session still holds its server, display and browser
-        session.stop()
-        raise
-    return session
+    return GuiCodeServer(workspace).opened(accessibility)

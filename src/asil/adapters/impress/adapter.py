@@ -12,9 +12,11 @@ from typing import Any
 
 from asil.adapters.impress import actions as act
 from asil.adapters.lo_document import OfficeDocumentAdapter, Plan, create_with_engine
+from asil.adapters.odf.access import AccessPaths
 from asil.apps.libreoffice import Office
 from asil.protocol import (
     Action,
+    ActionSchema,
     AppState,
     Element,
     InvalidAction,
@@ -26,9 +28,14 @@ from asil.protocol import (
 from asil.workspace import Workspace
 
 ENGINE = "asil_impress"
+# The two access paths of the path-restriction study (docs/path_restriction.md).
+ACCESS_PATHS = {
+    "dispatch": "LibreOffice Impress (headless)",
+    "file": "none: the ODF package's XML is read and written directly (lxml); no autolayout or rendering",
+}
 
 
-class ImpressAdapter(OfficeDocumentAdapter):
+class ImpressAdapter(AccessPaths, OfficeDocumentAdapter):
     """A presentation: slides with their shapes, notes and transitions, windowed for long decks."""
 
     ENGINE = ENGINE
@@ -40,7 +47,20 @@ class ImpressAdapter(OfficeDocumentAdapter):
     vocabulary = act.VOCABULARY
     functions = act.FUNCTIONS
     doomed_operation = {"op": "set_title", "params": {"slide": "slide-99", "text": "x"}}
+    FILE_ENGINE = "asil.adapters.impress.file_engine:OdpFileEngine"
+    ENGINE_NAMES = ACCESS_PATHS
+    FILE_PATH_TIP = ("there is no autolayout or rendering: set_layout, add_slide with a layout no slide has yet, "
+                     "and export_pdf are refused.")
     _ids: list[tuple[str, list[str]]] | None = None  # (slide id, shape names), read once per change
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
+                 limit: int | None = None, access_path: str = "dispatch", **options: Any):
+        self.choose_path(access_path)
+        super().__init__(workspace, document, office=office, limit=limit, **options)
+
+    def schema(self) -> ActionSchema:
+        """The action schema; on the file path with a tip naming it (no autolayout, no rendering)."""
+        return self.path_schema(super().schema())
     _simulating = False  # planning a batch against a copy of _ids
 
     # ------------------------------------------------------------ state
@@ -72,7 +92,7 @@ class ImpressAdapter(OfficeDocumentAdapter):
             app_state=AppState(view="slides", active_document=self.path.name, document_path=self.document,
                                dirty=data["dirty"], details={"slide_size_mm": data["slide_size_mm"]}),
             elements=elements,
-            environment={"engine": "LibreOffice Impress (headless)", "units": "millimetres"},
+            environment={**self.path_environment(), "units": "millimetres"},
             navigation=Navigation(views=["slides"], paging=Paging(offset=self.offset, limit=self.limit, total=total),
                                   meta={"slides": data["titles"]}),
             summary=summary,

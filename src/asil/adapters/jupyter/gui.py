@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.jupyter.lab import Lab
-from asil.apps.browser_gui import BrowserWindow
+from asil.apps.browser_gui import BrowserWindow, InBrowser
 from asil.protocol import AppUnavailable
 from asil.workspace import Workspace
 
@@ -40,24 +40,15 @@ def seed_user_settings(lab: Lab) -> None:
         lab.request("PUT", f"/lab/api/settings/{plugin_id}", {"raw": json.dumps(values)})
 
 
-class GuiLab:
+class GuiLab(InBrowser):
     """The workspace's JupyterLab server, and the visible JupyterLab page on the task's notebook."""
 
-    def __init__(self, workspace: Workspace, notebook: str, accessibility: bool = False):
+    program = "JupyterLab"
+
+    def __init__(self, workspace: Workspace, notebook: str):
         self.workspace, self.notebook = workspace, notebook
-        self.accessibility = accessibility  # chromium with an accessibility bus (asil.gui.accessibility)
         self.lab = Lab(workspace, notebook)
         self.window: BrowserWindow | None = None
-
-    @property
-    def display_name(self) -> str:
-        assert self.window is not None, "the JupyterLab window is closed"
-        return self.window.display_name
-
-    @property
-    def size(self) -> tuple[int, int]:
-        assert self.window is not None, "the JupyterLab window is closed"
-        return self.window.size
 
     def open_window(self) -> None:
         """Start the server and show the notebook; return once the page shows it and has stopped painting."""
@@ -90,9 +81,6 @@ class GuiLab:
             return f"stored nothing: JupyterLab's save (Ctrl+S) did not write {self.notebook} within {SAVE_TIMEOUT_S:g} s"
         return f"stored {self.notebook} through JupyterLab's own save (Ctrl+S in the window)"
 
-    def accessibility_address(self) -> str | None:
-        return self.window.accessibility_address() if self.window is not None else None
-
     def stop(self) -> None:
         if self.window is not None:
             self.window.stop()
@@ -104,10 +92,4 @@ def launch(workspace: Workspace, document: str | None, accessibility: bool = Fal
     """The GUI launch spec of Jupyter (``AppPlugin.gui``): JupyterLab in chromium on the task's notebook."""
     if document is None:
         raise AppUnavailable("A JupyterLab GUI episode needs the task's notebook, and this task names none.")
-    session = GuiLab(workspace, document, accessibility)
-    try:
-        session.open_window()
-    except BaseException:  # a half-started session still holds its server, display and browser
-        session.stop()
-        raise
-    return session
+    return GuiLab(workspace, document).opened(accessibility)

@@ -111,11 +111,12 @@ def number_or_text(value: str) -> float | str:
 
 @checkpoint_type("kdenlive_filter_services")
 def filter_services(ctx: EvalContext, cp: Checkpoint) -> list[str]:
-    """The MLT services of the filters on ``target`` (a scope), in order."""
-    from asil.adapters.kdenlive.project import prop
+    """The MLT services of the filters on ``target`` (a scope), in order; Kdenlive's own ``internal_added``
+    filters (the timeline's volume and panner) are left out."""
+    from asil.adapters.kdenlive.project import is_internal, prop
 
     owner = scope_element(_project(ctx, cp), require(cp.target, "scope"))
-    return [prop(f, "mlt_service") or "" for f in owner.findall("filter")]
+    return [prop(f, "mlt_service") or "" for f in owner.findall("filter") if not is_internal(f)]
 
 
 @checkpoint_type("kdenlive_filter_value", default_compare="approx")
@@ -137,13 +138,14 @@ def filter_value(ctx: EvalContext, cp: Checkpoint) -> float | str:
 
 @checkpoint_type("kdenlive_transitions")
 def transitions(ctx: EvalContext, cp: Checkpoint) -> list[list[Any]]:
-    """``[service, a_track, b_track, start, end]`` for each transition (tracks by id, end inclusive)."""
+    """``[service, a_track, b_track, start, end]`` for each transition a user made (tracks by id, end inclusive);
+    Kdenlive's automatic compositing between tracks (``internal_added``) is left out."""
     from asil.adapters.kdenlive.project import prop
 
     project = _project(ctx, cp)
     tracks = {str(t.index): t.id for t in project.tracks()}
     found = []
-    for node in project.transitions():
+    for node in project.transitions(internal=False):
         a, b = prop(node, "a_track") or "0", prop(node, "b_track") or "1"
         found.append([prop(node, "mlt_service") or "", tracks.get(a, a), tracks.get(b, b),
                       project.frames(node.get("in"), 0), project.frames(node.get("out"), 0)])

@@ -82,7 +82,28 @@ def source_label(producer: ET.Element | None) -> str:
     if file is not None:
         return file
     resource = prop(producer, "resource") or ""
-    return resource if ":" in resource else f"{producer_service(producer) or 'color'}:{resource}"
+    if ":" in resource:
+        return resource
+    service = producer_service(producer) or "color"
+    return f"{service}:{kdenlive_color(resource) if service in ('color', 'colour') else resource}"
+
+
+# Kdenlive's colour clip dialog writes 0xRRGGBBAA; tasks name colours as ASIL writes them (a name or #rrggbb)
+_KDENLIVE_COLOR = re.compile(r"^0x([0-9a-fA-F]{6})([0-9a-fA-F]{2})$")
+COLOR_NAMES = {"000000": "black", "ffffff": "white", "ff0000": "red", "008000": "green", "0000ff": "blue",
+               "ffff00": "yellow", "808080": "gray"}
+
+
+def kdenlive_color(value: str) -> str:
+    """A colour as tasks name it: Kdenlive's opaque ``0x000000ff`` is ``black`` (the basic CSS names) or
+    ``#rrggbb``, a translucent one ``#rrggbbaa``; every other spelling is kept as written."""
+    match = _KDENLIVE_COLOR.match(value)
+    if match is None:
+        return value
+    rgb, alpha = match[1].lower(), match[2].lower()
+    if alpha != "ff":
+        return f"#{rgb}{alpha}"
+    return COLOR_NAMES.get(rgb, f"#{rgb}")
 
 
 def outside_files(producers: list[ET.Element], workspace: Workspace, project_dir: Path) -> list[str]:

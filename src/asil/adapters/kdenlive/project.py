@@ -9,6 +9,12 @@ clock ("00:00:01.500") and SMPTE ("00:00:01:12") forms are read too.
 Stable ids: clips carry an ``asil:id`` property (assigned on open when missing, written on save;
 MLT keeps unknown properties), filters and transitions their XML ``id``; tracks are their
 playlist's id. Ids survive moves, trims and edits elsewhere.
+
+Kdenlive 22.12 renames every track playlist on save (``playlist0``, ``playlist1``...) and drops
+``asil:id``. In a project whose tracks all carry such names, a track is called by its position as
+Kdenlive shows it: ``V1`` the lowest video track, ``A1`` the audio track nearest the video ones (see
+``kdenlive_track_ids``); a track can also be named by its Kdenlive track name. Kdenlive's own
+compositing between tracks (transitions and filters marked ``internal_added``) is not a user's edit.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ CLIP_ID = "asil:id"
 _DTD = re.compile(rb"<!(DOCTYPE|ENTITY)", re.IGNORECASE)
 _CLOCK = re.compile(r"^(\d+):(\d{1,2}):(\d{1,2}(?:\.\d+)?)$")
 _SMPTE = re.compile(r"^(\d+):(\d{1,2}):(\d{1,2})[:;](\d{1,3})$")
+_KDENLIVE_PLAYLIST = re.compile(r"^playlist\d+$")  # how Kdenlive names the track playlists it saves
 PRODUCER_TAGS = ("producer", "chain")
 VALID = "Give an MLT XML project (.kdenlive or .mlt) with an <mlt> root, as Kdenlive or melt saves it."
 
@@ -179,6 +186,25 @@ class Placed:
         return self.start + self.length
 
 
+def is_internal(service: ET.Element) -> bool:
+    """Kdenlive marks the compositing and audio mixing it adds between tracks itself with ``internal_added``."""
+    return bool(prop(service, "internal_added"))
+
+
+def kdenlive_track_ids(tracks: list[Track]) -> list[Track]:
+    """Call the tracks of a project Kdenlive saved (all playlists ``playlistN``) as Kdenlive shows them: video
+    tracks V1, V2... bottom up, audio tracks A1, A2... from the video tracks down (MLT lists A2 below A1)."""
+    editable = [t for t in tracks if t.playlist is not None]
+    if not editable or not all(_KDENLIVE_PLAYLIST.match(t.id) for t in editable):
+        return tracks
+    video = [t for t in editable if not t.audio]
+    audio = [t for t in editable if t.audio][::-1]
+    for prefix, group in (("V", video), ("A", audio)):
+        for number, track in enumerate(group, start=1):
+            track.id = f"{prefix}{number}"
+    return tracks
+
+
 class Project:
     """The XML tree plus the lookups every observation and edit needs."""
 
@@ -282,10 +308,14 @@ class Project:
             track = Track(str(track_id), index, playlist, "", node, holder if playlist is not None else None)
             track.hidden = merge_hide(node.get("hide", ""), *(n.get("hide", "") for n in track.inner_nodes))
             tracks.append(track)
-        return tracks
+        return kdenlive_track_ids(tracks)
 
     def track(self, track_id: str) -> Track | None:
-        return next((t for t in self.tracks() if t.id == track_id), None)
+        """A track by id, else by its Kdenlive track name (when exactly one track has it)."""
+        tracks = self.tracks()
+        found = next((t for t in tracks if t.id == track_id), None)
+        named = [t for t in tracks if t.playlist is not None and t.name == track_id]
+        return found if found is not None or len(named) != 1 else named[0]
 
     # ------------------------------------------------------------ clips
     def entry_span(self, entry: ET.Element) -> tuple[int, int]:
@@ -327,8 +357,10 @@ class Project:
         return max(ends, default=0)
 
     # ------------------------------------------------------------ filters and transitions
-    def transitions(self) -> list[ET.Element]:
-        return self.main_tractor().findall("transition")
+    def transitions(self, internal: bool = True) -> list[ET.Element]:
+        """The timeline's transitions; ``internal=False`` leaves out Kdenlive's automatic track compositing."""
+        found = self.main_tractor().findall("transition")
+        return found if internal else [t for t in found if not is_internal(t)]
 
     def all_filters(self) -> list[ET.Element]:
         return list(self.root.iter("filter"))

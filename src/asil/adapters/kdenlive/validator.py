@@ -77,39 +77,62 @@ class RawProject:
         return main
 
     def track_playlists(self) -> list[tuple[str, ET.Element | None]]:
-        found: list[tuple[str, ET.Element | None]] = []
+        """(name, playlist) per main-tractor track; a background track has no playlist. Kdenlive names the
+        playlists it saves ``playlistN``: then video tracks are V1.. bottom up, audio tracks A1.. top down."""
+        found: list[tuple[str, ET.Element | None, bool]] = []
         for node in self.main().findall("track"):
             ref = self.ids.get(node.get("producer"))
+            audio = ref is not None and _prop(ref, "kdenlive:audio_track") == "1"
             if ref is not None and ref.tag == "tractor":
                 subs = [self.ids.get(t.get("producer")) for t in ref.findall("track")]
                 ref = next((s for s in subs if s is not None and s.tag == "playlist"), None)
             if ref is not None and ref.tag == "playlist":
-                found.append((str(ref.get("id")), ref))
+                found.append((str(ref.get("id")), ref, audio or _prop(ref, "kdenlive:audio_track") == "1"))
             else:
-                found.append((str(node.get("producer")), None))
-        return found
+                found.append((str(node.get("producer")), None, False))
+        lists = [(name, audio) for name, pl, audio in found if pl is not None]
+        if not lists or not all(re.fullmatch(r"playlist\d+", name) for name, _ in lists):
+            return [(name, pl) for name, pl, _ in found]
+        video = iter(range(1, len(lists) + 1))
+        audio_numbers = iter(range(sum(a for _, a in lists), 0, -1))
+        return [(name, pl) if pl is None else (f"A{next(audio_numbers)}" if a else f"V{next(video)}", pl)
+                for name, pl, a in found]
+
+    def _track_node(self, track: str) -> ET.Element:
+        """The main tractor's <track> of the editable track ``track`` (its name, or its Kdenlive track name)."""
+        nodes = self.main().findall("track")
+        named = self.track_playlists()
+        for node, (name, playlist) in zip(nodes, named, strict=True):
+            if playlist is not None and name == track:
+                return node
+        titled = [node for node, (_, playlist) in zip(nodes, named, strict=True)
+                  if playlist is not None and self._title(node) == track]
+        if len(titled) == 1:
+            return titled[0]
+        raise RawProjectError(f"no track {track}")
+
+    def _title(self, node: ET.Element) -> str | None:
+        ref = self.ids.get(node.get("producer"))
+        if ref is None:
+            return None
+        owners = [ref, *(self.ids.get(t.get("producer")) for t in ref.findall("track"))][:2]
+        names = [n for o in owners if o is not None and (n := _prop(o, "kdenlive:track_name"))]
+        return names[0] if names else None
 
     def track_state(self, track: str) -> dict[str, Any]:
         """Name and hide flags read from the main tractor's <track>, or a Kdenlive track tractor's."""
-        for node in self.main().findall("track"):
-            ref = self.ids.get(node.get("producer"))
-            if ref is None:
-                continue
-            flags, playlist = [node.get("hide", "")], ref
-            if ref.tag == "tractor":
-                subs = [(t, self.ids.get(t.get("producer"))) for t in ref.findall("track")]
-                playlist = next((pl for _, pl in subs if pl is not None and pl.tag == "playlist"), ref)
-                flags += [t.get("hide", "") for t, _ in subs]
-            if playlist.tag != "playlist" or playlist.get("id") != track:
-                continue
-            names = [n for n in (_prop(ref, "kdenlive:track_name"), _prop(playlist, "kdenlive:track_name")) if n]
-            return {"name": names[0] if names else None, "hidden": any(f in ("video", "both") for f in flags),
-                    "muted": any(f in ("audio", "both") for f in flags)}
-        raise RawProjectError(f"no track {track}")
+        node = self._track_node(track)
+        ref = self.ids[node.get("producer")]
+        flags = [node.get("hide", "")]
+        if ref.tag == "tractor":
+            flags += [t.get("hide", "") for t in ref.findall("track")]
+        return {"name": self._title(node), "hidden": any(f in ("video", "both") for f in flags),
+                "muted": any(f in ("audio", "both") for f in flags)}
 
     def playlist(self, track: str) -> ET.Element:
-        for name, playlist in self.track_playlists():
-            if name == track and playlist is not None:
+        node = self._track_node(track)
+        for (_, playlist), other in zip(self.track_playlists(), self.main().findall("track"), strict=True):
+            if other is node and playlist is not None:
                 return playlist
         raise RawProjectError(f"no track {track}")
 
@@ -133,14 +156,34 @@ def _prop(node: ET.Element, name: str) -> str | None:
     return hits[0] if hits else None
 
 
+def _internal(service: ET.Element) -> bool:
+    """Kdenlive's own compositing/mixing between tracks, which no user made."""
+    return bool(_prop(service, "internal_added"))
+
+
 def _source(producer: ET.Element) -> str:
     service = _prop(producer, "mlt_service") or ""
     resource = _prop(producer, "resource") or ""
     if service == "kdenlivetitle" and not resource:
         return "title:" + " / ".join(bin_validator.title_texts(producer))
     if service in NON_FILE_SERVICES:
-        return resource if ":" in resource else f"{service}:{resource}"
+        return resource if ":" in resource else f"{service}:{_color(resource) if service in ('color', 'colour') else resource}"
     return resource
+
+
+BASIC_COLORS = {"black": (0, 0, 0), "white": (255, 255, 255), "red": (255, 0, 0), "green": (0, 128, 0),
+                "blue": (0, 0, 255), "yellow": (255, 255, 0), "gray": (128, 128, 128)}
+
+
+def _color(text: str) -> str:
+    """Kdenlive's dialog writes 0xRRGGBBAA: read as a basic colour name, #rrggbb or (translucent) #rrggbbaa."""
+    if not re.fullmatch(r"0x[0-9a-fA-F]{8}", text):
+        return text
+    r, g, b, a = (int(text[i:i + 2], 16) for i in (2, 4, 6, 8))
+    names = [name for name, rgb in BASIC_COLORS.items() if rgb == (r, g, b)]
+    if a == 255:
+        return names[0] if names else f"#{r:02x}{g:02x}{b:02x}"
+    return f"#{r:02x}{g:02x}{b:02x}{a:02x}"
 
 
 def _scope(project: RawProject, scope: str) -> ET.Element:
@@ -209,7 +252,7 @@ def _read(cp: Checkpoint, workspace: Workspace) -> Any:
     if cp.type == "kdenlive_clip_spans":
         return [[c["in"], c["out"]] for c in project.clips(target)]
     if cp.type == "kdenlive_filter_services":
-        return [_prop(f, "mlt_service") for f in _scope(project, target).findall("filter")]
+        return [_prop(f, "mlt_service") for f in _scope(project, target).findall("filter") if not _internal(f)]
     if cp.type == "kdenlive_filter_value":
         scope, _, rest = target.partition("/")
         service, _, name = rest.partition(".")
@@ -227,5 +270,5 @@ def _read(cp: Checkpoint, workspace: Workspace) -> Any:
         names = [name for name, _ in project.track_playlists()]
         return [[_prop(t, "mlt_service"), names[int(_prop(t, "a_track") or 0)], names[int(_prop(t, "b_track") or 1)],
                  project.time(t.get("in"), 0), project.time(t.get("out"), 0)]
-                for t in project.main().findall("transition")]
+                for t in project.main().findall("transition") if not _internal(t)]
     raise RawProjectError(f"unknown checkpoint type {cp.type!r}")

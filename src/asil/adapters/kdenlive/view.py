@@ -15,7 +15,7 @@ from xml.etree import ElementTree as ET
 from asil.adapters.kdenlive.bin import bin_clips, bin_id, clip_name, on_timeline, used_producers
 from asil.adapters.kdenlive.markers import Marker, clip_markers, guides
 from asil.adapters.kdenlive.media import source_label
-from asil.adapters.kdenlive.project import CLIP_ID, Placed, Project, Track, prop, props
+from asil.adapters.kdenlive.project import CLIP_ID, Placed, Project, Track, is_internal, prop, props
 from asil.adapters.kdenlive.titles import is_title, title_texts
 from asil.protocol import DocumentError, Element
 
@@ -122,8 +122,9 @@ def rows(project: Project, view: str) -> list[Row]:
         if track.playlist is not None:
             items += [partial(filter_element, f, track.id) for f in track.playlist.findall("filter")]
     tractor = project.main_tractor()
-    items += [partial(filter_element, f, TIMELINE_VIEW) for f in tractor.findall("filter")]
-    items += [partial(transition_element, project, t) for t in project.transitions()]
+    # Kdenlive's automatic compositing and audio mixing between tracks is not shown: no one made it
+    items += [partial(filter_element, f, TIMELINE_VIEW) for f in tractor.findall("filter") if not is_internal(f)]
+    items += [partial(transition_element, project, t) for t in project.transitions(internal=False)]
     items += _bin_rows(project)
     for track in tracks:
         items += _track_clips(project, track)
@@ -148,6 +149,6 @@ def summary(project: Project, name: str, view: str, offset: int, shown: int, tot
     duration = max((c.end for _, c in clips), default=0)
     window = f"elements {offset}-{offset + shown - 1} of {total}" if shown else f"no elements (of {total})"
     return (f"Project {name}: {p.width}x{p.height} at {p.fps:g} fps, {len(tracks)} tracks, {len(clips)} clips, "
-            f"{len(project.all_filters())} filters, {len(project.transitions())} transitions, "
+            f"{len(project.all_filters())} filters, {len(project.transitions(internal=False))} transitions, "
             f"{len(_readable(partial(guides, project)))} guides, {len(bin_clips(project))} bin clips, duration {duration} "
             f"frames ({duration / p.fps:.2f} s). View {view!r}: {window}.")

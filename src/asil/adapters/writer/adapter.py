@@ -11,12 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from asil.adapters.lo_document import OfficeDocumentAdapter, Plan, create_with_engine
+from asil.adapters.odf.access import AccessPaths
 from asil.adapters.params import parse_params
 from asil.adapters.writer import actions as act
 from asil.adapters.writer.actions import cell_position, cell_text
 from asil.apps.libreoffice import Office
 from asil.protocol import (
     Action,
+    ActionSchema,
     AppState,
     Element,
     InvalidAction,
@@ -34,9 +36,14 @@ CELL = re.compile(r"^(?P<table>[A-Za-z][A-Za-z0-9_]*)\.(?P<col>[A-Za-z]{1,2})(?P
 KEEPS_IDS = frozenset({"set_text", "set_style", "set_list", "format_text", "set_cells", "add_table_rows",
                        "delete_table_rows", "set_page", "set_margin_text"})
 BREAKS = ("\r", "\n", "\u2028", "\u2029")
+# The two access paths of the path-restriction study (docs/path_restriction.md).
+ACCESS_PATHS = {
+    "dispatch": "LibreOffice Writer (headless)",
+    "file": "none: the ODF package's XML is read and written directly (lxml); no layout, so no page count",
+}
 
 
-class WriterAdapter(OfficeDocumentAdapter):
+class WriterAdapter(AccessPaths, OfficeDocumentAdapter):
     """A text document: paragraphs and tables in body order, windowed for long documents."""
 
     ENGINE = ENGINE
@@ -48,7 +55,19 @@ class WriterAdapter(OfficeDocumentAdapter):
     vocabulary = act.VOCABULARY
     functions = act.FUNCTIONS
     doomed_operation = {"op": "set_value", "target": "p999", "params": {"text": "x"}}
+    FILE_ENGINE = "asil.adapters.writer.file_engine:OdtFileEngine"
+    ENGINE_NAMES = ACCESS_PATHS
+    FILE_PATH_TIP = "there is no page layout: the page count is not known and export_pdf is refused."
     _blocks: list[tuple[str, str]] | None = None  # (kind, id) of every block, read once per change
+
+    def __init__(self, workspace: Workspace, document: str | None = None, *, office: Office | None = None,
+                 limit: int | None = None, access_path: str = "dispatch", **options: Any):
+        self.choose_path(access_path)
+        super().__init__(workspace, document, office=office, limit=limit, **options)
+
+    def schema(self) -> ActionSchema:
+        """The action schema; on the file path with a tip naming it (it has no layout)."""
+        return self.path_schema(super().schema())
 
     # ------------------------------------------------------------ state
     def block_ids(self) -> list[tuple[str, str]]:
@@ -73,7 +92,7 @@ class WriterAdapter(OfficeDocumentAdapter):
                                dirty=data["dirty"], details={"pages": data["pages"], "page": page,
                                                              "styles_in_use": data["paragraph_styles"]}),
             elements=elements,
-            environment={"engine": "LibreOffice Writer (headless)", "units": "millimetres"},
+            environment={**self.path_environment(), "units": "millimetres"},
             navigation=Navigation(views=["body"], paging=Paging(offset=self.offset, limit=self.limit, total=total),
                                   meta={"outline": data["outline"], "headings": data["headings"]}),
             summary=_summary(data, self.offset, shown_to),
@@ -160,7 +179,8 @@ def block_element(block: dict[str, Any]) -> Element:
 
 def _summary(data: dict[str, Any], offset: int, shown_to: int) -> str:
     total, page = data["total"], data["page"]
-    text = (f"Text document: {total} blocks, {data['headings']} headings, about {data['pages']} page(s), "
+    pages = f"about {data['pages']} page(s)" if data["pages"] is not None else "page count unknown (no layout)"
+    text = (f"Text document: {total} blocks, {data['headings']} headings, {pages}, "
             f"{page['orientation']} {page['width_mm']:g}x{page['height_mm']:g} mm. Showing blocks {offset}..{shown_to - 1}.")
     if shown_to < total:
         text += f" {total - shown_to} more below: navigate with params.offset={shown_to}."

@@ -384,6 +384,7 @@ def _replace_text(block, text):
 def op_insert_paragraph(doc, anchor, position, text, style=None, list_kind=None):
     document = _doc(doc)
     index, block = _find(document, anchor)
+    named = _para_style(document, style) if style else None  # an unknown style refuses before anything changes
     before = _cached(document)  # still the state before the insert
     body = document.getText()
     if _is_para(block):
@@ -398,7 +399,7 @@ def op_insert_paragraph(doc, anchor, position, text, style=None, list_kind=None)
     _, ident, new = found[at]
     new = _replace_text(new, text)
     new.CharWeight, new.CharPosture = 100.0, uno.Enum("com.sun.star.awt.FontSlant", "NONE")
-    new.ParaStyleName = _para_style(document, style) if style else (block.ParaStyleName if _is_para(block) else "Standard")
+    new.ParaStyleName = named or (block.ParaStyleName if _is_para(block) else "Standard")
     new.NumberingStyleName = LISTS[list_kind] if list_kind else ""
     _cache_insert(document, before, found, at, new, text)
     return ident
