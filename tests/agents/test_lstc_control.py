@@ -44,13 +44,13 @@ def test_a_proposal_carries_one_to_max_candidates_and_a_best_index() -> None:
     cfg = configure()
     chosen = parse_commitment({"candidates": [_candidate("A1"), _candidate("B2")], "best": 1, "rationale": "r"}, cfg)
     assert chosen.subgoal_text == "B2" and chosen.steps[0][1].target == "B2" and chosen.best == 1
-    assert [c.subgoal_text for c in chosen.candidates] == ["A1", "B2"]
+    assert [c.subgoal_text for c in chosen.candidates] == ["A1", "B2"]  # type: ignore[union-attr]
     bad = [({"candidates": [], "best": 0}, "1 to 3 decisions, not 0"),
            ({"candidates": [_candidate("A1")] * 4, "best": 0}, "not 4 candidates"),
            ({"subgoal": {"text": "x"}, "actions": []}, "'candidates' = None"),
            ({"candidates": [_candidate("A1"), _candidate("B2")], "best": 2}, "'best' must be the index"),
            ({"candidates": [_candidate("A1"), _candidate("B2")], "best": True}, "'best' must be the index"),
-           ({"candidates": [_candidate("A1"), {"actions": "no"}], "best": 0}, "Candidate 1: 'actions' must be")]
+           ({"candidates": [{"actions": "no"}, _candidate("B2")], "best": 0}, "Candidate 0: 'actions' must be")]
     for reply, message in bad:
         with pytest.raises(DecisionParseError, match=message):
             parse_commitment(reply, cfg)
@@ -58,6 +58,11 @@ def test_a_proposal_carries_one_to_max_candidates_and_a_best_index() -> None:
         parse_commitment({"candidates": [_candidate("A1")] * 2, "best": 0}, configure(max_candidates=1))
     lone = parse_commitment({"candidates": [_candidate("A1")], "best": 2, "rationale": "r"}, cfg)
     assert lone.subgoal_text == "A1" and lone.best == 0  # nothing to choose: the index is not held against it
+    # recorded from SmolLM2-135M: the option it did not choose half-written; only the chosen one must parse
+    half = {"why": "2", "control": None, "reason": "r", "subgoal": {"mode": "continue", "text": "yes"}}
+    kept = parse_commitment({"candidates": [_candidate("A1"), half], "best": 0, "rationale": "r"}, cfg)
+    assert kept.steps[0][1].target == "A1"
+    assert kept.record()["candidates"][1] == {"invalid": "Candidate 1: The reply commits to no action and no control."}
     plain = parse_commitment(_candidate("C3"), configure("no-candidates"))
     assert plain.best is None and "candidates" not in plain.record()
 

@@ -31,7 +31,8 @@ class Commitment:
     control: str | None = None
     reason: str = ""
     why: str = ""
-    candidates: list[Commitment] = field(default_factory=list)  # empty when candidate proposals are ablated
+    candidates: list[Commitment | str] = field(default_factory=list)  # empty when candidate proposals are ablated;
+    # a candidate that was not chosen and does not parse stays in the list as its error message
     best: int | None = None
     rationale: str = ""
 
@@ -39,7 +40,8 @@ class Commitment:
         """The trace's view of this decision: each candidate as data, the best index and the rationale."""
         record: dict[str, Any] = {"chosen": self._proposal()}
         if self.best is not None:
-            record.update(candidates=[c._proposal() for c in self.candidates], best=self.best,
+            record.update(candidates=[c._proposal() if isinstance(c, Commitment) else {"invalid": c}
+                                      for c in self.candidates], best=self.best,
                           rationale=self.rationale)
         return record
 
@@ -66,7 +68,8 @@ def _decision_example(cfg: LSTCConfig) -> tuple[dict[str, Any], list[str]]:
     step = {"channel": "api", "action": {"action_type": "...", "target": "...", "params": {}}}
     if cfg.multi_action:
         example["actions"] = [step, {"channel": "bash", "command": "..."}]
-        notes.append(f'"actions" is an ordered list of at most {cfg.max_actions} steps; it stops early if one fails.')
+        notes.append(f'"actions" is an ordered list of at most {cfg.max_actions} steps; it stops early if one fails. '
+                     'With "control" "done" or "infeasible" it is the empty list [].')
     else:
         example["action"] = step
         notes.append('Give exactly one step in "action".')
@@ -130,8 +133,8 @@ def parse_commitment(data: dict[str, Any], cfg: LSTCConfig) -> Commitment:
     """Validate a planner reply; DecisionParseError names the first problem (for the repair round).
 
     With candidate proposals on, the reply must carry 1..max_candidates complete decisions and a ``best``
-    index into them; every candidate is validated (they are logged as data), the best one is executed.
-    A lone candidate is the best one whatever index the reply gives.
+    index into them; the best one must be a valid decision and is executed, the others are logged as data
+    (or, when they do not parse, as their error). A lone candidate is the best one whatever index it is given.
     """
     if not cfg.candidates:
         return _decision(data, cfg)
@@ -146,17 +149,30 @@ def parse_commitment(data: dict[str, Any], cfg: LSTCConfig) -> Commitment:
         best = 0
     if isinstance(best, bool) or not isinstance(best, int) or not 0 <= best < len(raw):
         raise DecisionParseError(f"'best' must be the index (0 to {len(raw) - 1}) of a candidate, not {best!r}.")
-    candidates = []
+    # Only the best candidate runs, so only it must parse: a small model often leaves an option it did not
+    # choose half-written (recorded with SmolLM2-135M: "Candidate 1: The reply commits to no action and no
+    # control." with best 0), and failing the whole reply for it cost a repair call. The others are logged.
+    candidates: list[Commitment | str] = []
     for index, candidate in enumerate(raw):
-        if not isinstance(candidate, dict):
-            raise DecisionParseError(f"Candidate {index} must be a JSON object.")
         try:
-            candidates.append(_decision(candidate, cfg))
+            candidates.append(_candidate(candidate, index, cfg))
         except DecisionParseError as exc:
-            raise DecisionParseError(f"Candidate {index}: {exc.message}", hint=exc.hint) from None
+            if index == best:
+                raise
+            candidates.append(exc.message)
     chosen = candidates[best]
+    assert isinstance(chosen, Commitment)
     chosen.candidates, chosen.best, chosen.rationale = candidates, best, str(data.get("rationale") or "")
     return chosen
+
+
+def _candidate(candidate: Any, index: int, cfg: LSTCConfig) -> Commitment:
+    if not isinstance(candidate, dict):
+        raise DecisionParseError(f"Candidate {index} must be a JSON object.")
+    try:
+        return _decision(candidate, cfg)
+    except DecisionParseError as exc:
+        raise DecisionParseError(f"Candidate {index}: {exc.message}", hint=exc.hint) from None
 
 
 def _decision(data: dict[str, Any], cfg: LSTCConfig) -> Commitment:

@@ -38,17 +38,23 @@ def _channel(name: str, fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def _decision(cfg: LSTCConfig, schemas: dict[str, ActionSchema]) -> dict[str, Any]:
-    # The steps may be left out when the decision is a control ("done"/"infeasible"); the rest is always there.
-    properties: dict[str, Any] = {"control": {"enum": [None, "done", "infeasible"]}, "reason": STRING}
-    required = ["control", "reason"]
+    """Keys in the order the prompt's reply format shows them: subgoal, the steps, then control and reason.
+
+    A local server's grammar writes required keys in the order they are listed and optional ones after them.
+    With the steps optional, SmolLM2-135M had to choose its control before it could write a step, and chose
+    "infeasible" on 8 of 10 first steps; with the steps required (an empty list for a control-only decision)
+    the steps come first, as in the prompt. In single-action mode the action stays optional (a control needs none).
+    """
+    properties: dict[str, Any] = {}
     if cfg.subgoal_labels:
         modes = ["continue", "new"] if cfg.persistent_subgoal else ["new"]
         properties["subgoal"] = {"type": "object", "required": ["mode", "text"],
                                  "properties": {"mode": {"type": "string", "enum": modes}, "text": STRING}}
-        required.insert(0, "subgoal")
     if cfg.multi_action:
         properties["actions"] = {"type": "array", "items": _step(cfg, schemas), "maxItems": cfg.max_actions}
-    else:
+    properties.update(control={"enum": [None, "done", "infeasible"]}, reason=STRING)
+    required = list(properties)
+    if not cfg.multi_action:
         properties["action"] = _step(cfg, schemas)
     return {"type": "object", "required": required, "properties": properties}
 

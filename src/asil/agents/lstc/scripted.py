@@ -20,18 +20,20 @@ def planner_reply(script: ScriptedProvider, context: dict[str, Any], fault: str 
     mode = "continue" if context.get("subgoal") and fmt.get("persistent_subgoal", True) else "new"
     reply: dict[str, Any] = {"subgoal": {"mode": mode, "text": subgoal_text}} if fmt.get("subgoal_labels", True) else {}
     if isinstance(step, str):
+        if fmt.get("multi_action", True):
+            reply["actions"] = []  # a control-only decision: the schema lists the steps before the control
         reply.update(control=step, reason="The task is complete." if step == "done" else "Not possible here.")
     else:
-        reply.update(control=None, reason="")
         entries = [{"channel": "api", "action": a} for a in step]
         if fmt.get("multi_action", True):
             reply["actions"] = entries
         else:
             reply["action"] = entries[0]
+        reply.update(control=None, reason="")
     if not fmt.get("candidates", True):
         return reply
     # The reference is the best candidate; a weaker one (looking before acting) is proposed beside it.
-    look: dict[str, Any] = {"why": "inspect the state first", "control": None, "reason": ""}
+    look: dict[str, Any] = {"why": "inspect the state first"}
     if fmt.get("subgoal_labels", True):
         look["subgoal"] = {"mode": "new", "text": "Inspect the document"}
     glance = {"channel": "api", "action": {"action_type": "navigate", "target": "A1"}}
@@ -39,6 +41,7 @@ def planner_reply(script: ScriptedProvider, context: dict[str, Any], fault: str 
         look["actions"] = [glance]
     else:
         look["action"] = glance
+    look.update(control=None, reason="")
     limit = fmt.get("max_candidates", 3)
     candidates = [{"why": "follows the reference", **reply}, look][:limit]
     best: Any = 0
