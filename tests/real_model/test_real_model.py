@@ -14,11 +14,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from asil.agents import make_agent
+from asil.agents.lstc.config import configure
+from asil.agents.lstc.schemas import planner_schema
 from asil.llm.base import LLMError
 from asil.llm.local_server import SMOLLM2_NAME, llama_server
+from asil.plugins import adapter_class
 from asil.runner.episode import run_episode
 from asil.runner.procs import descendants
 from asil.tasks import get_task
@@ -114,3 +118,15 @@ def test_a_killed_local_server_leaves_no_llama_server(sig: signal.Signals) -> No
         launcher.kill()
         launcher.wait()
         launcher.stdout.close()  # type: ignore[union-attr]
+
+
+def test_constrained_lstc_with_compact_schemas_gets_planner_replies_its_schema_admits(
+        base_url: str, tmp_path: Path) -> None:
+    result, folder = episode("lstc", "calc-total-column", base_url, tmp_path, constrained=True,
+                             schema_detail="compact", ablate="no-failure-abstraction")
+    assert_honest_path(result, folder)
+    schema = planner_schema(configure("no-failure-abstraction"), {"calc": adapter_class("calc").action_schema()})
+    replies = [c["text"] for c in lines(folder / "calls.jsonl") if c["kind"] == "planner" and not c.get("error")]
+    assert replies
+    for text in replies:  # the grammar kept every reply to the schema: a best index in range, steps before control
+        jsonschema.validate(json.loads(text), schema)

@@ -17,12 +17,12 @@ from asil.protocol import Action, ActionResult
 PROMPTS = "asil.agents.lstc"
 ROUTES = ("continue", "advance", "error")
 # Reply schemas for constrained decoding (``--constrained``); the checks below still run on every reply.
-STRING = {"type": "string"}
+SENTENCES = {"type": "string", "maxLength": 300}  # bounded, so a grammar ends a small model's rambling (see schemas)
 ABSTRACTION = {"type": "object", "required": ["evidence", "state"],
-               "properties": {"evidence": STRING, "state": {"type": "string", "enum": list(ROUTES)}}}
+               "properties": {"evidence": SENTENCES, "state": {"type": "string", "enum": list(ROUTES)}}}
 VERIFICATION = {"type": "object", "required": ["verdict", "reason"],
-                "properties": {"verdict": {"type": "string", "enum": ["accept", "reject"]}, "reason": STRING}}
-REFINEMENT = {"type": "object", "required": ["summary"], "properties": {"summary": STRING}}
+                "properties": {"verdict": {"type": "string", "enum": ["accept", "reject"]}, "reason": SENTENCES}}
+REFINEMENT = {"type": "object", "required": ["summary"], "properties": {"summary": {"type": "string", "maxLength": 600}}}
 
 
 @dataclass

@@ -15,7 +15,10 @@ from asil.agents.prompting import action_json_schema
 from asil.gui.vocabulary import ACTIONS
 from asil.protocol import ActionSchema
 
-STRING = {"type": "string"}
+# Prose fields are bounded: a grammar then closes the string instead of letting a small model ramble (SmolLM2-135M
+# wrote 300 completion tokens a planner call, most of them one "why" sentence repeated, and generation was half
+# of a 15-step episode's 331 s). The bounds are characters, about a sentence each.
+SENTENCE = {"type": "string", "maxLength": 160}
 GUI_INPUTS = tuple(name for name in ACTIONS if name not in ("done", "infeasible"))
 
 
@@ -49,10 +52,10 @@ def _decision(cfg: LSTCConfig, schemas: dict[str, ActionSchema]) -> dict[str, An
     if cfg.subgoal_labels:
         modes = ["continue", "new"] if cfg.persistent_subgoal else ["new"]
         properties["subgoal"] = {"type": "object", "required": ["mode", "text"],
-                                 "properties": {"mode": {"type": "string", "enum": modes}, "text": STRING}}
+                                 "properties": {"mode": {"type": "string", "enum": modes}, "text": SENTENCE}}
     if cfg.multi_action:
         properties["actions"] = {"type": "array", "items": _step(cfg, schemas), "maxItems": cfg.max_actions}
-    properties.update(control={"enum": [None, "done", "infeasible"]}, reason=STRING)
+    properties.update(control={"enum": [None, "done", "infeasible"]}, reason=SENTENCE)
     required = list(properties)
     if not cfg.multi_action:
         properties["action"] = _step(cfg, schemas)
@@ -65,12 +68,12 @@ def planner_schema(cfg: LSTCConfig, schemas: dict[str, ActionSchema]) -> dict[st
     if not cfg.candidates:
         return decision
     candidate = {**decision, "required": ["why", *decision["required"]],
-                 "properties": {"why": STRING, **decision["properties"]}}
+                 "properties": {"why": SENTENCE, **decision["properties"]}}
     return {"type": "object", "required": ["candidates", "best", "rationale"],
             "properties": {"candidates": {"type": "array", "items": candidate, "minItems": 1,
                                           "maxItems": cfg.max_candidates},
                            # an enum, not minimum/maximum: llama-cpp-python's grammar ignores an integer's bounds
                            # ("best": 10 with two candidates), but keeps a reply to listed values
                            "best": {"type": "integer", "enum": list(range(cfg.max_candidates))},
-                           "rationale": STRING}}
+                           "rationale": SENTENCE}}
 
