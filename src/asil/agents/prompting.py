@@ -59,6 +59,14 @@ def observation_text(observation: Observation) -> str:
     return compact_json(observation.to_agent_dict())
 
 
+def state_text(observation: Observation) -> str:
+    """The observation without its step counter: the same state gives the same text, so a prompt that puts it
+    before what changes every step keeps a local server's prompt cache over it while the state stands still."""
+    data = observation.to_agent_dict()
+    data["metadata"].pop("step", None)
+    return compact_json(data)
+
+
 def compact_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 

@@ -14,7 +14,7 @@ from asil.agents.lstc.metrics import episode_metrics
 from asil.agents.lstc.planner import Commitment, parse_commitment, planner_messages, system_prompt
 from asil.agents.lstc.schemas import planner_schema
 from asil.agents.lstc.state import ControlState, Route, Verification
-from asil.agents.prompting import observation_text, schema_text
+from asil.agents.prompting import schema_text, state_text
 from asil.llm.parse import DecisionParseError
 from asil.protocol import Action, ActionResult, ActionSchema, Observation
 from asil.tasks.model import Task
@@ -94,7 +94,9 @@ class LSTCAgent:
         return self._plan(observation)
 
     def _plan(self, observation: Observation) -> Decision:
-        text = observation_text(observation)
+        # the state before the control state, which changes every step: while the state stands still (a small
+        # model's failed steps) the server's prompt cache covers the system prompt, the task and the state
+        text = state_text(observation)
         for _ in range(self.cfg.max_replans):
             self.counts["planner_steps"] += 1
             try:
