@@ -19,7 +19,6 @@ import xml.etree.ElementTree as ET
 from functools import cmp_to_key
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from lxml import etree
 
@@ -27,14 +26,15 @@ from asil.adapters.calc import odf_cells as cells
 from asil.adapters.calc import odf_package as pkg
 from asil.adapters.calc.odf_formula import deletion, insertion, move_references
 from asil.adapters.calc.raw import RawCell, RawReadError, RawWorkbook
-from asil.protocol import ActionFailed, AsilError, InvalidAction
+from asil.adapters.odf.engine import FileEngineOps
+from asil.protocol import ActionFailed, InvalidAction
 
 UNSUPPORTED = cells.UNSUPPORTED
 _DURATION = re.compile(r"^PT(\d+)H(\d+)M(\d+(?:\.\d+)?)S$")
 _READ_ONLY = {"info", "observe", "cells", "save"}
 
 
-class OdfFileEngine:
+class OdfFileEngine(FileEngineOps[pkg.OdsPackage]):
     """One ``.ods`` open as XML: the engine ops the Calc adapter calls (``call(op, **args)``)."""
 
     def __init__(self, path: Path):
@@ -228,22 +228,6 @@ class OdfFileEngine:
                 if formula:
                     cell.set(attr, move_references(formula, own, rename, shift, axis))
 
-    # ------------------------------------------------------------ batches and saving
-    def op_batch(self, steps: list[dict[str, Any]], snapshot_url: str = "") -> bool:
-        """Run steps in order; ``call`` undoes the whole batch when one fails (no snapshot file needed)."""
-        for number, step in enumerate(steps, 1):
-            request = dict(step)
-            try:
-                self.call(request.pop("op"), **request)
-            except AsilError as exc:
-                exc.message = f"Batch step {number} failed and the batch was undone: {exc.message}"
-                raise
-        return True
-
-    def op_save(self, url: str) -> bool:
-        Path(unquote(urlparse(url).path)).write_bytes(self.package.to_bytes())
-        self.dirty = False
-        return True
 
 
 def _engine_value(raw: RawCell) -> tuple[str, Any]:

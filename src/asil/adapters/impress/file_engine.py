@@ -13,15 +13,15 @@ import copy
 import re
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from lxml import etree
 
 from asil.adapters.impress import odf_slides as odp
 from asil.adapters.impress.odf_slides import NAME, OdpPackage, role, shapes_of, slide_info
+from asil.adapters.odf.engine import FileEngineOps
 from asil.adapters.odf.package import q, remove
 from asil.adapters.odf.text import AutomaticStyles
-from asil.protocol import ActionFailed, AsilError
+from asil.protocol import ActionFailed
 
 MAX_TEXT = 300
 TITLE_LIMIT = 100
@@ -31,7 +31,7 @@ _NEEDS_OFFICE = "needs LibreOffice's autolayout, which the file-backed access pa
                 'the dispatch access path (access_path "dispatch") does it.'
 
 
-class OdpFileEngine:
+class OdpFileEngine(FileEngineOps[OdpPackage]):
     """One ``.odp`` open as XML: the engine ops the Impress adapter calls (``call(op, **args)``)."""
 
     def __init__(self, path: Path):
@@ -203,22 +203,6 @@ class OdpFileEngine:
             odp.set_transition(self.page(slide)[1], self.package, effect)
         return True
 
-    # ------------------------------------------------------------ batches and saving
-    def op_batch(self, steps: list[dict[str, Any]], snapshot_url: str = "") -> bool:
-        """Run steps in order; ``call`` undoes the whole batch when one fails (no snapshot file needed)."""
-        for number, step in enumerate(steps, 1):
-            request = dict(step)
-            try:
-                self.call(request.pop("op"), **request)
-            except AsilError as exc:
-                exc.message = f"Batch step {number} failed and the batch was undone: {exc.message}"
-                raise
-        return True
-
-    def op_save(self, url: str) -> bool:
-        Path(unquote(urlparse(url).path)).write_bytes(self.package.to_bytes())
-        self.dirty = False
-        return True
 
 
 def _title(page: etree._Element) -> str:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from lxml import etree
 
+from asil.adapters.odf.engine import FileEngineOps
 from asil.adapters.odf.package import attributes, q, remove
 from asil.adapters.odf.text import (
     TEXT_PROPS,
@@ -38,7 +38,7 @@ from asil.adapters.writer.odf_blocks import XML_ID, Block, H, OdtPackage, P, blo
 from asil.adapters.writer.odf_page import page_info, set_margin_text, set_page
 from asil.adapters.writer.odf_styles import StyleBook
 from asil.adapters.writer.odf_tables import add_rows, delete_rows, new_table, set_cells
-from asil.protocol import ActionFailed, AsilError
+from asil.protocol import ActionFailed
 
 MAX_TEXT = 400  # characters of a paragraph shown in an observation (as on the dispatch path)
 HEADING_LIMIT = 60
@@ -48,7 +48,7 @@ BREAKS = re.compile("\r\n?|\u2029")  # paragraph breaks; "\n" (and U+2028) stay 
 _READ_ONLY = {"ids", "observe", "read", "dirty", "save"}
 
 
-class OdtFileEngine:
+class OdtFileEngine(FileEngineOps[OdtPackage]):
     """One ``.odt`` open as XML: the engine ops the Writer adapter calls (``call(op, **args)``)."""
 
     def __init__(self, path: Path):
@@ -364,22 +364,6 @@ class OdtFileEngine:
         set_margin_text(self.package, self._styles(), self.blocks(), part, text)
         return True
 
-    # ------------------------------------------------------------ batches and saving
-    def op_batch(self, steps: list[dict[str, Any]], snapshot_url: str = "") -> bool:
-        """Run steps in order; ``call`` undoes the whole batch when one fails (no snapshot file needed)."""
-        for number, step in enumerate(steps, 1):
-            request = dict(step)
-            try:
-                self.call(request.pop("op"), **request)
-            except AsilError as exc:
-                exc.message = f"Batch step {number} failed and the batch was undone: {exc.message}"
-                raise
-        return True
-
-    def op_save(self, url: str) -> bool:
-        Path(unquote(urlparse(url).path)).write_bytes(self.package.to_bytes())
-        self.dirty = False
-        return True
 
 
 def _insert_next(anchor: etree._Element, el: etree._Element) -> etree._Element:
