@@ -25,7 +25,6 @@ from asil.apps.libreoffice import Office
 from asil.protocol import (
     Action,
     ActionFailed,
-    ActionSchema,
     AppState,
     Element,
     InvalidAction,
@@ -73,11 +72,6 @@ class CalcAdapter(AccessPaths, OfficeAdapter):
 
     def _forget(self) -> None:
         self._cached_info = None
-
-    def schema(self) -> ActionSchema:
-        """The action schema; on the file path with a tip naming it (an agent must know that formula
-        results are not shown)."""
-        return self.path_schema(super().schema())
 
     def _info(self) -> dict[str, Any]:
         if self._cached_info is None:

@@ -16,7 +16,6 @@ from asil.adapters.odf.access import AccessPaths
 from asil.apps.libreoffice import Office
 from asil.protocol import (
     Action,
-    ActionSchema,
     AppState,
     Element,
     InvalidAction,
@@ -58,9 +57,6 @@ class ImpressAdapter(AccessPaths, OfficeDocumentAdapter):
         self.choose_path(access_path)
         super().__init__(workspace, document, office=office, limit=limit, **options)
 
-    def schema(self) -> ActionSchema:
-        """The action schema; on the file path with a tip naming it (no autolayout, no rendering)."""
-        return self.path_schema(super().schema())
     _simulating = False  # planning a batch against a copy of _ids
 
     # ------------------------------------------------------------ state

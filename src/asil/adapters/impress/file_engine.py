@@ -18,7 +18,7 @@ from lxml import etree
 
 from asil.adapters.impress import odf_slides as odp
 from asil.adapters.impress.odf_slides import NAME, OdpPackage, role, shapes_of, slide_info
-from asil.adapters.odf.engine import FileEngineOps
+from asil.adapters.odf.engine import FileEngineOps, needs_libreoffice
 from asil.adapters.odf.package import q, remove
 from asil.adapters.odf.text import AutomaticStyles
 from asil.protocol import ActionFailed
@@ -43,10 +43,7 @@ class OdpFileEngine(FileEngineOps[OdpPackage]):
         """Run one engine request; a change that fails part-way is undone whole (as on the dispatch path)."""
         handler = getattr(self, f"op_{op}", None)
         if handler is None:
-            what = "PDF export and slide renders need" if op == "export" else f"'{op}' needs"
-            raise ActionFailed(f"{what} LibreOffice's rendering, which the file-backed access path does not have; "
-                               'the dispatch access path (access_path "dispatch") has it.',
-                               hint="Save and finish, or use the dispatch access path.", code=odp.UNSUPPORTED)
+            raise needs_libreoffice(op, "PDF export and slide renders", "rendering")
         if op in _READ_ONLY:
             return handler(**args)
         saved, was_dirty = self.package.snapshot(), self.dirty

@@ -66,9 +66,10 @@ class AccessPaths:
         """The observation's ``environment`` entries that say which path produced it."""
         return {"engine": self.ENGINE_NAMES[self.access_path], "access_path": self.access_path}
 
-    def path_schema(self, schema: ActionSchema) -> ActionSchema:
-        """On the file path the instance schema (what the agent's prompt shows) ends with a tip naming it;
-        the default path's schema stays the class's, as training prompts use it."""
+    def schema(self) -> ActionSchema:
+        """On the file path the instance schema (what the agent's prompt shows) ends with a tip naming it
+        (``FILE_PATH_TIP``); the default path's schema stays the class's, as training prompts use it."""
+        schema: ActionSchema = super().schema()  # type: ignore[misc]
         if self.access_path != "dispatch":
             schema.tips.append(f"Access path: {self.access_path} (engine: {self.ENGINE_NAMES[self.access_path]}); "
                                f"{self.FILE_PATH_TIP}")

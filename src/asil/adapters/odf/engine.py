@@ -7,7 +7,17 @@ from typing import Any, Generic, TypeVar
 from urllib.parse import unquote, urlparse
 
 from asil.adapters.odf.package import OdfPackage
-from asil.protocol import AsilError
+from asil.adapters.odf.text import UNSUPPORTED
+from asil.protocol import ActionFailed, AsilError
+
+
+def needs_libreoffice(op: str, what: str, missing: str) -> ActionFailed:
+    """The refusal of a request the file path cannot answer (``what``: e.g. "PDF export and page renders",
+    for an export; ``missing``: what LibreOffice has that the path lacks, e.g. "layout")."""
+    subject = f"{what} need" if op == "export" else f"'{op}' needs"
+    return ActionFailed(f"{subject} LibreOffice's {missing}, which the file-backed access path does not have; "
+                        'the dispatch access path (access_path "dispatch") has it.',
+                        hint="Save and finish, or use the dispatch access path.", code=UNSUPPORTED)
 
 P = TypeVar("P", bound=OdfPackage)
 

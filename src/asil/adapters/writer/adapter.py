@@ -18,7 +18,6 @@ from asil.adapters.writer.actions import cell_position, cell_text
 from asil.apps.libreoffice import Office
 from asil.protocol import (
     Action,
-    ActionSchema,
     AppState,
     Element,
     InvalidAction,
@@ -64,10 +63,6 @@ class WriterAdapter(AccessPaths, OfficeDocumentAdapter):
                  limit: int | None = None, access_path: str = "dispatch", **options: Any):
         self.choose_path(access_path)
         super().__init__(workspace, document, office=office, limit=limit, **options)
-
-    def schema(self) -> ActionSchema:
-        """The action schema; on the file path with a tip naming it (it has no layout)."""
-        return self.path_schema(super().schema())
 
     # ------------------------------------------------------------ state
     def block_ids(self) -> list[tuple[str, str]]:

@@ -18,11 +18,10 @@ from typing import Any
 
 from lxml import etree
 
-from asil.adapters.odf.engine import FileEngineOps
+from asil.adapters.odf.engine import FileEngineOps, needs_libreoffice
 from asil.adapters.odf.package import attributes, q, remove
 from asil.adapters.odf.text import (
     TEXT_PROPS,
-    UNSUPPORTED,
     Atom,
     AutomaticStyles,
     atoms_of,
@@ -60,10 +59,7 @@ class OdtFileEngine(FileEngineOps[OdtPackage]):
         """Run one engine request; a change that fails part-way is undone whole (as on the dispatch path)."""
         handler = getattr(self, f"op_{op}", None)
         if handler is None:
-            what = "PDF export and page renders need" if op == "export" else f"'{op}' needs"
-            raise ActionFailed(f"{what} LibreOffice's layout, which the file-backed access path does not have; "
-                               'the dispatch access path (access_path "dispatch") has it.',
-                               hint="Save and finish, or use the dispatch access path.", code=UNSUPPORTED)
+            raise needs_libreoffice(op, "PDF export and page renders", "layout")
         if op in _READ_ONLY:
             return handler(**args)
         saved, was_dirty = self.package.snapshot(), self.dirty
