@@ -193,6 +193,9 @@ def _decision(data: dict[str, Any], cfg: LSTCConfig) -> Commitment:
     if control is None and not steps:
         raise DecisionParseError("The reply commits to no action and no control.",
                                  hint='Give "actions", or "control": "done" / "infeasible".')
+    if control is not None and steps:  # would run no step, or end the episode before its steps: neither is meant
+        raise DecisionParseError(f'A decision with "control": "{control}" has no steps; this one has {len(steps)}.',
+                                 hint='Give the steps with "control": null, or [] with the control.')
     text = str(subgoal.get("text") or "Work on the task") if cfg.subgoal_labels else ""
     return Commitment(subgoal_mode="continue" if mode == "continue" else "new", subgoal_text=text, steps=steps,
                       control=control, reason=str(data.get("reason") or ""), why=str(data.get("why") or ""))
