@@ -18,7 +18,6 @@ from asil.tasks.model import Task
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
 MIN_ANSWER_TOKENS = 64  # below this much room for the reply, a call is not worth sending
 CHARS_PER_TOKEN_SAFE = 3  # a cautious estimate for fitting prompts into a context (JSON is dense)
-DENSITY_MARGIN = 0.9  # a measured characters-per-token figure is used less this margin (prompts differ a little)
 
 
 class OpenAICompatibleClient:
@@ -50,8 +49,6 @@ class OpenAICompatibleClient:
         self.stream, self.constrained = stream, constrained
         self.context_length = context_length
         self._probed = False
-        self.chars_per_token = float(CHARS_PER_TOKEN_SAFE)
-        self._densest: float | None = None
 
     def bind(self, task: Task) -> None:
         return None
@@ -85,7 +82,7 @@ class OpenAICompatibleClient:
         cap = self.params.max_tokens(kind)
         if self.context_length is None:
             return cap
-        prompt = int(len(prompt_text(messages)) / self.chars_per_token) + 8 * len(messages)  # + chat-template tokens
+        prompt = len(prompt_text(messages)) // CHARS_PER_TOKEN_SAFE + 8 * len(messages)  # + chat-template tokens
         room = self.context_length - prompt
         if room < MIN_ANSWER_TOKENS:
             raise LLMError(f"The {kind} prompt (about {prompt} tokens) leaves no room for a reply in the "
@@ -109,7 +106,7 @@ class OpenAICompatibleClient:
             try:
                 if streamed:
                     assert until is not None
-                    return self._measured(messages, self._post_streamed(body, messages, started, until))
+                    return self._post_streamed(body, messages, started, until)
                 data = self._post(body)
             except _Retryable as exc:
                 last_problem = str(exc)
@@ -117,25 +114,10 @@ class OpenAICompatibleClient:
             except LLMError as exc:
                 exc.seconds = time.perf_counter() - started
                 raise
-            return self._measured(messages, timed_reply(_content(data), messages, started, data.get("usage"),
-                                                        _finish_reason(data)))
+            return timed_reply(_content(data), messages, started, data.get("usage"), _finish_reason(data))
         raise LLMError(f"The model server at {self.base_url} failed {self.retries + 1} times ({last_problem}).",
                        hint="Check that the server is running and the base URL, model name and key are right.",
                        seconds=time.perf_counter() - started)
-
-    def _measured(self, messages: list[Message], reply: LLMReply) -> LLMReply:
-        """Learn how dense this client's prompts are from the server's own count of a prompt's tokens.
-
-        At a cautious 3 characters a token, a LocalLSTC planner prompt of 2,968 real tokens (SmolLM2's tokenizer,
-        about 3.9 characters a token) was estimated at 4,064 and never sent to a 4,096-token context; the agent
-        then cut its control state to fit. The densest prompt seen so far, less a margin, is the estimate from
-        then on; a server that still finds the prompt too long refuses it, and the agent shortens it as before.
-        """
-        if not reply.estimated and reply.prompt_tokens > 0 and self.profile.whole_prompt_usage:
-            measured = len(prompt_text(messages)) / reply.prompt_tokens * DENSITY_MARGIN
-            self._densest = measured if self._densest is None else min(self._densest, measured)
-            self.chars_per_token = max(float(CHARS_PER_TOKEN_SAFE), self._densest)
-        return reply
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}

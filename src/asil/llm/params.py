@@ -77,8 +77,7 @@ class ServerProfile:
 
     ``sampling`` adds its own sampling fields; ``schema_format`` is how it takes a JSON Schema for
     constrained decoding (None: not offered); ``owned_by`` are the ``/v1/models`` owner names that identify it
-    for ``--server auto``; ``start`` is a documented command that serves a model with it. ``whole_prompt_usage``
-    says its ``usage.prompt_tokens`` counts the whole prompt, so the client may learn its prompts' density from it.
+    for ``--server auto``; ``start`` is a documented command that serves a model with it.
     """
 
     name: str
@@ -86,7 +85,6 @@ class ServerProfile:
     schema_format: SchemaFormat | None = None
     owned_by: tuple[str, ...] = ()
     start: str = ""
-    whole_prompt_usage: bool = True
 
     def body(self, params: RuntimeParams) -> Body:
         return {**_standard(params), **self.sampling(params)}
@@ -124,6 +122,4 @@ server_profile(ServerProfile(
 # ``PARAMETER top_k 20``) nor a thinking budget (which then only bounds max_tokens).
 server_profile(ServerProfile(
     "ollama", lambda p: {}, _json_schema, owned_by=("library", "ollama"),
-    start="ollama serve; ollama pull MODEL (OLLAMA_CONTEXT_LENGTH=8192 sets the context)",
-    # its prompt_tokens is prompt_eval_count, which may leave out a prefix it had cached
-    whole_prompt_usage=False))
+    start="ollama serve; ollama pull MODEL (OLLAMA_CONTEXT_LENGTH=8192 sets the context)"))
