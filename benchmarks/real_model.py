@@ -102,6 +102,12 @@ def table(name: str, data: dict[str, Any]) -> list[str]:
         f"{median([e['wall_s'] for e in episodes]):>8.1f} {sum(e['success'] for e in episodes):>4}"]
 
 
+def longest_episode(name: str, episodes: list[dict[str, Any]]) -> str:
+    """The issue's other target: how long the longest episode (most steps, then most time) took."""
+    ep = max(episodes, key=lambda e: (e["steps"], e["wall_s"]))
+    return f"{name}: longest episode {ep['task']}, {ep['steps']} steps ({ep['termination']}) in {ep['wall_s']:.1f} s"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks", type=int, default=10)
@@ -121,10 +127,12 @@ def main() -> None:
     out = args.out or Path(tempfile.mkdtemp(prefix="asil-real-model-"))
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    rows = []
+    rows, longest = [], []
     with llama_server(n_ctx=args.n_ctx, threads=args.threads, log=out / "server.log") as base_url:
         for name in args.agents.split(","):
-            rows += table(name, run_agent(name, base_url, tasks, args.budget, out, args))
+            data = run_agent(name, base_url, tasks, args.budget, out, args)
+            rows += table(name, data)
+            longest.append(longest_episode(name, data["episodes"]))
     print(f"SmolLM2-135M-Instruct Q4_1, llama-cpp-python server ({args.threads or 'all'} threads), n_ctx {args.n_ctx}, "
           f"budget {args.budget}, "
           f"constrained={args.constrained}, react observations={args.observations}, lstc ablate={args.lstc_ablate}, "
@@ -132,6 +140,7 @@ def main() -> None:
           f"{len(tasks)} tasks, results in {out}")
     print("agent  eps steps calls  tok/call  s/call s/step  early  saved  parse  valid  ep wall  won")
     print("\n".join(rows))
+    print("\n".join(longest))
     print("(medians per call, per step and per episode; 's/step' = model time to a complete action;")
     print(f"'saved' = median completion tokens an early stop avoided, measured "
           f"by re-asking without streaming; total {time.perf_counter() - started:.0f} s)")

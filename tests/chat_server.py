@@ -17,6 +17,7 @@ class ChatServer:
         self.requests: list[dict[str, Any]] = []
         self.streamed: list[int] = []  # events sent per streamed reply, until the client stopped reading
         self.pages: dict[str, Any] = {}  # GET answers by path, e.g. "/v1/models" (others: 404)
+        self.answers: dict[str, Any] = {}  # POST answers by path besides chat completions, e.g. "/tokenize"
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -32,6 +33,9 @@ class ChatServer:
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+                if self.path in server.answers:
+                    self._answer(json.dumps(server.answers[self.path]).encode())
+                    return
                 plan = server.behaviours.pop(0) if server.behaviours else {"text": "{}"}
                 time.sleep(plan.get("delay", 0))
                 status = plan.get("status", 200)
@@ -52,6 +56,13 @@ class ChatServer:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
                     pass
+
+            def _answer(self, data: bytes) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def _stream(self, plan: dict[str, Any]) -> None:
                 """Server-sent events, one word a chunk (a chunk stands for a token); ``chunk_delay`` paces

@@ -148,3 +148,27 @@ def test_a_server_that_ignores_stream_and_answers_json_is_read_whole(server: Cha
     model = client(server, context_length=8192)
     assert model.ask("react", MESSAGES, check=lambda d: None)["action"] == {"action_type": "done"}
     assert calls_of(server)[0]["stream"] is True
+
+
+COUNTS = {"llama-cpp-python": ("/extras/tokenize/count", {"count": 3000}, {"input"}),
+          "llamacpp": ("/tokenize", {"tokens": list(range(3000))}, {"content"}),
+          "vllm": ("/tokenize", {"count": 3000}, {"prompt"})}
+
+
+@pytest.mark.parametrize("kind", [*COUNTS, "ollama"])
+def test_a_prompt_the_estimate_cannot_fit_is_counted_by_the_server(server: ChatServer, kind: str) -> None:
+    # recorded with SmolLM2-135M on llama-cpp-python (2026-12-04): a LocalLSTC planner prompt of about 3,100
+    # tokens was estimated at 4,064 (3 characters a token) and never sent to the 4,096-token context
+    prompt = [{"role": "user", "content": "z" * 12300}]  # 4,100 tokens at 3 characters a token: no room
+    chat = OpenAICompatibleClient("small", base_url=server.url, server=kind, context_length=4096)
+    if kind not in COUNTS:  # Ollama has no tokenize endpoint: the cautious estimate stands
+        with pytest.raises(LLMError, match="leaves no room"):
+            chat.complete(prompt, "planner")
+        assert server.requests == []
+        return
+    path, answer, field = COUNTS[kind]
+    server.answers[path] = answer
+    chat.complete(prompt, "planner")
+    asked, sent = server.requests
+    assert asked["path"] == path and field <= set(asked["body"]) and "z" * 12300 in asked["body"].values()
+    assert sent["path"] == "/v1/chat/completions" and 64 <= sent["body"]["max_tokens"] <= 4096 - 3000

@@ -21,6 +21,7 @@ from asil.agents import make_agent
 from asil.agents.lstc.config import configure
 from asil.agents.lstc.schemas import planner_schema
 from asil.llm.base import LLMError
+from asil.llm.client import OpenAICompatibleClient
 from asil.llm.local_server import SMOLLM2_NAME, llama_server
 from asil.plugins import adapter_class
 from asil.runner.episode import run_episode
@@ -131,3 +132,15 @@ def test_constrained_lstc_with_compact_schemas_gets_planner_replies_its_schema_a
     for text in replies:  # the grammar kept every reply to the schema: a best index in range, steps before control
         # strict=False: the grammar's string characters include raw newlines, which the agent's parser accepts too
         jsonschema.validate(json.loads(text, strict=False), schema)
+
+
+def test_a_prompt_over_the_cautious_estimate_is_counted_by_the_server_and_sent(base_url: str) -> None:
+    # 13,500 characters of plain words: 4,500 tokens at the cautious 3 characters a token, which cannot fit the
+    # 4,096-token context; SmolLM2's tokenizer, asked through the server, counts about 2,800
+    words = "the team reviewed the quarterly plan for every region and agreed on the next steps".split()
+    rows = "\n".join(" ".join(words[(i + j) % len(words)] for j in range(12)) + "." for i in range(200))
+    prompt = [{"role": "user", "content": rows + "\nReply with the word ok."}]
+    assert len(prompt[0]["content"]) // 3 > N_CTX
+    chat = OpenAICompatibleClient(SMOLLM2_NAME, base_url=base_url, server="llama-cpp-python", context_length=N_CTX)
+    reply = chat.complete(prompt, "react")
+    assert reply.finish_reason in ("stop", "length") and reply.prompt_tokens < N_CTX

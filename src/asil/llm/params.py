@@ -57,6 +57,16 @@ Body = dict[str, Any]
 SchemaFormat = Callable[[dict[str, Any]], Body]
 
 
+@dataclass(frozen=True)
+class TokenCount:
+    """How a server counts a text's tokens with its own tokenizer: a POST to ``path`` (under the server root,
+    beside ``/v1``) with ``body(model, text)``; ``count`` reads the number from the answer."""
+
+    path: str
+    body: Callable[[str, str], Body]
+    count: Callable[[Any], int]
+
+
 def _standard(p: RuntimeParams) -> Body:
     return {"temperature": p.temperature, "top_p": p.top_p, "seed": p.seed}
 
@@ -77,7 +87,8 @@ class ServerProfile:
 
     ``sampling`` adds its own sampling fields; ``schema_format`` is how it takes a JSON Schema for
     constrained decoding (None: not offered); ``owned_by`` are the ``/v1/models`` owner names that identify it
-    for ``--server auto``; ``start`` is a documented command that serves a model with it.
+    for ``--server auto``; ``start`` is a documented command that serves a model with it; ``token_count``
+    is its tokenize endpoint (None: it has none), asked when a cautious estimate cannot fit a prompt.
     """
 
     name: str
@@ -85,6 +96,7 @@ class ServerProfile:
     schema_format: SchemaFormat | None = None
     owned_by: tuple[str, ...] = ()
     start: str = ""
+    token_count: TokenCount | None = None
 
     def body(self, params: RuntimeParams) -> Body:
         return {**_standard(params), **self.sampling(params)}
@@ -106,18 +118,24 @@ server_profile(ServerProfile(
 server_profile(ServerProfile(
     "vllm", lambda p: {"top_k": p.top_k, "chat_template_kwargs": {"enable_thinking": True},
                        "thinking_token_budget": p.thinking_budget},
-    _json_schema, owned_by=("vllm",), start="vllm serve MODEL --max-model-len 8192"))
+    _json_schema, owned_by=("vllm",), start="vllm serve MODEL --max-model-len 8192",
+    token_count=TokenCount("/tokenize", lambda model, text: {"model": model, "prompt": text},
+                           lambda answer: int(answer["count"]))))
 # llama.cpp's llama-server reads top_k and a per-request thinking budget from the body, under both names builds
 # have read (``thinking_budget_tokens``, older ``reasoning_budget_tokens``); ``--reasoning-budget`` caps it.
 server_profile(ServerProfile(
     "llamacpp", lambda p: {"top_k": p.top_k, "thinking_budget_tokens": p.thinking_budget,
                            "reasoning_budget_tokens": p.thinking_budget},
-    _json_schema, owned_by=("llamacpp",), start="llama-server -m MODEL.gguf -c 8192 --port 8000"))
+    _json_schema, owned_by=("llamacpp",), start="llama-server -m MODEL.gguf -c 8192 --port 8000",
+    token_count=TokenCount("/tokenize", lambda model, text: {"content": text},
+                           lambda answer: len(answer["tokens"]))))
 # llama-cpp-python's server (``python -m llama_cpp.server``): top_k in the body, no thinking budget, JSON
 # Schema constraints under ``json_object``; its /v1/models names the owner "me".
 server_profile(ServerProfile(
     "llama-cpp-python", lambda p: {"top_k": p.top_k}, _json_object_schema, owned_by=("me",),
-    start="python -m llama_cpp.server --model MODEL.gguf --n_ctx 8192 --port 8000"))
+    start="python -m llama_cpp.server --model MODEL.gguf --n_ctx 8192 --port 8000",
+    token_count=TokenCount("/extras/tokenize/count", lambda model, text: {"model": model, "input": text},
+                           lambda answer: int(answer["count"]))))
 # Ollama's /v1 endpoint takes the standard fields, neither top_k (set it in the Modelfile:
 # ``PARAMETER top_k 20``) nor a thinking budget (which then only bounds max_tokens).
 server_profile(ServerProfile(
