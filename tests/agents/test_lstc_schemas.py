@@ -14,7 +14,7 @@ from asil.agents.lstc.config import ABLATIONS, configure
 from asil.agents.lstc.planner import parse_commitment
 from asil.agents.lstc.schemas import planner_schema
 from asil.llm.base import LLMReply, Message
-from asil.llm.parse import extract_json
+from asil.llm.parse import DecisionParseError, extract_json
 from asil.plugins import adapter_class
 from tests.agents.helpers import run
 
@@ -113,9 +113,12 @@ def test_the_planner_schema_refuses_a_decision_with_no_step_and_no_control(ablat
     for bad in (empty, {**stop, "reason": None}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(wrap(bad), schema)
-    if cfg.multi_action:  # steps and a stop together: the schema keeps them apart, as the parser does
+    if cfg.multi_action:  # steps and a stop together: the schema keeps them apart, as the parser does (it
+        # used to drop the steps silently)
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(wrap(both), schema)
+        with pytest.raises(DecisionParseError, match="has no steps; this one has 1"):
+            parse_commitment(wrap(both), cfg)
 
 
 def test_the_planner_schema_keeps_best_to_the_candidates_written() -> None:
