@@ -24,6 +24,7 @@ command -v inkscape >/dev/null 2>&1 || packages+=(inkscape)
 command -v blender >/dev/null 2>&1 || packages+=(blender)  # the Blender adapter runs a headless blender -b
 command -v gimp-console >/dev/null 2>&1 || packages+=(gimp)  # the GIMP adapter runs a warm gimp-console (Script-Fu server)
 command -v melt >/dev/null 2>&1 || packages+=(melt)  # the Kdenlive adapter renders MLT projects with melt
+command -v kdenlive >/dev/null 2>&1 || packages+=(kdenlive)  # Kdenlive's own window, for its GUI tasks
 command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)  # media clips, rendered videos and recording durations
 command -v audacity >/dev/null 2>&1 || packages+=(audacity)  # the Audacity adapter scripts it (mod-script-pipe)
 command -v obs >/dev/null 2>&1 || packages+=(obs-studio)  # the OBS adapter (obs-websocket 5 is built in)
