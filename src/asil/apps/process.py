@@ -75,6 +75,29 @@ def stop_all_programs() -> None:
 atexit.register(stop_all_programs)
 
 
+GROUP_EXIT_S = 5.0  # how long a stop waits for the killed group's last members to finish exiting
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` is still running (a zombie has exited and let go of its files)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False
+
+
+def _wait_group_gone(pgid: int, timeout_s: float) -> None:
+    """A program started again on the same files must not meet its killed predecessor still holding them
+    (Syncthing refused to start, "is another instance of Syncthing running?", while its killed child exited)."""
+    deadline = time.monotonic() + timeout_s
+    while _group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 class ManagedProcess:
     """One started program: its own process group, its log, and a bounded stop."""
 
@@ -141,5 +164,6 @@ class ManagedProcess:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        _wait_group_gone(self.process.pid, GROUP_EXIT_S)
         reaper.forget(self.process.pid)
         self._log.close()

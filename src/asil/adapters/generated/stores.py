@@ -17,6 +17,7 @@ import re
 import secrets
 import shutil
 import string
+import subprocess
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -167,6 +168,8 @@ def read_xml_records(store: Store, elements: tuple[ElementSpec, ...], location: 
 
 # ---------------------------------------------------------------- HTTP services
 
+DYING_S = 3.0  # how long a service that refuses connections is given to finish exiting
+
 
 def _dig(data: Any, dotted: str) -> Any:
     for key in [k for k in dotted.split(".") if k]:
@@ -216,6 +219,15 @@ class HttpStore:
             self.restarts += 1
             self._start()
 
+    def _dying(self) -> bool:
+        """Whether a service that refused a connection is on its way out: a killed service can still be
+        exiting when the next call comes (seen with Syncthing under load: two refused calls in a row)."""
+        try:
+            self.process.process.wait(timeout=DYING_S)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
     def _ready(self) -> bool:
         try:
             self.call("GET", self.store.ready or "/", restart=False)
@@ -245,6 +257,13 @@ class HttpStore:
                 self.process.stop()  # hung: stopped now, so the next call starts a fresh one on the saved state
                 raise ActionFailed(f"The service did not answer {method} {route} within {self.store.timeout_s:g} s "
                                    "and was stopped; the next action starts it again.") from None
+            reason = getattr(exc, "reason", exc)
+            # refused: never delivered; a reset read: repeats nothing. Either way asking again is safe.
+            unsent = isinstance(reason, ConnectionRefusedError) or (
+                method == "GET" and isinstance(reason, ConnectionResetError))
+            if restart and unsent and self._dying():
+                self._restart_if_gone()
+                return self.call(method, route, body, restart=False)
             raise ActionFailed(f"The service did not answer {method} {route} ({exc}).") from None
         return json.loads(text) if text.strip() else None
 
