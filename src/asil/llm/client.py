@@ -103,7 +103,7 @@ class OpenAICompatibleClient:
         text = prompt_text(messages)
         template = TEMPLATE_TOKENS * len(messages)
         cautious = len(text) // CHARS_PER_TOKEN_SAFE + template
-        counter = SERVER_PROFILES.require(self.server).token_count
+        counter = self.profile.token_count
         if cautious <= fits or counter is None:
             return cautious
         root = self.base_url.removesuffix("/v1")
